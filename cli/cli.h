@@ -1,0 +1,57 @@
+/*
+ * cli.h — shared pieces of the fplab command-line tool.
+ *
+ * Exit codes: 0 success, 1 a check found mismatches, 2 bad usage or bad
+ * input (always with a message naming what was wrong and where), 77 skipped
+ * (e.g. no CUDA device).
+ */
+#ifndef FPLAB_CLI_H
+#define FPLAB_CLI_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include "fplab/fplab.h"
+
+enum { CLI_OK = 0, CLI_MISMATCH = 1, CLI_USAGE = 2, CLI_SKIP = 77 };
+
+/* Print "fplab: <message>\n" to stderr and return CLI_USAGE. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parse a format spec (preset, alias or ieee:E:M).  On failure prints a
+ * message naming `where` (e.g. "--format") and returns -1. */
+int cli_parse_format(const char *spec, fl_format *out, const char *where);
+/* Rounding mode by fplab or TestFloat name; -1 (message printed) if bad. */
+int cli_parse_rm(const char *s, const char *where);
+/* Unsigned decimal or 0x-hex integer, whole string; -1 if bad (no message). */
+int cli_parse_u64(const char *s, uint64_t *v);
+/* Non-negative decimal/0x integer or a double; whole string; -1 if bad. */
+int cli_parse_double(const char *s, double *v);
+
+/* Atomic output: write to "<path>.tmp.<pid>" in the same directory, then
+ * rename over <path> on commit, so a failed or interrupted run never leaves
+ * a half-written file where a good one stood. */
+typedef struct cli_out {
+    FILE *fp;
+    char *path;
+    char *tmp;
+} cli_out;
+int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
+int cli_out_commit(cli_out *o);                   /* -1 + message on error */
+void cli_out_abort(cli_out *o);                   /* removes the temp file */
+
+/* Create a directory (and parents) if missing; -1 + message on error. */
+int cli_mkdir_p(const char *dir);
+
+/* Subcommands: each parses its own arguments and handles --help. */
+int cmd_info(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_calc(int argc, char **argv);
+int cmd_testfloat(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
+int cmd_scaler(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
+int cmd_gpu_check(int argc, char **argv);
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * fplab.h — public interface of the fplab software floating-point core.
+ *
+ * Values are raw bit patterns held in a uint64_t, interpreted through a
+ * format descriptor (fl_format).  Every arithmetic operation rounds exactly
+ * once, in the mode given by the caller's context (fl_ctx), and ORs the
+ * exception flags it raises into a word the caller passes.  There is no
+ * global mutable state: mode, flags and stochastic-rounding state are all
+ * arguments, so the core is thread-safe and can be compiled as CUDA device
+ * code (FPLAB_HOSTDEV).
+ *
+ * The core depends only on the C standard library headers <stdint.h> and
+ * <stddef.h> and on integer arithmetic (including the unsigned __int128
+ * extension of GCC, Clang and NVCC).
+ */
+#ifndef FPLAB_FPLAB_H
+#define FPLAB_FPLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define FPLAB_HOSTDEV __host__ __device__
+#else
+#define FPLAB_HOSTDEV
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FPLAB_VERSION "0.1.0"
+
+/* ------------------------------------------------------------------------
+ * Exception flags.  The low five bits use Berkeley TestFloat's encoding so
+ * a flag word prints directly in testfloat_gen's two-hex-digit column.
+ * FL_TERN_UP / FL_TERN_DOWN are informational: the operation's result is
+ * above / below the exact value (MPFR's ternary > 0 / < 0).  They are
+ * OR-ed like the others, so read them after clearing the word.
+ * ---------------------------------------------------------------------- */
+enum {
+    FL_INEXACT   = 0x01,
+    FL_UNDERFLOW = 0x02,
+    FL_OVERFLOW  = 0x04,
+    FL_DIVBYZERO = 0x08,   /* TestFloat calls it "infinite" */
+    FL_INVALID   = 0x10,
+    FL_IEEE_FLAGS = 0x1F,
+    FL_TERN_UP   = 0x20,
+    FL_TERN_DOWN = 0x40
+};
+
+/* MPFR-style ternary value recovered from a flag word cleared before the op:
+ * +1 when the result is above the exact value, -1 below, 0 exact. */
+static inline FPLAB_HOSTDEV int fl_ternary(unsigned flags)
+{
+    return (flags & FL_TERN_UP) ? 1 : (flags & FL_TERN_DOWN) ? -1 : 0;
+}
+
+/* Rounding modes. */
+typedef enum fl_rm {
+    FL_RNE = 0,   /* nearest, ties to even          (TestFloat near_even)   */
+    FL_RTZ = 1,   /* toward zero                    (minMag)                */
+    FL_RDN = 2,   /* toward -infinity               (min)                   */
+    FL_RUP = 3,   /* toward +infinity               (max)                   */
+    FL_RNA = 4,   /* nearest, ties away from zero   (near_maxMag)           */
+    FL_RTO = 5,   /* round to odd (sticky lsb)      (odd)                   */
+    FL_RSR = 6,   /* stochastic: up with probability = discarded fraction   */
+    FL_RM_COUNT = 7
+} fl_rm;
+
+/* Tininess detection rule for the underflow flag (and for flush-to-zero). */
+enum { FL_TINY_AFTER = 0, FL_TINY_BEFORE = 1 };
+
+/* NaN and platform presets: which NaN an operation returns, and what
+ * float-to-integer conversions return for NaN and out-of-range inputs. */
+typedef enum fl_nan_preset {
+    FL_NANP_X86 = 0,    /* x86 SSE: first NaN operand propagated (quieted);
+                           default NaN is the negative quiet NaN (0xFE00) */
+    FL_NANP_ARM = 1,    /* ARM with FPCR.DN=1: always the default NaN 0x7E00 */
+    FL_NANP_RISCV = 2,  /* RISC-V: always the canonical NaN 0x7E00 */
+    FL_NANP_CUDA = 3,   /* CUDA: always the canonical NaN, all ones but the
+                           sign (0x7FFF for half, 0x7FFFFFFF for float) */
+    FL_NANP_COUNT = 4
+} fl_nan_preset;
+
+/* How a format encodes infinities and NaNs. */
+typedef enum fl_nan_style {
+    FL_NANSTYLE_IEEE = 0,  /* all-ones exponent: fraction 0 = inf, else NaN;
+                              the fraction's top bit set = quiet */
+    FL_NANSTYLE_FN = 1     /* OCP "FN" (E4M3FN): no infinities, only the
+                              all-ones exponent-and-fraction pattern is NaN */
+} fl_nan_style;
+
+/* ------------------------------------------------------------------------
+ * Format descriptor.  All fields are derived by fl_format_make (or the
+ * preset table) from (ebits, prec, nan_style, subnormals, saturate).
+ * ---------------------------------------------------------------------- */
+typedef struct fl_format {
+    const char *name;     /* canonical name, e.g. "binary16" */
+    uint8_t width;        /* total bits: 1 + ebits + (prec - 1), <= 64 */
+    uint8_t ebits;        /* exponent field width, 2..11 */
+    uint8_t prec;         /* precision p, hidden bit included, 2..53 */
+    uint8_t has_inf;      /* 1 if the format encodes infinities */
+    uint8_t nan_style;    /* fl_nan_style */
+    uint8_t subnormals;   /* 1 if subnormal numbers exist */
+    uint8_t saturate;     /* 1: overflow gives the largest finite value */
+    uint8_t reserved;
+    int32_t bias;         /* 2^(ebits-1) - 1 */
+    int32_t emin;         /* exponent of the smallest normal, 1 - bias */
+    int32_t emax;         /* exponent of the largest finite value */
+    uint64_t sign_mask;   /* 1 << (width-1) */
+    uint64_t exp_mask;    /* exponent field in place */
+    uint64_t frac_mask;   /* fraction field */
+    uint64_t max_bits;    /* bit pattern of the largest finite value */
+} fl_format;
+
+/* Presets (constant data). */
+extern const fl_format fl_binary16, fl_bfloat16, fl_binary32, fl_binary64,
+    fl_tf32, fl_fp8_e5m2, fl_fp8_e4m3;
+
+/* Number of presets and the i-th one (canonical names, in table order). */
+size_t fl_format_preset_count(void);
+const fl_format *fl_format_preset(size_t i);
+
+/* A preset by canonical name or alias ("fp16", "half", "bf16", "float",
+ * "double", ...); NULL if unknown. */
+const fl_format *fl_format_by_name(const char *name);
+
+/* Fill *out from a preset name, alias, or "ieee:E:M" (E exponent bits, M
+ * fraction bits).  Returns 0, or -1 with a message in err. */
+int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen);
+
+/* Build a descriptor from parameters; returns 0 or -1 with err filled. */
+int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
+                   int nan_style, int subnormals, int saturate,
+                   char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Context: everything that steers an operation besides its operands.
+ * ---------------------------------------------------------------------- */
+typedef struct fl_ctx {
+    uint8_t rm;         /* fl_rm */
+    uint8_t tininess;   /* FL_TINY_AFTER / FL_TINY_BEFORE */
+    uint8_t ftz;        /* flush tiny results to (signed) zero */
+    uint8_t daz;        /* treat subnormal inputs as (signed) zero */
+    uint8_t saturate;   /* overflow gives the largest finite (OR-ed with the
+                           format's own saturate) */
+    uint8_t nan;        /* fl_nan_preset */
+    uint8_t pad[2];
+    uint64_t sr_seed;   /* stochastic rounding: seed of the stream */
+    uint64_t sr_index;  /* stochastic rounding: counter; the random bits of
+                           a rounding are a pure function of (seed, index) */
+} fl_ctx;
+
+#define FL_CTX_INIT { FL_RNE, FL_TINY_AFTER, 0, 0, 0, FL_NANP_X86, {0, 0}, 0, 0 }
+
+static inline FPLAB_HOSTDEV fl_ctx fl_ctx_make(int rm)
+{
+    fl_ctx c = FL_CTX_INIT;
+    c.rm = (uint8_t)rm;
+    return c;
+}
+
+/* Counter-based random bits for stochastic rounding: a bijective mix of
+ * (seed, index), identical on every thread and device. */
+FPLAB_HOSTDEV uint64_t fl_sr_bits(uint64_t seed, uint64_t index);
+
+/* Names: "rne", "rtz", "rdn", "rup", "rna", "rto", "sr" and TestFloat's
+ * spellings; returns -1 if unknown. */
+int fl_rm_parse(const char *s);
+const char *fl_rm_name(int rm);
+int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda */
+const char *fl_nan_preset_name(int p);
+
+/* ------------------------------------------------------------------------
+ * Arithmetic: one rounding each.
+ * ---------------------------------------------------------------------- */
+FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_div(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_sqrt(const fl_format *f, uint64_t a,
+                               const fl_ctx *c, unsigned *flags);
+/* a*b + addend with one rounding. */
+FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
+                              uint64_t addend, const fl_ctx *c,
+                              unsigned *flags);
+/* IEEE remainder: a - n*b, n = a/b rounded to nearest even (always exact). */
+FPLAB_HOSTDEV uint64_t fl_rem(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+/* Round to integral value in c->rm; inexact is raised only when exact != 0
+ * (TestFloat's -exact; IEEE roundToIntegralExact). */
+FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
+                               const fl_ctx *c, unsigned *flags);
+
+/* IEEE 754-2019 minimum/maximum (NaN in -> NaN out; -0 < +0) and
+ * minimumNumber/maximumNumber (a number beats a NaN). sNaN -> invalid. */
+FPLAB_HOSTDEV uint64_t fl_minimum(const fl_format *f, uint64_t a, uint64_t b,
+                                  const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_maximum(const fl_format *f, uint64_t a, uint64_t b,
+                                  const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_minimum_number(const fl_format *f, uint64_t a,
+                                         uint64_t b, const fl_ctx *c,
+                                         unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_maximum_number(const fl_format *f, uint64_t a,
+                                         uint64_t b, const fl_ctx *c,
+                                         unsigned *flags);
+
+/* Comparisons.  Quiet predicates raise invalid only for signaling NaNs;
+ * signaling predicates raise invalid for any NaN operand (IEEE 5.11). */
+enum { FL_CMP_LT = 0, FL_CMP_EQ = 1, FL_CMP_GT = 2, FL_CMP_UN = 3 };
+FPLAB_HOSTDEV int fl_compare(const fl_format *f, uint64_t a, uint64_t b,
+                             int signaling, const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV int fl_eq(const fl_format *f, uint64_t a, uint64_t b,
+                        const fl_ctx *c, unsigned *flags);      /* quiet */
+FPLAB_HOSTDEV int fl_lt(const fl_format *f, uint64_t a, uint64_t b,
+                        const fl_ctx *c, unsigned *flags);      /* signaling */
+FPLAB_HOSTDEV int fl_le(const fl_format *f, uint64_t a, uint64_t b,
+                        const fl_ctx *c, unsigned *flags);      /* signaling */
+FPLAB_HOSTDEV int fl_eq_signaling(const fl_format *f, uint64_t a, uint64_t b,
+                                  const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV int fl_lt_quiet(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV int fl_le_quiet(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags);
+
+/* Classification (IEEE 754 class()). */
+typedef enum fl_class {
+    FL_CLASS_SNAN = 0, FL_CLASS_QNAN, FL_CLASS_NEG_INF, FL_CLASS_NEG_NORMAL,
+    FL_CLASS_NEG_SUBNORMAL, FL_CLASS_NEG_ZERO, FL_CLASS_POS_ZERO,
+    FL_CLASS_POS_SUBNORMAL, FL_CLASS_POS_NORMAL, FL_CLASS_POS_INF,
+    FL_CLASS_COUNT
+} fl_class;
+FPLAB_HOSTDEV fl_class fl_classify(const fl_format *f, uint64_t a);
+const char *fl_class_name(fl_class k);   /* "negativeNormal", ... */
+FPLAB_HOSTDEV int fl_is_nan(const fl_format *f, uint64_t a);
+FPLAB_HOSTDEV int fl_is_snan(const fl_format *f, uint64_t a);
+FPLAB_HOSTDEV int fl_is_inf(const fl_format *f, uint64_t a);
+FPLAB_HOSTDEV int fl_is_zero(const fl_format *f, uint64_t a);
+FPLAB_HOSTDEV int fl_is_subnormal(const fl_format *f, uint64_t a);
+
+/* nextUp / nextDown (IEEE 5.3.1): exact; sNaN -> invalid, quiet NaN out. */
+FPLAB_HOSTDEV uint64_t fl_next_up(const fl_format *f, uint64_t a,
+                                  const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_next_down(const fl_format *f, uint64_t a,
+                                    const fl_ctx *c, unsigned *flags);
+
+/* The default NaN of a format under a preset, and a quieted copy of a NaN. */
+FPLAB_HOSTDEV uint64_t fl_default_nan(const fl_format *f, int preset);
+
+/* ------------------------------------------------------------------------
+ * Conversions.
+ * ---------------------------------------------------------------------- */
+/* Any format to any format, one rounding. */
+FPLAB_HOSTDEV uint64_t fl_convert(const fl_format *dst, const fl_format *src,
+                                  uint64_t a, const fl_ctx *c,
+                                  unsigned *flags);
+
+/* To integers in c->rm.  NaN and out-of-range raise invalid and return the
+ * preset's value (x86: INT_MIN / UINT_MAX; ARM and CUDA saturate, NaN -> 0;
+ * RISC-V saturates, NaN -> max).  Inexact only when exact != 0. */
+FPLAB_HOSTDEV int32_t fl_to_i32(const fl_format *f, uint64_t a, int exact,
+                                const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV int64_t fl_to_i64(const fl_format *f, uint64_t a, int exact,
+                                const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint32_t fl_to_u32(const fl_format *f, uint64_t a, int exact,
+                                 const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_to_u64(const fl_format *f, uint64_t a, int exact,
+                                 const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_from_i32(const fl_format *f, int32_t v,
+                                   const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_from_i64(const fl_format *f, int64_t v,
+                                   const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_from_u32(const fl_format *f, uint32_t v,
+                                   const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_from_u64(const fl_format *f, uint64_t v,
+                                   const fl_ctx *c, unsigned *flags);
+
+/* Native helpers.  fl_from_double / fl_from_float round a host value into f
+ * (same as fl_convert from binary64 / binary32).  fl_to_double is exact for
+ * every format with prec <= 53 and ebits <= 11 (NaN payloads aside). */
+FPLAB_HOSTDEV uint64_t fl_from_double(const fl_format *f, double x,
+                                      const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV uint64_t fl_from_float(const fl_format *f, float x,
+                                     const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV double fl_to_double(const fl_format *f, uint64_t a);
+FPLAB_HOSTDEV float fl_to_float(const fl_format *f, uint64_t a); /* exact when f fits in binary32 */
+
+/* Round a host value to f and give it back as a host value (the value of
+ * fl_from_float followed by fl_to_float).  For f with prec <= 24 and a
+ * range inside binary32's (resp. prec <= 53 for double).  These are the
+ * workhorses of the mixed-precision simulator. */
+FPLAB_HOSTDEV float fl_round_float(const fl_format *f, float x,
+                                   const fl_ctx *c, unsigned *flags);
+FPLAB_HOSTDEV double fl_round_double(const fl_format *f, double x,
+                                     const fl_ctx *c, unsigned *flags);
+
+/* Bulk rounding.  Element i uses stochastic-rounding index c->sr_index + i,
+ * so results do not depend on how the array is split across threads.
+ * dst may equal src. */
+void fl_round_float_array(const fl_format *f, float *dst, const float *src,
+                          size_t n, const fl_ctx *c, unsigned *flags);
+void fl_round_double_array(const fl_format *f, double *dst, const double *src,
+                           size_t n, const fl_ctx *c, unsigned *flags);
+
+/* ------------------------------------------------------------------------
+ * Decimal and hexadecimal text.
+ * ---------------------------------------------------------------------- */
+/* Parse a decimal ("1.5", "-2e-8"), C99 hex-float ("-0x1.8p-14"), "inf",
+ * "infinity", "nan", "snan" (case-insensitive, optional sign) and round it
+ * correctly into f.  Returns 0 on success with *out set and flags raised
+ * (inexact, overflow, underflow); -1 on a syntax error (nothing written).
+ * The whole string must be consumed (no trailing characters). */
+int fl_parse(const fl_format *f, const char *s, const fl_ctx *c,
+             unsigned *flags, uint64_t *out);
+
+/* Exact decimal expansion of the value ("0.000000059604644775390625",
+ * "-inf", "nan", "-0").  Returns the length the full string needs (like
+ * snprintf); writes at most len bytes including the NUL. */
+size_t fl_print_exact(const fl_format *f, uint64_t a, char *buf, size_t len);
+/* Shortest decimal string that parses back (round to nearest even) to the
+ * same bits; scientific notation when the exponent is large. */
+size_t fl_print_shortest(const fl_format *f, uint64_t a, char *buf,
+                         size_t len);
+/* C99 hex-float ("0x1.8p-14", subnormals as "0x0.02p-14"). */
+size_t fl_print_hex(const fl_format *f, uint64_t a, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FPLAB_FPLAB_H */
