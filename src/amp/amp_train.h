@@ -1,0 +1,149 @@
+/*
+ * amp_train.h — precision policies and the MLP training lab.
+ *
+ * An MLP (depth linear layers, activation between them, softmax
+ * cross-entropy) is trained with SGD+momentum or Adam under a policy that
+ * says, PyTorch-autocast style, which format each op runs in:
+ *  - linear layers (matmuls): operands cast to `compute`, products summed
+ *    under `accum`, output rounded into `compute`;
+ *  - activations run in the format of their input;
+ *  - log-softmax, the loss and its reduction: binary32;
+ *  - the loss is multiplied by the scaler's scale (binary32) before the
+ *    backward pass; gradients flow back in `compute`; weight gradients are
+ *    stored in `param`'s format;
+ *  - master = 1: a binary32 master copy is updated from unscaled binary32
+ *    gradients and rounded into `param` after each step; master = 0: the
+ *    optimizer updates the `param`-format weights directly (each update
+ *    rounded once into `param`; lost updates w + dw == w are counted).
+ */
+#ifndef FPLAB_AMP_TRAIN_H
+#define FPLAB_AMP_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fplab/fplab.h"
+#include "amp_hist.h"
+#include "amp_ops.h"
+#include "amp_scaler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct amp_policy {
+    char name[48];              /* as parsed, e.g. "fp16-static:1024" */
+    const fl_format *compute;   /* matmul operands/outputs, activations */
+    const fl_format *param;     /* model weights and their gradients */
+    int master;                 /* 1: binary32 master weights */
+    amp_accum accum;            /* dot products and reductions */
+    amp_scaler_config scaler;
+} amp_policy;
+
+/* Policies by name:
+ *   fp32, o0        everything binary32, no scaling
+ *   fp16            autocast fp16, binary32 weights, NO loss scaling
+ *   fp16-static:S   autocast fp16, binary32 weights, static scale S
+ *   fp16-torch      autocast fp16, binary32 weights, GradScaler
+ *   fp16-apex, o1   autocast fp16, binary32 weights, apex dynamic scaler
+ *   o2              fp16 model and gradients, binary32 master, apex dynamic
+ *   o3              fp16 everything, no master, scale 1
+ *   bf16            autocast bfloat16, binary32 weights, no scaling
+ * Accumulation defaults to binary32.  Returns 0 or -1 with err filled. */
+int amp_policy_parse(amp_policy *p, const char *spec, char *err,
+                     size_t errlen);
+
+enum { AMP_ACT_RELU = 0, AMP_ACT_TANH = 1, AMP_ACT_GELU = 2 };
+enum { AMP_OPT_SGD = 0, AMP_OPT_ADAM = 1 };
+enum { AMP_LOSS_MEAN = 0, AMP_LOSS_SUM = 1 };
+int amp_act_parse(const char *s);        /* relu tanh gelu; -1 if unknown */
+const char *amp_act_name(int a);
+int amp_opt_parse(const char *s);        /* sgd adam */
+const char *amp_opt_name(int o);
+
+/* What the step callback sees: the raw (pre-rounding, binary32) gradients
+ * of one step, as computed under the current scale (multiply by
+ * 1/scale_used for the unscaled values). */
+typedef struct amp_step_view {
+    int step;                  /* 0-based */
+    int layers;
+    float scale_used;
+    const fl_format *compute;
+    /* per layer l < layers: the weight gradient dW (in * out values, after
+     * the all-reduce over ranks, before unscaling) and the gradient with
+     * respect to the layer's output (batch * out values, the ranks' shards
+     * one after the other), both before rounding into the compute format */
+    const float *const *wgrad; const size_t *wgrad_n;
+    const float *const *agrad; const size_t *agrad_n;
+} amp_step_view;
+typedef void (*amp_step_fn)(void *user, const amp_step_view *v);
+
+typedef struct amp_train_config {
+    amp_policy policy;
+    int depth;              /* linear layers, >= 1 (default 3) */
+    int width;              /* hidden units (default 64) */
+    int activation;         /* AMP_ACT_* (relu) */
+    int optimizer;          /* AMP_OPT_* (sgd) */
+    double lr;              /* 0.05 sgd / 1e-3 adam */
+    double momentum;        /* sgd (0.9) */
+    double beta1, beta2, eps;   /* adam (0.9, 0.999, 1e-8) */
+    int steps;              /* optimizer steps (default 300) */
+    int batch;              /* global batch (default 64) */
+    int ranks;              /* data-parallel ranks, batch % ranks == 0 (1) */
+    uint64_t seed;          /* init, split and batch order */
+    const char *data_path;  /* CSV or CSV.gz */
+    int label_pos;          /* AMP_LABEL_LAST (digits) / AMP_LABEL_FIRST */
+    double feature_scale;   /* 16 for digits; 0 = auto */
+    double test_frac;       /* held-out fraction (0.2) */
+    double init_gain;       /* multiplies the He/Xavier init std (1.0) */
+    int loss_reduction;     /* AMP_LOSS_MEAN / AMP_LOSS_SUM */
+    int eval_every;         /* test accuracy every N steps (0: end only) */
+    int measure;            /* 1: per-step per-layer range stats */
+    const fl_format *target;   /* format for range stats (default compute,
+                                  or binary16 when compute is binary32) */
+    amp_step_fn on_step;    /* optional, called after backward each step */
+    void *user;
+} amp_train_config;
+
+/* Defaults above; policy "fp32"; data_path NULL (must be set). */
+void amp_train_config_default(amp_train_config *c);
+
+typedef struct amp_step_record {
+    int step;
+    float loss;           /* unscaled batch loss (mean over ranks) */
+    float scale_used;
+    float scale_after;
+    int skipped;
+    uint32_t rank_inf;    /* bit r: rank r saw a non-finite gradient */
+    uint64_t updates;     /* weight elements with a nonzero update */
+    uint64_t lost;        /* of those, w + dw == w in the weight format */
+    double test_acc;      /* NaN unless evaluated at this step */
+} amp_step_record;
+
+typedef struct amp_layer_record {
+    amp_range_stats wgrad;   /* weight gradient vs target at scale_used */
+    amp_range_stats agrad;   /* output gradient vs target at scale_used */
+    uint64_t updates, lost;
+} amp_layer_record;
+
+typedef struct amp_train_result {
+    int steps, layers;
+    amp_step_record *rec;       /* steps records */
+    amp_layer_record *layer;    /* steps * layers (measure = 1), else NULL */
+    size_t n_train, n_test, n_params;
+    int skipped_steps;
+    double final_test_acc;
+    double final_loss;          /* loss of the last step */
+    int diverged;               /* 1 if the loss became non-finite */
+} amp_train_result;
+
+/* Runs the configured training.  Returns 0, or -1 with err filled (bad
+ * config, unreadable data).  The result is a pure function of the config:
+ * the same config reproduces every bit. */
+int amp_train_run(const amp_train_config *c, amp_train_result *r, char *err,
+                  size_t errlen);
+void amp_train_result_free(amp_train_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FPLAB_AMP_TRAIN_H */
