@@ -54,4 +54,16 @@ int cmd_scaler(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_gpu_check(int argc, char **argv);
 
+/* Flag word as names in bit order ("inexact,underflow"), "-" when none of
+ * the five IEEE flags is set.  Returns buf. */
+const char *cli_flag_names(unsigned flags, char *buf, size_t len);
+/* Exact decimal of a value as a malloc'd string (never NULL: exits on
+ * out-of-memory).  The caller frees it. */
+char *cli_exact_str(const fl_format *f, uint64_t a);
+/* Number of hex digits that hold a format's bit pattern. */
+static inline int cli_hex_digits(const fl_format *f)
+{
+    return (f->width + 3) / 4;
+}
+
 #endif

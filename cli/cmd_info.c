@@ -1,0 +1,126 @@
+/*
+ * cmd_info.c — `fplab info FORMAT`: the parameters of a format.
+ *
+ * Each value line reads "NAME  EXACT-DECIMAL  (~SHORTEST, HEX-FLOAT, bits
+ * 0xBITS)"; the shortest form is left out when it equals the exact one, and
+ * the bits when the value is not representable in the format.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"usage: fplab info FORMAT\n"
+"\n"
+"Prints the parameters of FORMAT: width, precision p, emin, emax, bias,\n"
+"infinities, NaN encoding, subnormals, saturation; then the largest finite,\n"
+"smallest normal and smallest subnormal values, the machine epsilon 2^(1-p)\n"
+"and the unit roundoff 2^-p, each as exact decimal, shortest decimal (when\n"
+"different), C99 hex-float, and bit pattern where the format holds it.\n"
+"\n"
+"FORMAT: binary16 (fp16, half), bfloat16 (bf16), binary32 (fp32, float),\n"
+"  binary64 (fp64, double), tf32, fp8-e5m2, fp8-e4m3, or ieee:E:M.\n"
+"\n"
+"example: fplab info ieee:4:3\n"
+"exit status: 0 success, 2 bad usage.\n");
+}
+
+/* One value line.  v is in format vf (the format itself, or binary64 for
+ * the powers of two); bits_in_f is the pattern in f or NULL. */
+static void value_line(const char *name, const fl_format *vf, uint64_t v,
+                       const fl_format *f, const uint64_t *bits_in_f)
+{
+    char hex[96], shortest[96];
+    char *exact = cli_exact_str(vf, v);
+    fl_print_hex(vf, v, hex, sizeof hex);
+    fl_print_shortest(vf, v, shortest, sizeof shortest);
+    printf("%-19s %s  (", name, exact);
+    if (strcmp(shortest, exact) != 0)
+        printf("~%s, ", shortest);
+    printf("%s", hex);
+    if (bits_in_f != NULL)
+        printf(", bits 0x%0*" PRIx64, cli_hex_digits(f), *bits_in_f);
+    printf(")\n");
+    free(exact);
+}
+
+/* 2^k as a binary64 bit pattern; -1074 <= k <= 1023. */
+static uint64_t pow2_binary64(int k)
+{
+    if (k >= -1022)
+        return (uint64_t)(k + 1023) << 52;
+    return UINT64_C(1) << (k + 1074);
+}
+
+/* 2^k in f, exactly, if f holds it. */
+static int pow2_in(const fl_format *f, int k, uint64_t *bits)
+{
+    fl_ctx c = FL_CTX_INIT;
+    unsigned fl = 0;
+    uint64_t b = fl_convert(f, &fl_binary64, pow2_binary64(k), &c, &fl);
+    if ((fl & FL_IEEE_FLAGS) != 0 || fl_is_zero(f, b))
+        return 0;
+    *bits = b;
+    return 1;
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *spec = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (!strncmp(argv[i], "--", 2))
+            return cli_error("info: unknown option '%s' (try 'fplab info "
+                             "--help')", argv[i]);
+        if (spec != NULL)
+            return cli_error("info: one FORMAT only, got '%s' and '%s'",
+                             spec, argv[i]);
+        spec = argv[i];
+    }
+    if (spec == NULL)
+        return cli_error("info: need a FORMAT (try 'fplab info --help')");
+    fl_format f;
+    if (cli_parse_format(spec, &f, "info: FORMAT") != 0)
+        return CLI_USAGE;
+
+    const int p = f.prec;
+    printf("%-19s %s\n", "format", f.name);
+    printf("%-19s %d bits: 1 sign, %d exponent, %d fraction\n", "width",
+           f.width, f.ebits, p - 1);
+    printf("%-19s %d\n", "precision", p);
+    printf("%-19s %d\n", "emin", (int)f.emin);
+    printf("%-19s %d\n", "emax", (int)f.emax);
+    printf("%-19s %d\n", "bias", (int)f.bias);
+    printf("%-19s %s\n", "infinities", f.has_inf ? "yes" : "no");
+    printf("%-19s %s\n", "nan encoding",
+           f.nan_style == FL_NANSTYLE_FN
+               ? "fn (only S.1...1 with all-ones fraction)"
+               : "ieee (all-ones exponent, nonzero fraction)");
+    printf("%-19s %s\n", "subnormals", f.subnormals ? "yes" : "no");
+    printf("%-19s %s\n", "saturate", f.saturate ? "yes" : "no");
+
+    uint64_t b = f.max_bits;
+    value_line("largest finite", &f, b, &f, &b);
+    b = (uint64_t)1 << (p - 1);
+    value_line("smallest normal", &f, b, &f, &b);
+    if (f.subnormals) {
+        b = 1;
+        value_line("smallest subnormal", &f, b, &f, &b);
+    } else {
+        printf("%-19s none\n", "smallest subnormal");
+    }
+    uint64_t in_f;
+    int have = pow2_in(&f, 1 - p, &in_f);
+    value_line("machine epsilon", &fl_binary64, pow2_binary64(1 - p), &f,
+               have ? &in_f : NULL);
+    have = pow2_in(&f, -p, &in_f);
+    value_line("unit roundoff", &fl_binary64, pow2_binary64(-p), &f,
+               have ? &in_f : NULL);
+    return CLI_OK;
+}

@@ -1,0 +1,524 @@
+/*
+ * cmd_testfloat.c — `fplab testfloat FUNC`: check or answer lines in the
+ * format of Berkeley TestFloat's testfloat_gen.
+ *
+ * A line holds the operands in hex, then optionally the expected result and
+ * the expected flags (two hex digits: inexact 01, underflow 02, overflow 04,
+ * infinite 08, invalid 10).  Lines with expected fields are checked against
+ * fplab; lines with only operands are answered: printed back with fplab's
+ * result and flags appended, in testfloat_gen's own spelling (uppercase hex
+ * of the result width), so `gen | fplab testfloat F | fplab testfloat F`
+ * round-trips.  Blank lines and lines starting with '#' are skipped.
+ *
+ * Where reports go: when the first data line is a check line, mismatches and
+ * the summary go to stdout; when it is an answer line, stdout carries only
+ * the answered lines and reports go to stderr.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+enum ty { TY_F, TY_I32, TY_U32, TY_I64, TY_U64, TY_BOOL };
+
+enum fop {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_SQRT, OP_MULADD, OP_EQ, OP_LE,
+    OP_LT, OP_EQ_SIG, OP_LE_Q, OP_LT_Q, OP_RINT, OP_CONV, OP_TOINT,
+    OP_FROMINT
+};
+
+struct func {
+    int op;
+    int nin;
+    int in_ty;                /* type of the operands */
+    int out_ty;               /* type of the result */
+    const fl_format *fin;     /* operand format (TY_F) */
+    const fl_format *fout;    /* result format (TY_F) */
+    int min_mag;              /* _r_minMag: round toward zero */
+};
+
+static const struct {
+    const char *name;
+    const fl_format *f;
+} fmts[] = {
+    {"f16", &fl_binary16}, {"bf16", &fl_bfloat16},
+    {"f32", &fl_binary32}, {"f64", &fl_binary64},
+};
+
+static const struct {
+    const char *name;
+    int ty;
+} ints[] = {
+    {"i32", TY_I32}, {"ui32", TY_U32}, {"i64", TY_I64}, {"ui64", TY_U64},
+};
+
+static const struct {
+    const char *name;
+    int op;
+    int nin;
+    int out_bool;
+} arith[] = {
+    {"add", OP_ADD, 2, 0},          {"sub", OP_SUB, 2, 0},
+    {"mul", OP_MUL, 2, 0},          {"div", OP_DIV, 2, 0},
+    {"rem", OP_REM, 2, 0},          {"sqrt", OP_SQRT, 1, 0},
+    {"mulAdd", OP_MULADD, 3, 0},    {"roundToInt", OP_RINT, 1, 0},
+    {"eq", OP_EQ, 2, 1},            {"le", OP_LE, 2, 1},
+    {"lt", OP_LT, 2, 1},            {"eq_signaling", OP_EQ_SIG, 2, 1},
+    {"le_quiet", OP_LE_Q, 2, 1},    {"lt_quiet", OP_LT_Q, 2, 1},
+};
+
+#define COUNT(a) (sizeof a / sizeof a[0])
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"usage: fplab testfloat FUNC [options] < LINES\n"
+"\n"
+"Reads lines in Berkeley TestFloat's testfloat_gen format on stdin: the\n"
+"operands in hex, then the expected result and the expected flags as two\n"
+"hex digits (inexact 01, underflow 02, overflow 04, infinite 08, invalid\n"
+"10).  Each such line is computed with fplab and compared, value and flags;\n"
+"each mismatch is printed (inputs, expected, got), then a summary line\n"
+"'N cases, M mismatches'.  A line with only the operands is printed back\n"
+"with fplab's result and flags appended, so fplab can answer a generator:\n"
+"  testfloat_gen -f16 f16_add ... | fplab testfloat f16_add | verifier\n"
+"When the first line is of that kind, stdout carries only answered lines\n"
+"and reports go to stderr.  Blank lines and '#' comments are skipped.\n"
+"\n"
+"FUNC, with F in f16 bf16 f32 f64 and I in i32 ui32 i64 ui64:\n"
+"  F_add F_sub F_mul F_div F_rem F_sqrt F_mulAdd F_roundToInt\n"
+"  F_eq F_le F_lt F_eq_signaling F_le_quiet F_lt_quiet\n"
+"  F_to_F (e.g. f32_to_f16, f16_to_f64, f32_to_bf16)\n"
+"  F_to_I, F_to_I_r_minMag (e.g. f16_to_i32), I_to_F (e.g. ui64_to_bf16)\n"
+"\n"
+"options (TestFloat's own spellings in brackets also work):\n"
+"  --rm MODE          near_even (default) minMag min max near_maxMag odd,\n"
+"                     or rne rtz rdn rup rna rto           [-rMODE]\n"
+"  --tininess before|after   default after     [-tininessbefore/after]\n"
+"  --exact            roundToInt and F_to_I raise inexact   [-exact]\n"
+"  --check-nans       NaN results must match bit for bit    [-checkNaNs]\n"
+"                     (default: any NaN matches any NaN)\n"
+"  --check-inv-ints   invalid integer results must match exactly\n"
+"                     (default, as TestFloat: with only the invalid flag\n"
+"                     expected and raised, the type's max or min, or 0 for\n"
+"                     a NaN operand, is accepted)        [-checkInvInts]\n"
+"  --nan PRESET       x86 (default, TestFloat's 8086-SSE) arm riscv cuda\n"
+"  -h, --help         this text\n"
+"\n"
+"exit status: 0 all lines match (or were answered), 1 some mismatch,\n"
+"2 bad usage or a malformed line (the message names line and field).\n");
+}
+
+static const fl_format *fmt_by_short(const char *s, size_t n)
+{
+    for (size_t i = 0; i < COUNT(fmts); i++)
+        if (strlen(fmts[i].name) == n && !strncmp(fmts[i].name, s, n))
+            return fmts[i].f;
+    return NULL;
+}
+
+static int int_by_short(const char *s, size_t n)
+{
+    for (size_t i = 0; i < COUNT(ints); i++)
+        if (strlen(ints[i].name) == n && !strncmp(ints[i].name, s, n))
+            return ints[i].ty;
+    return -1;
+}
+
+/* Decode a TestFloat function name; 0 or -1. */
+static int parse_func(const char *name, struct func *fn)
+{
+    const char *us = strchr(name, '_');
+    memset(fn, 0, sizeof *fn);
+    if (us == NULL)
+        return -1;
+    size_t n1 = (size_t)(us - name);
+    const char *rest = us + 1;
+    const fl_format *f1 = fmt_by_short(name, n1);
+    int i1 = int_by_short(name, n1);
+
+    if (!strncmp(rest, "to_", 3)) {
+        const char *tgt = rest + 3;
+        size_t n2 = strlen(tgt);
+        int min_mag = 0;
+        const char *suf = strstr(tgt, "_r_minMag");
+        if (suf != NULL && suf[9] == '\0') {
+            n2 = (size_t)(suf - tgt);
+            min_mag = 1;
+        }
+        const fl_format *f2 = fmt_by_short(tgt, n2);
+        int i2 = int_by_short(tgt, n2);
+        fn->nin = 1;
+        fn->min_mag = min_mag;
+        if (f1 && f2 && !min_mag && f1 != f2) {
+            fn->op = OP_CONV;
+            fn->in_ty = fn->out_ty = TY_F;
+            fn->fin = f1;
+            fn->fout = f2;
+            return 0;
+        }
+        if (f1 && i2 >= 0) {
+            fn->op = OP_TOINT;
+            fn->in_ty = TY_F;
+            fn->out_ty = i2;
+            fn->fin = f1;
+            return 0;
+        }
+        if (i1 >= 0 && f2 && !min_mag) {
+            fn->op = OP_FROMINT;
+            fn->in_ty = i1;
+            fn->out_ty = TY_F;
+            fn->fout = f2;
+            return 0;
+        }
+        return -1;
+    }
+    if (f1 == NULL)
+        return -1;
+    for (size_t i = 0; i < COUNT(arith); i++) {
+        if (strcmp(rest, arith[i].name) != 0)
+            continue;
+        fn->op = arith[i].op;
+        fn->nin = arith[i].nin;
+        fn->in_ty = TY_F;
+        fn->out_ty = arith[i].out_bool ? TY_BOOL : TY_F;
+        fn->fin = fn->fout = f1;
+        return 0;
+    }
+    return -1;
+}
+
+static int ty_digits(int ty, const fl_format *f)
+{
+    switch (ty) {
+    case TY_F: return cli_hex_digits(f);
+    case TY_I32: case TY_U32: return 8;
+    case TY_I64: case TY_U64: return 16;
+    default: return 1;
+    }
+}
+
+static const char *ty_name(int ty, const fl_format *f)
+{
+    switch (ty) {
+    case TY_F: return f->name;
+    case TY_I32: return "int32";
+    case TY_U32: return "uint32";
+    case TY_I64: return "int64";
+    case TY_U64: return "uint64";
+    default: return "boolean";
+    }
+}
+
+/* A hex field of at most `digits` digits; 0 or -1 with why[] filled. */
+static int parse_hex_field(const char *s, int digits, uint64_t *v,
+                           char *why, size_t wl)
+{
+    uint64_t x = 0;
+    int n = 0;
+    for (const char *p = s; *p; p++, n++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (*p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else if (*p >= 'A' && *p <= 'F')
+            d = *p - 'A' + 10;
+        else {
+            snprintf(why, wl, "'%s' is not a hex number", s);
+            return -1;
+        }
+        if (n >= digits) {
+            snprintf(why, wl, "'%s' has more than %d hex digits", s, digits);
+            return -1;
+        }
+        x = (x << 4) | (uint64_t)d;
+    }
+    *v = x;
+    return 0;
+}
+
+/* Compute one case; the result is returned as TestFloat prints it (ints as
+ * two's complement of their width, booleans 0/1). */
+static uint64_t compute(const struct func *fn, const uint64_t *in,
+                        const fl_ctx *c0, int exact, unsigned *fl)
+{
+    fl_ctx c = *c0;
+    const fl_format *f = fn->fin;
+    if (fn->min_mag)
+        c.rm = FL_RTZ;
+    switch (fn->op) {
+    case OP_ADD: return fl_add(f, in[0], in[1], &c, fl);
+    case OP_SUB: return fl_sub(f, in[0], in[1], &c, fl);
+    case OP_MUL: return fl_mul(f, in[0], in[1], &c, fl);
+    case OP_DIV: return fl_div(f, in[0], in[1], &c, fl);
+    case OP_REM: return fl_rem(f, in[0], in[1], &c, fl);
+    case OP_SQRT: return fl_sqrt(f, in[0], &c, fl);
+    case OP_MULADD: return fl_fma(f, in[0], in[1], in[2], &c, fl);
+    case OP_RINT: return fl_rint(f, in[0], exact, &c, fl);
+    case OP_EQ: return fl_eq(f, in[0], in[1], &c, fl) != 0;
+    case OP_LE: return fl_le(f, in[0], in[1], &c, fl) != 0;
+    case OP_LT: return fl_lt(f, in[0], in[1], &c, fl) != 0;
+    case OP_EQ_SIG: return fl_eq_signaling(f, in[0], in[1], &c, fl) != 0;
+    case OP_LE_Q: return fl_le_quiet(f, in[0], in[1], &c, fl) != 0;
+    case OP_LT_Q: return fl_lt_quiet(f, in[0], in[1], &c, fl) != 0;
+    case OP_CONV: return fl_convert(fn->fout, f, in[0], &c, fl);
+    case OP_TOINT:
+        switch (fn->out_ty) {
+        case TY_I32:
+            return (uint32_t)fl_to_i32(f, in[0], exact, &c, fl);
+        case TY_U32:
+            return fl_to_u32(f, in[0], exact, &c, fl);
+        case TY_I64:
+            return (uint64_t)fl_to_i64(f, in[0], exact, &c, fl);
+        default:
+            return fl_to_u64(f, in[0], exact, &c, fl);
+        }
+    default: /* OP_FROMINT */
+        switch (fn->in_ty) {
+        case TY_I32:
+            return fl_from_i32(fn->fout, (int32_t)(uint32_t)in[0], &c, fl);
+        case TY_U32:
+            return fl_from_u32(fn->fout, (uint32_t)in[0], &c, fl);
+        case TY_I64:
+            return fl_from_i64(fn->fout, (int64_t)in[0], &c, fl);
+        default:
+            return fl_from_u64(fn->fout, in[0], &c, fl);
+        }
+    }
+}
+
+/* TestFloat's tolerance for invalid integer results: with the invalid flag
+ * alone expected and raised, the type's largest or smallest value, or 0 for
+ * a NaN operand, is accepted. */
+static int inv_int_ok(const struct func *fn, const uint64_t *in, uint64_t got)
+{
+    uint64_t max, min;
+    switch (fn->out_ty) {
+    case TY_I32: max = 0x7FFFFFFF; min = 0x80000000; break;
+    case TY_U32: max = 0xFFFFFFFF; min = 0; break;
+    case TY_I64:
+        max = UINT64_C(0x7FFFFFFFFFFFFFFF);
+        min = UINT64_C(0x8000000000000000);
+        break;
+    default: max = UINT64_MAX; min = 0; break;
+    }
+    return got == max || got == min ||
+           (got == 0 && fl_is_nan(fn->fin, in[0]));
+}
+
+static void print_field(FILE *fp, uint64_t v, int digits)
+{
+    fprintf(fp, "%0*" PRIX64, digits, v);
+}
+
+int cmd_testfloat(int argc, char **argv)
+{
+    fl_ctx c = FL_CTX_INIT;
+    int exact = 0, check_nans = 0, check_inv = 0;
+    const char *fname = NULL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(a, "--rm") || !strcmp(a, "--tininess") ||
+            !strcmp(a, "--nan")) {
+            if (i + 1 >= argc)
+                return cli_error("testfloat: option %s needs a value", a);
+            val = argv[++i];
+        } else if (!strncmp(a, "--rm=", 5) || !strncmp(a, "--nan=", 6) ||
+                   !strncmp(a, "--tininess=", 11)) {
+            val = strchr(a, '=') + 1;
+        }
+        if (!strncmp(a, "--rm", 4) && val) {
+            int rm = cli_parse_rm(val, "testfloat: --rm");
+            if (rm < 0)
+                return CLI_USAGE;
+            c.rm = (uint8_t)rm;
+        } else if (!strncmp(a, "-r", 2) && a[1] == 'r' && a[2] != '\0') {
+            int rm = cli_parse_rm(a + 2, "testfloat: -r");
+            if (rm < 0)
+                return CLI_USAGE;
+            c.rm = (uint8_t)rm;
+        } else if (!strncmp(a, "--tininess", 10) && val) {
+            if (!strcmp(val, "before"))
+                c.tininess = FL_TINY_BEFORE;
+            else if (!strcmp(val, "after"))
+                c.tininess = FL_TINY_AFTER;
+            else
+                return cli_error("testfloat: --tininess: '%s' is not "
+                                 "'before' or 'after'", val);
+        } else if (!strcmp(a, "-tininessbefore")) {
+            c.tininess = FL_TINY_BEFORE;
+        } else if (!strcmp(a, "-tininessafter")) {
+            c.tininess = FL_TINY_AFTER;
+        } else if (!strncmp(a, "--nan", 5) && val) {
+            int p = fl_nan_preset_parse(val);
+            if (p < 0)
+                return cli_error("testfloat: --nan: unknown preset '%s' "
+                                 "(x86 arm riscv cuda)", val);
+            c.nan = (uint8_t)p;
+        } else if (!strcmp(a, "--exact") || !strcmp(a, "-exact")) {
+            exact = 1;
+        } else if (!strcmp(a, "-notexact")) {
+            exact = 0;
+        } else if (!strcmp(a, "--check-nans") || !strcmp(a, "-checkNaNs")) {
+            check_nans = 1;
+        } else if (!strcmp(a, "--check-inv-ints") ||
+                   !strcmp(a, "-checkInvInts")) {
+            check_inv = 1;
+        } else if (a[0] == '-') {
+            return cli_error("testfloat: unknown option '%s' (try 'fplab "
+                             "testfloat --help')", a);
+        } else if (fname != NULL) {
+            return cli_error("testfloat: one FUNC only, got '%s' and '%s'",
+                             fname, a);
+        } else {
+            fname = a;
+        }
+    }
+    if (fname == NULL)
+        return cli_error("testfloat: need a FUNC such as f16_add (try "
+                         "'fplab testfloat --help')");
+    struct func fn;
+    if (parse_func(fname, &fn) != 0)
+        return cli_error("testfloat: unknown function '%s' (the list is in "
+                         "'fplab testfloat --help')", fname);
+
+    const int in_digits = ty_digits(fn.in_ty, fn.fin);
+    const int out_digits = ty_digits(fn.out_ty, fn.fout);
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0, cases = 0, answered = 0, mismatches = 0;
+    int mode = 0;            /* 0 unknown, 1 check, 2 answer */
+    FILE *rep = stdout;      /* where mismatches and the summary go */
+    int rc = CLI_OK;
+
+    while (getline(&line, &cap, stdin) != -1) {
+        char *tok[8];
+        int nt = 0;
+        char why[160];
+        lineno++;
+        for (char *save = NULL, *t = strtok_r(line, " \t\r\n", &save); t;
+             t = strtok_r(NULL, " \t\r\n", &save)) {
+            if (nt == (int)COUNT(tok)) {
+                nt++;
+                break;
+            }
+            tok[nt++] = t;
+        }
+        if (nt == 0 || tok[0][0] == '#')
+            continue;
+        if (nt != fn.nin && nt != fn.nin + 2) {
+            rc = cli_error("testfloat: line %ld: %s wants %d operand%s, "
+                           "optionally followed by result and flags "
+                           "(%d or %d fields); got %s%d", lineno, fname,
+                           fn.nin, fn.nin == 1 ? "" : "s", fn.nin,
+                           fn.nin + 2, nt > (int)COUNT(tok) ? "more than " : "",
+                           nt > (int)COUNT(tok) ? (int)COUNT(tok) : nt);
+            goto out;
+        }
+        uint64_t in[3], want = 0, wflags = 0;
+        for (int k = 0; k < fn.nin; k++) {
+            if (parse_hex_field(tok[k], in_digits, &in[k], why,
+                                sizeof why) != 0) {
+                rc = cli_error("testfloat: line %ld: field %d: %s (operand "
+                               "of type %s)", lineno, k + 1, why,
+                               ty_name(fn.in_ty, fn.fin));
+                goto out;
+            }
+        }
+        const int check = nt == fn.nin + 2;
+        if (check) {
+            if (parse_hex_field(tok[fn.nin], out_digits, &want, why,
+                                sizeof why) != 0) {
+                rc = cli_error("testfloat: line %ld: field %d: %s (result "
+                               "of type %s)", lineno, fn.nin + 1, why,
+                               ty_name(fn.out_ty, fn.fout));
+                goto out;
+            }
+            if (fn.out_ty == TY_BOOL && want > 1) {
+                rc = cli_error("testfloat: line %ld: field %d: '%s' is not "
+                               "a boolean result (0 or 1)", lineno,
+                               fn.nin + 1, tok[fn.nin]);
+                goto out;
+            }
+            if (parse_hex_field(tok[fn.nin + 1], 2, &wflags, why,
+                                sizeof why) != 0 ||
+                wflags > FL_IEEE_FLAGS) {
+                if (wflags > FL_IEEE_FLAGS)
+                    snprintf(why, sizeof why, "'%s' has bits beyond the "
+                             "five flags (at most 1F)", tok[fn.nin + 1]);
+                rc = cli_error("testfloat: line %ld: field %d: %s (flags)",
+                               lineno, fn.nin + 2, why);
+                goto out;
+            }
+        }
+        if (mode == 0) {
+            mode = check ? 1 : 2;
+            rep = check ? stdout : stderr;
+        }
+
+        unsigned fl = 0;
+        uint64_t got = compute(&fn, in, &c, exact, &fl);
+        fl &= FL_IEEE_FLAGS;
+
+        if (!check) {
+            for (int k = 0; k < fn.nin; k++) {
+                print_field(stdout, in[k], in_digits);
+                fputc(' ', stdout);
+            }
+            print_field(stdout, got, out_digits);
+            printf(" %02X\n", fl);
+            answered++;
+            continue;
+        }
+        cases++;
+        int ok;
+        if (fn.out_ty == TY_F && !check_nans && fl_is_nan(fn.fout, want) &&
+            fl_is_nan(fn.fout, got))
+            ok = fl == wflags;
+        else
+            ok = got == want && fl == wflags;
+        if (!ok && !check_inv && fn.out_ty != TY_F && fn.out_ty != TY_BOOL &&
+            wflags == FL_INVALID && fl == FL_INVALID && inv_int_ok(&fn, in, got))
+            ok = 1;
+        if (!ok) {
+            char wn[64], gn[64];
+            mismatches++;
+            fprintf(rep, "line %ld: %s", lineno, fname);
+            for (int k = 0; k < fn.nin; k++) {
+                fputc(' ', rep);
+                print_field(rep, in[k], in_digits);
+            }
+            fprintf(rep, ": expected ");
+            print_field(rep, want, out_digits);
+            fprintf(rep, " %02X (%s), got ", (unsigned)wflags,
+                    cli_flag_names((unsigned)wflags, wn, sizeof wn));
+            print_field(rep, got, out_digits);
+            fprintf(rep, " %02X (%s)\n", fl, cli_flag_names(fl, gn, sizeof gn));
+        }
+    }
+    if (ferror(stdin)) {
+        rc = cli_error("testfloat: error reading standard input after line "
+                       "%ld", lineno);
+        goto out;
+    }
+    if (mode == 2)
+        fprintf(stderr, "fplab: testfloat: %s: %ld lines answered\n", fname,
+                answered);
+    if (cases > 0 || mode != 2)
+        fprintf(rep, "%ld cases, %ld mismatches\n", cases, mismatches);
+    if (mismatches > 0)
+        rc = CLI_MISMATCH;
+out:
+    free(line);
+    if (fflush(stdout) != 0 && rc == CLI_OK)
+        rc = cli_error("testfloat: cannot write standard output");
+    return rc;
+}

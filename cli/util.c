@@ -1,0 +1,320 @@
+/*
+ * util.c — helpers shared by the fplab subcommands: error messages, parsing
+ * of formats, rounding modes and numbers, atomic output files, mkdir -p.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include "cli.h"
+
+int cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("fplab: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return CLI_USAGE;
+}
+
+int cli_parse_format(const char *spec, fl_format *out, const char *where)
+{
+    char err[256] = "";
+    if (spec == NULL || spec[0] == '\0') {
+        cli_error("%s: missing format (a preset such as binary16, bfloat16, "
+                  "fp8-e4m3, or ieee:E:M)", where);
+        return -1;
+    }
+    if (fl_format_parse(out, spec, err, sizeof err) != 0) {
+        if (err[0])
+            cli_error("%s: %s", where, err);
+        else
+            cli_error("%s: unknown format '%s'", where, spec);
+        return -1;
+    }
+    /* The core names every ieee:E:M format "ieee"; messages and reports
+     * should say which one.  (One small string per parse, kept for the
+     * life of the process.) */
+    if (out->name != NULL && !strcmp(out->name, "ieee")) {
+        char buf[32];
+        char *name;
+        snprintf(buf, sizeof buf, "ieee:%d:%d", out->ebits, out->prec - 1);
+        name = strdup(buf);
+        if (name != NULL)
+            out->name = name;
+    }
+    return 0;
+}
+
+int cli_parse_rm(const char *s, const char *where)
+{
+    int rm = s ? fl_rm_parse(s) : -1;
+    if (rm < 0) {
+        cli_error("%s: unknown rounding mode '%s' (rne rtz rdn rup rna rto "
+                  "sr, or TestFloat's near_even minMag min max near_maxMag "
+                  "odd)", where, s ? s : "");
+        return -1;
+    }
+    return rm;
+}
+
+int cli_parse_u64(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+    int base = 10;
+    const char *p = s;
+    if (s == NULL || *s == '\0')
+        return -1;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+        if (*p == '\0')
+            return -1;
+    }
+    for (; *p; p++) {
+        int d;
+        if (*p >= '0' && *p <= '9')
+            d = *p - '0';
+        else if (base == 16 && *p >= 'a' && *p <= 'f')
+            d = *p - 'a' + 10;
+        else if (base == 16 && *p >= 'A' && *p <= 'F')
+            d = *p - 'A' + 10;
+        else
+            return -1;
+        /* x * base + d must stay below 2^64 */
+        if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            return -1;
+        x = x * (uint64_t)base + (uint64_t)d;
+    }
+    *v = x;
+    return 0;
+}
+
+int cli_parse_double(const char *s, double *v)
+{
+    uint64_t u;
+    char *end;
+    double d;
+    if (s == NULL || *s == '\0')
+        return -1;
+    if (cli_parse_u64(s, &u) == 0) {
+        *v = (double)u;
+        return 0;
+    }
+    /* strtod skips leading blanks; the whole string must be the number */
+    if (*s == ' ' || *s == '\t' || *s == '\n')
+        return -1;
+    errno = 0;
+    d = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE)
+        return -1;
+    *v = d;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+int cli_out_open(cli_out *o, const char *path)
+{
+    size_t n;
+    o->fp = NULL;
+    o->path = NULL;
+    o->tmp = NULL;
+    if (path == NULL || *path == '\0') {
+        cli_error("output: empty file name");
+        return -1;
+    }
+    o->path = strdup(path);
+    n = strlen(path) + 32;
+    o->tmp = malloc(n);
+    if (o->path == NULL || o->tmp == NULL) {
+        cli_error("%s: out of memory", path);
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        return -1;
+    }
+    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    o->fp = fopen(o->tmp, "w");
+    if (o->fp == NULL) {
+        cli_error("cannot create '%s' (for '%s'): %s", o->tmp, path,
+                  strerror(errno));
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void out_free(cli_out *o)
+{
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    o->fp = NULL;
+}
+
+/* Make the rename durable: fsync the directory that holds path. */
+static void sync_parent_dir(const char *path)
+{
+    char *dup = strdup(path);
+    char *slash;
+    int fd;
+    if (dup == NULL)
+        return;
+    slash = strrchr(dup, '/');
+    if (slash == NULL)
+        strcpy(dup, ".");
+    else if (slash == dup)
+        dup[1] = '\0';
+    else
+        *slash = '\0';
+    fd = open(dup, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)fsync(fd);   /* best effort: not every filesystem allows it */
+        close(fd);
+    }
+    free(dup);
+}
+
+int cli_out_commit(cli_out *o)
+{
+    const char *what = NULL;
+    int err = 0;
+    if (o->fp == NULL)
+        return -1;
+    if (ferror(o->fp)) {
+        what = "write";
+        err = EIO;
+    } else if (fflush(o->fp) != 0) {
+        what = "flush";
+        err = errno;
+    } else if (fsync(fileno(o->fp)) != 0 && errno != EINVAL) {
+        /* EINVAL: the file cannot be synced (a pipe, /dev/null); fine */
+        what = "fsync";
+        err = errno;
+    }
+    if (fclose(o->fp) != 0 && what == NULL) {
+        what = "close";
+        err = errno;
+    }
+    o->fp = NULL;
+    if (what == NULL && rename(o->tmp, o->path) != 0) {
+        cli_error("cannot rename '%s' to '%s': %s", o->tmp, o->path,
+                  strerror(errno));
+        unlink(o->tmp);
+        out_free(o);
+        return -1;
+    }
+    if (what != NULL) {
+        cli_error("%s failed on '%s' (for '%s'): %s", what, o->tmp, o->path,
+                  strerror(err));
+        unlink(o->tmp);
+        out_free(o);
+        return -1;
+    }
+    sync_parent_dir(o->path);
+    out_free(o);
+    return 0;
+}
+
+void cli_out_abort(cli_out *o)
+{
+    if (o->fp != NULL)
+        fclose(o->fp);
+    if (o->tmp != NULL)
+        unlink(o->tmp);
+    out_free(o);
+}
+
+int cli_mkdir_p(const char *dir)
+{
+    char *p, *s;
+    struct stat st;
+    if (dir == NULL || *dir == '\0') {
+        cli_error("mkdir: empty directory name");
+        return -1;
+    }
+    s = strdup(dir);
+    if (s == NULL) {
+        cli_error("%s: out of memory", dir);
+        return -1;
+    }
+    /* Create each prefix in turn; an existing directory is fine. */
+    for (p = s + 1;; p++) {
+        char c = *p;
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(s, 0777) != 0 && errno != EEXIST) {
+            cli_error("cannot create directory '%s': %s", s,
+                      strerror(errno));
+            free(s);
+            return -1;
+        }
+        if (stat(s, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            cli_error("cannot create directory '%s': a file of that name "
+                      "is in the way", s);
+            free(s);
+            return -1;
+        }
+        *p = c;
+        if (c == '\0')
+            break;
+    }
+    free(s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+const char *cli_flag_names(unsigned flags, char *buf, size_t len)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        {FL_INEXACT, "inexact"},     {FL_UNDERFLOW, "underflow"},
+        {FL_OVERFLOW, "overflow"},   {FL_DIVBYZERO, "divbyzero"},
+        {FL_INVALID, "invalid"},
+    };
+    size_t used = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!(flags & names[i].bit))
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+                         names[i].name);
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+    if (used == 0)
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+char *cli_exact_str(const fl_format *f, uint64_t a)
+{
+    char small[64];
+    size_t n = fl_print_exact(f, a, small, sizeof small);
+    char *s = malloc(n + 1);
+    if (s == NULL) {
+        cli_error("out of memory");
+        exit(CLI_USAGE);
+    }
+    if (n < sizeof small)
+        memcpy(s, small, n + 1);
+    else
+        fl_print_exact(f, a, s, n + 1);
+    return s;
+}
