@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fplab/fplab.h"
+#include "amp_data.h"
 #include "amp_hist.h"
 #include "amp_ops.h"
 #include "amp_scaler.h"
@@ -142,6 +143,25 @@ typedef struct amp_train_result {
 int amp_train_run(const amp_train_config *c, amp_train_result *r, char *err,
                   size_t errlen);
 void amp_train_result_free(amp_train_result *r);
+
+/* Step-by-step interface (what amp_train_run uses): a trainer owns the
+ * model, optimizer and scaler state for a config and an already loaded
+ * dataset (which must outlive it; c->data_path is ignored). */
+typedef struct amp_trainer amp_trainer;
+amp_trainer *amp_trainer_create(const amp_train_config *c,
+                                const amp_dataset *d, char *err,
+                                size_t errlen);
+/* One optimizer step (or skipped step).  rec is filled; layers (may be
+ * NULL) receives one record per layer when c->measure is set. */
+void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
+                      amp_layer_record *layers);
+/* Accuracy on the held-out split under the policy's forward pass. */
+double amp_trainer_test_accuracy(amp_trainer *t);
+int amp_trainer_layers(const amp_trainer *t);
+size_t amp_trainer_train_size(const amp_trainer *t);
+size_t amp_trainer_test_size(const amp_trainer *t);
+size_t amp_trainer_param_count(const amp_trainer *t);
+void amp_trainer_free(amp_trainer *t);
 
 #ifdef __cplusplus
 }

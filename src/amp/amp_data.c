@@ -1,0 +1,339 @@
+/*
+ * amp_data.c — CSV (optionally gzip-compressed) feature tables.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef FPLAB_HAVE_ZLIB
+#include <zlib.h>
+#endif
+#include "amp_data.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+void amp_dataset_free(amp_dataset *d)
+{
+    free(d->x);
+    free(d->y);
+    memset(d, 0, sizeof *d);
+}
+
+/* Split one line into fields at commas; returns the field count and the
+ * start/end of each (trimmed of blanks), at most cap. */
+static size_t split_fields(const char *s, const char *end, const char **fs,
+                           const char **fe, size_t cap)
+{
+    size_t nf = 0;
+    const char *p = s;
+    for (;;) {
+        const char *q = p;
+        while (q < end && *q != ',')
+            q++;
+        const char *a = p, *b = q;
+        while (a < b && (*a == ' ' || *a == '\t'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\r'))
+            b--;
+        if (nf < cap) {
+            fs[nf] = a;
+            fe[nf] = b;
+        }
+        nf++;
+        if (q >= end)
+            break;
+        p = q + 1;
+    }
+    return nf;
+}
+
+/* Parse a whole field as a finite double; -1 if it is not one. */
+static int field_number(const char *a, const char *b, double *v)
+{
+    char buf[64];
+    size_t len = (size_t)(b - a);
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, a, len);
+    buf[len] = 0;
+    char *endp;
+    errno = 0;
+    double x = strtod(buf, &endp);
+    if (*endp || !isfinite(x))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+#define AMP_MAX_FIELDS 100000
+
+int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
+                          size_t len, int label_pos, double feature_scale,
+                          char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    if (label_pos != AMP_LABEL_LAST && label_pos != AMP_LABEL_FIRST)
+        return fail(err, errlen, "%s: bad label position", name);
+    if (!(feature_scale >= 0) || !isfinite(feature_scale))
+        return fail(err, errlen, "%s: bad feature scale", name);
+    const char **fs = malloc(AMP_MAX_FIELDS * sizeof *fs);
+    const char **fe = malloc(AMP_MAX_FIELDS * sizeof *fe);
+    size_t cap_rows = 0, nf_expected = 0;
+    int rc = -1;
+    if (!fs || !fe) {
+        fail(err, errlen, "%s: out of memory", name);
+        goto out;
+    }
+    const char *p = text, *end = text + len;
+    size_t line = 0;
+    int maxlabel = -1;
+    while (p < end) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q)
+            q = end;
+        line++;
+        const char *ls = p;
+        p = q + 1;
+        /* blank lines (only whitespace) are skipped */
+        const char *t = ls;
+        while (t < q && (*t == ' ' || *t == '\t' || *t == '\r'))
+            t++;
+        if (t == q)
+            continue;
+        if (memchr(ls, 0, (size_t)(q - ls))) {
+            fail(err, errlen, "%s:%zu: NUL byte (binary data?)", name, line);
+            goto out;
+        }
+        size_t nf = split_fields(ls, q, fs, fe, AMP_MAX_FIELDS);
+        if (nf > AMP_MAX_FIELDS) {
+            fail(err, errlen, "%s:%zu: %zu fields, more than %d", name, line,
+                 nf, AMP_MAX_FIELDS);
+            goto out;
+        }
+        if (nf < 2) {
+            fail(err, errlen, "%s:%zu: 1 field; need features and a label",
+                 name, line);
+            goto out;
+        }
+        /* A first line with a non-numeric field is a header (MNIST CSVs
+         * often start with "label,pixel0,..."). */
+        if (d->n == 0 && nf_expected == 0) {
+            double v;
+            int numeric = 1;
+            for (size_t i = 0; i < nf && numeric; i++)
+                numeric = field_number(fs[i], fe[i], &v) == 0;
+            if (!numeric && line == 1)
+                continue;
+        }
+        if (nf_expected == 0)
+            nf_expected = nf;
+        else if (nf != nf_expected) {
+            fail(err, errlen, "%s:%zu: %zu fields, expected %zu as on the "
+                 "first data line", name, line, nf, nf_expected);
+            goto out;
+        }
+        if (d->n == cap_rows) {
+            size_t nc = cap_rows ? 2 * cap_rows : 1024;
+            float *nx = realloc(d->x, nc * (nf - 1) * sizeof *nx);
+            if (nx)
+                d->x = nx;
+            int *ny = realloc(d->y, nc * sizeof *ny);
+            if (ny)
+                d->y = ny;
+            if (!nx || !ny) {
+                fail(err, errlen, "%s:%zu: out of memory", name, line);
+                goto out;
+            }
+            cap_rows = nc;
+        }
+        size_t li = label_pos == AMP_LABEL_FIRST ? 0 : nf - 1;
+        float *row = d->x + d->n * (nf - 1);
+        size_t j = 0;
+        for (size_t i = 0; i < nf; i++) {
+            double v;
+            if (field_number(fs[i], fe[i], &v)) {
+                int fl = (int)(fe[i] - fs[i]);
+                fail(err, errlen, "%s:%zu: field %zu: '%.*s' is not a "
+                     "number", name, line, i + 1, fl > 40 ? 40 : fl, fs[i]);
+                goto out;
+            }
+            if (i == li) {
+                if (v != floor(v) || v < 0 || v > 1023) {
+                    fail(err, errlen, "%s:%zu: field %zu: label %g is not "
+                         "an integer in 0..1023", name, line, i + 1, v);
+                    goto out;
+                }
+                d->y[d->n] = (int)v;
+                if ((int)v > maxlabel)
+                    maxlabel = (int)v;
+            } else {
+                row[j++] = (float)v;
+            }
+        }
+        d->n++;
+    }
+    if (d->n == 0) {
+        fail(err, errlen, "%s: no data rows", name);
+        goto out;
+    }
+    d->dim = nf_expected - 1;
+    d->classes = maxlabel + 1;
+    if (d->classes < 2) {
+        fail(err, errlen, "%s: only one class (label %d) in the data", name,
+             maxlabel);
+        goto out;
+    }
+    double sc = feature_scale;
+    if (sc == 0) {
+        for (size_t i = 0; i < d->n * d->dim; i++)
+            if (fabs(d->x[i]) > sc)
+                sc = fabs(d->x[i]);
+        if (sc == 0)
+            sc = 1;
+    }
+    for (size_t i = 0; i < d->n * d->dim; i++)
+        d->x[i] = (float)(d->x[i] / sc);
+    rc = 0;
+out:
+    free(fs);
+    free(fe);
+    if (rc)
+        amp_dataset_free(d);
+    return rc;
+}
+
+/* Read a whole file (through zlib when built with it: gzread passes plain
+ * files through unchanged). */
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fail(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+#ifdef FPLAB_HAVE_ZLIB
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) {
+        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        free(buf);
+        return NULL;
+    }
+    for (;;) {
+        if (n == cap) {
+            char *nb = cap > (SIZE_MAX / 2) ? NULL : realloc(buf, cap * 2);
+            if (!nb) {
+                fail(err, errlen, "%s: out of memory", path);
+                gzclose(gz);
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        int got = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30)
+                                                     ? (1u << 30) : cap - n));
+        if (got < 0) {
+            int zerr;
+            const char *msg = gzerror(gz, &zerr);
+            fail(err, errlen, "%s: read error: %s", path, msg);
+            gzclose(gz);
+            free(buf);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    gzclose(gz);
+#else
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        free(buf);
+        return NULL;
+    }
+    for (;;) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                fail(err, errlen, "%s: out of memory", path);
+                fclose(fp);
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    int bad = ferror(fp);
+    fclose(fp);
+    if (bad) {
+        fail(err, errlen, "%s: read error", path);
+        free(buf);
+        return NULL;
+    }
+    if (n >= 2 && (unsigned char)buf[0] == 0x1f &&
+        (unsigned char)buf[1] == 0x8b) {
+        fail(err, errlen, "%s: gzip-compressed, and this build has no zlib: "
+             "gunzip it first", path);
+        free(buf);
+        return NULL;
+    }
+#endif
+    *len = n;
+    return buf;
+}
+
+int amp_dataset_read_csv(amp_dataset *d, const char *path, int label_pos,
+                         double feature_scale, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    size_t len = 0;
+    char *text = slurp(path, &len, err, errlen);
+    if (!text)
+        return -1;
+    int rc = amp_dataset_parse_csv(d, path, text, len, label_pos,
+                                   feature_scale, err, errlen);
+    free(text);
+    return rc;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void amp_permutation(size_t *perm, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (size_t i = n; i > 1; i--) {
+        /* unbiased enough for n << 2^64: multiply-shift range reduction */
+        size_t j = (size_t)(((unsigned __int128)splitmix64(&s) * i) >> 64);
+        size_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+}
