@@ -1,0 +1,748 @@
+/*
+ * mpfr_oracle.c — correctly rounded reference results from GNU MPFR.
+ * See mpfr_oracle.h for the conventions.  Nothing here uses the core's
+ * internals: operands are decoded and results encoded from the format
+ * descriptor's numbers (ebits, prec, bias, emin, emax, max_bits) alone.
+ */
+#include "mpfr_oracle.h"
+
+#include <string.h>
+
+static const char *const op_names[FL_MPFR_OP_COUNT] = {
+    "add", "sub", "mul", "div", "sqrt", "fma", "rem", "rint", "rint_exact"
+};
+
+const char *fl_mpfr_op_name(int op)
+{
+    return op >= 0 && op < FL_MPFR_OP_COUNT ? op_names[op] : "?";
+}
+
+#ifndef FPLAB_HAVE_MPFR
+
+int fl_mpfr_available(void) { return 0; }
+int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
+                  const uint64_t *ops, const fl_ctx *c)
+{ (void)r; (void)op; (void)f; (void)ops; (void)c; return FL_MPFR_ENONE; }
+int fl_mpfr_convert(fl_mpfr_res *r, const fl_format *dst,
+                    const fl_format *src, uint64_t a, const fl_ctx *c)
+{ (void)r; (void)dst; (void)src; (void)a; (void)c; return FL_MPFR_ENONE; }
+int fl_mpfr_from_int(fl_mpfr_res *r, const fl_format *f, uint64_t v,
+                     int is_signed, const fl_ctx *c)
+{ (void)r; (void)f; (void)v; (void)is_signed; (void)c; return FL_MPFR_ENONE; }
+int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
+                   int width, int is_signed, int exact, const fl_ctx *c)
+{
+    (void)r; (void)f; (void)a; (void)width; (void)is_signed; (void)exact;
+    (void)c;
+    return FL_MPFR_ENONE;
+}
+int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
+                  const fl_ctx *c)
+{ (void)r; (void)f; (void)s; (void)c; return FL_MPFR_ENONE; }
+
+#else /* FPLAB_HAVE_MPFR */
+
+#include <stdint.h>   /* before mpfr.h: enables the _uj/_sj functions */
+#include <pthread.h>
+#include <gmp.h>
+#include <mpfr.h>
+
+/* Working precision of the wide, round-to-odd image of an exact result.
+ * A value rounded toward zero to W bits with its last bit set when
+ * inexact rounds, to any precision <= W - 2, exactly as the exact value
+ * does in every mode (the image is never on a rounding boundary unless
+ * the exact value is).  W = 64 covers binary64 (p = 53). */
+#define W 64
+
+int fl_mpfr_available(void) { return 1; }
+
+/* Serialize the exponent-range juggling only when MPFR keeps it global. */
+static pthread_mutex_t range_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ------------------------------------------------------------------ */
+/* Decoding operands.                                                  */
+
+enum { K_ZERO, K_FIN, K_INF, K_QNAN, K_SNAN };
+
+typedef struct operand {
+    int kind;
+    int sign;
+    mpfr_ptr v;    /* exact value for K_ZERO / K_FIN / K_INF */
+} operand;
+
+static int fmt_sane(const fl_format *f)
+{
+    return f && f->prec >= 2 && f->prec <= 53 && f->ebits >= 2 &&
+           f->ebits <= 11 && f->width == 1 + f->ebits + f->prec - 1;
+}
+
+static void decode(operand *o, const fl_format *f, uint64_t a, int daz)
+{
+    const int fb = f->prec - 1;
+    const uint64_t frac = a & (((uint64_t)1 << fb) - 1);
+    const uint64_t e = (a >> fb) & (((uint64_t)1 << f->ebits) - 1);
+    const uint64_t eall = ((uint64_t)1 << f->ebits) - 1;
+    o->sign = (int)((a >> (f->width - 1)) & 1);
+    if (e == eall && f->nan_style == FL_NANSTYLE_IEEE) {
+        if (frac == 0) {
+            o->kind = K_INF;
+            mpfr_set_inf(o->v, o->sign ? -1 : 1);
+        } else {
+            o->kind = (frac >> (fb - 1)) & 1 ? K_QNAN : K_SNAN;
+        }
+        return;
+    }
+    if (e == eall && frac == (((uint64_t)1 << fb) - 1)) {
+        o->kind = K_QNAN;    /* the FN format's single NaN pattern */
+        return;
+    }
+    if (e == 0 && (frac == 0 || daz || !f->subnormals)) {
+        o->kind = K_ZERO;
+        mpfr_set_zero(o->v, o->sign ? -1 : 1);
+        return;
+    }
+    o->kind = K_FIN;
+    if (e == 0)   /* subnormal: frac * 2^(emin - fb) */
+        mpfr_set_uj_2exp(o->v, frac, f->emin - fb, MPFR_RNDN);
+    else
+        mpfr_set_uj_2exp(o->v, frac | ((uint64_t)1 << fb),
+                         (intmax_t)e - f->bias - fb, MPFR_RNDN);
+    if (o->sign)
+        mpfr_neg(o->v, o->v, MPFR_RNDN);
+}
+
+static int is_nan_kind(int k) { return k == K_QNAN || k == K_SNAN; }
+
+/* ------------------------------------------------------------------ */
+/* Encoding results.                                                   */
+
+static uint64_t sign_bit(const fl_format *f, int sign)
+{
+    return sign ? (uint64_t)1 << (f->width - 1) : 0;
+}
+
+static uint64_t nan_bits(const fl_format *f)
+{
+    const int fb = f->prec - 1;
+    uint64_t eall = (((uint64_t)1 << f->ebits) - 1) << fb;
+    if (f->nan_style == FL_NANSTYLE_FN)
+        return eall | (((uint64_t)1 << fb) - 1);
+    return eall | ((uint64_t)1 << (fb - 1));
+}
+
+static uint64_t max_finite_bits(const fl_format *f)
+{
+    const int fb = f->prec - 1;
+    if (f->nan_style == FL_NANSTYLE_FN)   /* S.1..1.1..10 */
+        return ((((uint64_t)1 << f->ebits) - 1) << fb) |
+               ((((uint64_t)1 << fb) - 1) & ~(uint64_t)1);
+    return ((((uint64_t)1 << f->ebits) - 2) << fb) |
+           (((uint64_t)1 << fb) - 1);
+}
+
+static void set_nan(fl_mpfr_res *r, const fl_format *f)
+{
+    r->bits = nan_bits(f);
+    r->is_nan = 1;
+    r->ternary = 0;
+}
+
+static int saturating(const fl_format *f, const fl_ctx *c)
+{
+    return f->saturate || c->saturate;
+}
+
+/* An exact infinity (operand or division by zero) in f. */
+static void set_inf(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
+                    int sign)
+{
+    if (f->has_inf && f->nan_style == FL_NANSTYLE_IEEE) {
+        r->bits = sign_bit(f, sign) |
+                  ((((uint64_t)1 << f->ebits) - 1) << (f->prec - 1));
+        r->ternary = 0;
+    } else if (saturating(f, c)) {
+        r->bits = sign_bit(f, sign) | max_finite_bits(f);
+        r->ternary = sign ? 1 : -1;
+    } else {
+        set_nan(r, f);
+    }
+}
+
+/* Round the magnitude M * 2^(-shift) (M != 0, bit 63 set or not) to an
+ * integer in mode rm for a value of the given sign.  *dir is +1 when the
+ * magnitude was increased, -1 when decreased, 0 when exact. */
+static uint64_t round_mag(uint64_t M, int64_t shift, int sign, int rm,
+                          int *dir)
+{
+    uint64_t m;
+    int half;   /* discarded part vs half an ulp: -1 below, 0 equal, 1 above */
+    int up;
+    if (shift <= 0) {   /* never happens: precision <= 53 < W */
+        *dir = 0;
+        return M << -shift;
+    }
+    if (shift > 64) {
+        m = 0;
+        half = -1;   /* M < 2^64 <= 2^(shift-1) */
+    } else if (shift == 64) {
+        m = 0;
+        half = M > ((uint64_t)1 << 63) ? 1 : M == ((uint64_t)1 << 63) ? 0 : -1;
+    } else {
+        const uint64_t rest = M & (((uint64_t)1 << shift) - 1);
+        const uint64_t h = (uint64_t)1 << (shift - 1);
+        m = M >> shift;
+        if (rest == 0) {
+            *dir = 0;
+            return m;
+        }
+        half = rest > h ? 1 : rest == h ? 0 : -1;
+    }
+    switch (rm) {
+    case FL_RNE: up = half > 0 || (half == 0 && (m & 1)); break;
+    case FL_RNA: up = half >= 0; break;
+    case FL_RTZ: up = 0; break;
+    case FL_RUP: up = !sign; break;
+    case FL_RDN: up = sign; break;
+    default:     up = !(m & 1); break;    /* FL_RTO: make the lsb odd */
+    }
+    *dir = up ? 1 : -1;
+    return m + (uint64_t)up;
+}
+
+/* The rounding proper.  The exact value is (-1)^sign * M * 2^(E - 63),
+ * M with bit 63 set and its last bit sticky (round-to-odd image), E the
+ * exponent of the leading bit.  Fills bits, flags, ternary, is_nan. */
+static void round_to_format(fl_mpfr_res *r, const fl_format *f,
+                            const fl_ctx *c, int sign, int64_t E, uint64_t M)
+{
+    const int p = f->prec, fb = p - 1;
+    const int rm = c->rm;
+    const int flush = c->ftz || !f->subnormals;
+    const uint64_t maxb = max_finite_bits(f);
+    const uint64_t max_m = (maxb & (((uint64_t)1 << fb) - 1)) |
+                           ((uint64_t)1 << fb);
+    int dir, dir_u, tiny, overflow;
+    int64_t Eu;
+    uint64_t mu, m;
+
+    r->is_nan = 0;
+    /* Unbounded exponent range, precision p. */
+    mu = round_mag(M, 64 - p, sign, rm, &dir_u);
+    Eu = E;
+    if (mu >> p) {           /* carried into a new binade */
+        mu >>= 1;
+        Eu++;
+    }
+    tiny = c->tininess == FL_TINY_BEFORE ? E < f->emin : Eu < f->emin;
+    overflow = Eu > f->emax || (Eu == f->emax && mu > max_m);
+
+    if (overflow) {
+        int to_inf;
+        r->flags |= FL_OVERFLOW | FL_INEXACT;
+        switch (rm) {
+        case FL_RNE: case FL_RNA: to_inf = 1; break;
+        case FL_RUP: to_inf = !sign; break;
+        case FL_RDN: to_inf = sign; break;
+        default:     to_inf = 0; break;     /* RTZ, RTO */
+        }
+        if (to_inf && !saturating(f, c)) {
+            if (f->has_inf && f->nan_style == FL_NANSTYLE_IEEE) {
+                r->bits = sign_bit(f, sign) |
+                          ((((uint64_t)1 << f->ebits) - 1) << fb);
+                r->ternary = sign ? -1 : 1;
+            } else {
+                set_nan(r, f);
+            }
+        } else {
+            r->bits = sign_bit(f, sign) | maxb;
+            r->ternary = sign ? 1 : -1;
+        }
+        return;
+    }
+    if (tiny && flush) {
+        r->bits = sign_bit(f, sign);
+        r->flags |= FL_UNDERFLOW | FL_INEXACT;
+        r->ternary = sign ? 1 : -1;
+        return;
+    }
+    if (E >= f->emin) {      /* normal range: the unbounded result stands */
+        m = mu;
+        dir = dir_u;
+        r->bits = sign_bit(f, sign) |
+                  ((uint64_t)(Eu + f->bias) << fb) |
+                  (m & (((uint64_t)1 << fb) - 1));
+    } else {                 /* subnormal range: ulp 2^(emin - fb) */
+        int64_t shift = (int64_t)f->emin - fb - (E - 63);
+        m = round_mag(M, shift, sign, rm, &dir);
+        /* m <= 2^fb; m == 2^fb encodes the smallest normal, as it should */
+        r->bits = sign_bit(f, sign) | m;
+    }
+    if (dir) {
+        r->flags |= FL_INEXACT;
+        if (tiny)
+            r->flags |= FL_UNDERFLOW;
+    }
+    r->ternary = sign ? -dir : dir;
+}
+
+/* ------------------------------------------------------------------ */
+/* Requests: what to evaluate, at any precision and MPFR rounding.     */
+
+typedef struct request {
+    int op;                 /* fl_mpfr_op, or one of the R_ below */
+    mpfr_ptr x, y, z;
+    const char *str;
+} request;
+
+enum { R_SET = 100, R_PARSE = 101 };
+
+static int eval(const request *q, mpfr_ptr rop, mpfr_rnd_t rnd)
+{
+    char *end;
+    int t;
+    switch (q->op) {
+    case FL_MPFR_ADD:  return mpfr_add(rop, q->x, q->y, rnd);
+    case FL_MPFR_SUB:  return mpfr_sub(rop, q->x, q->y, rnd);
+    case FL_MPFR_MUL:  return mpfr_mul(rop, q->x, q->y, rnd);
+    case FL_MPFR_DIV:  return mpfr_div(rop, q->x, q->y, rnd);
+    case FL_MPFR_SQRT: return mpfr_sqrt(rop, q->x, rnd);
+    case FL_MPFR_FMA:  return mpfr_fma(rop, q->x, q->y, q->z, rnd);
+    case FL_MPFR_REM:  return mpfr_remainder(rop, q->x, q->y, rnd);
+    case R_SET:        return mpfr_set(rop, q->x, rnd);
+    case R_PARSE:
+        t = mpfr_strtofr(rop, q->str, &end, 0, rnd);
+        return t;
+    default:           return 0;
+    }
+}
+
+/* Encode an MPFR value already rounded to f (precision p, subnormalized)
+ * for the cross-check.  Returns 0, or -1 if it is not finite-encodable. */
+static int encode_mpfr(uint64_t *out, const fl_format *f, mpfr_srcptr v)
+{
+    const int fb = f->prec - 1;
+    MPFR_DECL_INIT(s, W);
+    int sign = mpfr_signbit(v) != 0;
+    if (mpfr_nan_p(v))
+        return -1;
+    if (mpfr_inf_p(v)) {
+        *out = sign_bit(f, sign) | ((((uint64_t)1 << f->ebits) - 1) << fb);
+        return 0;
+    }
+    if (mpfr_zero_p(v)) {
+        *out = sign_bit(f, sign);
+        return 0;
+    }
+    mpfr_abs(s, v, MPFR_RNDN);
+    if (mpfr_get_exp(s) - 1 < f->emin) {
+        mpfr_mul_2si(s, s, -((long)f->emin - fb), MPFR_RNDN);
+        *out = sign_bit(f, sign) | (uint64_t)mpfr_get_uj(s, MPFR_RNDN);
+    } else {
+        long E = (long)mpfr_get_exp(s) - 1;
+        uint64_t m;
+        if (E > f->emax)
+            return -1;
+        mpfr_mul_2si(s, s, fb - E, MPFR_RNDN);
+        m = (uint64_t)mpfr_get_uj(s, MPFR_RNDN);
+        *out = sign_bit(f, sign) | ((uint64_t)(E + f->bias) << fb) |
+               (m & (((uint64_t)1 << fb) - 1));
+    }
+    return 0;
+}
+
+static mpfr_rnd_t mpfr_mode(int rm)
+{
+    switch (rm) {
+    case FL_RTZ: return MPFR_RNDZ;
+    case FL_RDN: return MPFR_RNDD;
+    case FL_RUP: return MPFR_RNDU;
+    default:     return MPFR_RNDN;
+    }
+}
+
+/* The MPFR manual's way (RNE RTZ RDN RUP only): round to p bits, then
+ * into f's exponent range (emax + 1, emin - p + 2) and subnormalize.  The
+ * result must equal ours wherever MPFR's range models f exactly. */
+static int cross_check(fl_mpfr_res *r, const request *q, const fl_format *f,
+                       const fl_ctx *c)
+{
+    const int rm = c->rm;
+    const mpfr_rnd_t rnd = mpfr_mode(rm);
+    const int tls = mpfr_buildopt_tls_p();
+    mpfr_exp_t old_emin, old_emax;
+    mpfr_t v;
+    uint64_t bits;
+    int t, rc;
+
+    if (rm != FL_RNE && rm != FL_RTZ && rm != FL_RDN && rm != FL_RUP)
+        return 0;
+    if (r->is_nan || saturating(f, c) || !f->subnormals || c->ftz)
+        return 0;
+    if (!f->has_inf || f->nan_style != FL_NANSTYLE_IEEE) {
+        if (r->flags & FL_OVERFLOW)
+            return 0;    /* MPFR's range would include the FN top binade */
+    }
+    mpfr_init2(v, f->prec);
+    t = eval(q, v, rnd);
+    if (!tls)
+        pthread_mutex_lock(&range_lock);
+    old_emin = mpfr_get_emin();
+    old_emax = mpfr_get_emax();
+    mpfr_set_emin(f->emin - f->prec + 2);
+    mpfr_set_emax(f->emax + 1);
+    t = mpfr_check_range(v, t, rnd);
+    mpfr_subnormalize(v, t, rnd);
+    mpfr_set_emin(old_emin);
+    mpfr_set_emax(old_emax);
+    if (!tls)
+        pthread_mutex_unlock(&range_lock);
+    rc = encode_mpfr(&bits, f, v);
+    mpfr_clear(v);
+    if (rc != 0 || bits != r->bits) {
+        r->check_bits = rc ? ~(uint64_t)0 : bits;
+        return FL_MPFR_ESELF;
+    }
+    return 0;
+}
+
+static int finish(fl_mpfr_res *r, const request *q, const fl_format *f,
+                  const fl_ctx *c)
+{
+    MPFR_DECL_INIT(t, W);
+    MPFR_DECL_INIT(s, W);
+    int tern, sign;
+    int64_t E;
+    uint64_t M;
+
+    tern = eval(q, t, MPFR_RNDZ);
+    if (mpfr_nan_p(t)) {              /* only "nan" strings get here */
+        set_nan(r, f);
+        return 0;
+    }
+    sign = mpfr_signbit(t) != 0;
+    if (mpfr_inf_p(t) && tern == 0) {   /* exact infinity */
+        set_inf(r, f, c, sign);
+        return 0;
+    }
+    if (mpfr_zero_p(t) && tern == 0) {  /* exact zero: sign by the mode */
+        eval(q, t, c->rm == FL_RDN ? MPFR_RNDD : MPFR_RNDN);
+        r->bits = sign_bit(f, mpfr_signbit(t) != 0);
+        r->ternary = 0;
+        r->is_nan = 0;
+        return 0;
+    }
+    if (mpfr_inf_p(t)) {          /* beyond MPFR's range: huge */
+        E = (int64_t)1 << 40;
+        M = ~(uint64_t)0;
+    } else if (mpfr_zero_p(t)) {  /* below MPFR's range: tiny */
+        E = -((int64_t)1 << 40);
+        M = ((uint64_t)1 << 63) | 1;
+    } else {
+        E = (int64_t)mpfr_get_exp(t) - 1;
+        mpfr_abs(s, t, MPFR_RNDN);
+        mpfr_mul_2si(s, s, 64 - mpfr_get_exp(t), MPFR_RNDN);
+        M = (uint64_t)mpfr_get_uj(s, MPFR_RNDN);
+        if (tern != 0)
+            M |= 1;
+    }
+    round_to_format(r, f, c, sign, E, M);
+    return cross_check(r, q, f, c);
+}
+
+static void res_init(fl_mpfr_res *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+static int ctx_ok(const fl_ctx *c)
+{
+    return c && c->rm <= FL_RTO;
+}
+
+/* Whether the integral value v is odd. */
+static int odd_integer(mpfr_srcptr v)
+{
+    MPFR_DECL_INIT(h, 2 * W);
+    if (mpfr_zero_p(v))
+        return 0;
+    mpfr_div_2ui(h, v, 1, MPFR_RNDN);
+    return !mpfr_integer_p(h);
+}
+
+/* Round the finite nonzero x to an integer in mode rm (RTO: the odd
+ * neighbour when inexact).  Returns 1 if the result differs from x. */
+static int round_integral(mpfr_ptr out, mpfr_srcptr x, int rm)
+{
+    MPFR_DECL_INIT(fr, 2 * W);
+    int sign = mpfr_signbit(x) != 0, half, up, changed;
+    mpfr_trunc(out, x);                       /* exact: out has >= p bits */
+    mpfr_sub(fr, x, out, MPFR_RNDN);          /* exact, |fr| < 1 */
+    if (mpfr_zero_p(fr))
+        return 0;
+    changed = 1;
+    mpfr_abs(fr, fr, MPFR_RNDN);
+    half = mpfr_cmp_ui_2exp(fr, 1, -1);
+    switch (rm) {
+    case FL_RNE: up = half > 0 || (half == 0 && odd_integer(out)); break;
+    case FL_RNA: up = half >= 0; break;
+    case FL_RTZ: up = 0; break;
+    case FL_RUP: up = !sign; break;
+    case FL_RDN: up = sign; break;
+    default:     up = !odd_integer(out); break;   /* RTO */
+    }
+    if (up) {
+        if (sign)
+            mpfr_sub_ui(out, out, 1, MPFR_RNDN);
+        else
+            mpfr_add_ui(out, out, 1, MPFR_RNDN);
+    }
+    if (mpfr_zero_p(out))         /* keep the operand's sign on zero */
+        mpfr_set_zero(out, sign ? -1 : 1);
+    return changed;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Public entry points.                                                */
+
+static int op_arity(int op)
+{
+    switch (op) {
+    case FL_MPFR_SQRT: case FL_MPFR_RINT: case FL_MPFR_RINT_EXACT: return 1;
+    case FL_MPFR_FMA: return 3;
+    default: return 2;
+    }
+}
+
+static int rint_value(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
+                      const operand *a, int exact)
+{
+    MPFR_DECL_INIT(out, W);
+    request q = { R_SET, out, NULL, NULL, NULL };
+    int changed, rc;
+    if (a->kind == K_INF) {
+        set_inf(r, f, c, a->sign);
+        return 0;
+    }
+    if (a->kind == K_ZERO) {
+        r->bits = sign_bit(f, a->sign);
+        return 0;
+    }
+    changed = round_integral(out, a->v, c->rm);
+    rc = finish(r, &q, f, c);   /* an integer of <= p bits: exact */
+    if (changed) {
+        if (exact)
+            r->flags |= FL_INEXACT;
+        r->ternary = mpfr_cmp(out, a->v) > 0 ? 1 : -1;
+    }
+    return rc;
+}
+
+int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
+                  const uint64_t *ops, const fl_ctx *c)
+{
+    MPFR_DECL_INIT(v0, W);
+    MPFR_DECL_INIT(v1, W);
+    MPFR_DECL_INIT(v2, W);
+    operand o[3];
+    request q;
+    int n, i, any_nan = 0, any_snan = 0, prod_invalid, invalid = 0;
+
+    res_init(r);
+    if (!fmt_sane(f) || !ctx_ok(c) || op < 0 || op >= FL_MPFR_OP_COUNT)
+        return FL_MPFR_EARG;
+    n = op_arity(op);
+    o[0].v = v0; o[1].v = v1; o[2].v = v2;
+    for (i = 0; i < n; i++) {
+        decode(&o[i], f, ops[i], c->daz);
+        any_nan |= is_nan_kind(o[i].kind);
+        any_snan |= o[i].kind == K_SNAN;
+    }
+    prod_invalid = n >= 2 &&
+        ((o[0].kind == K_ZERO && o[1].kind == K_INF) ||
+         (o[0].kind == K_INF && o[1].kind == K_ZERO));
+    if (any_nan) {
+        if (any_snan || (op == FL_MPFR_FMA && prod_invalid))
+            r->flags |= FL_INVALID;
+        set_nan(r, f);
+        return 0;
+    }
+    switch (op) {
+    case FL_MPFR_ADD:
+        invalid = o[0].kind == K_INF && o[1].kind == K_INF &&
+                  o[0].sign != o[1].sign;
+        break;
+    case FL_MPFR_SUB:
+        invalid = o[0].kind == K_INF && o[1].kind == K_INF &&
+                  o[0].sign == o[1].sign;
+        break;
+    case FL_MPFR_MUL:
+        invalid = prod_invalid;
+        break;
+    case FL_MPFR_DIV:
+        invalid = (o[0].kind == K_ZERO && o[1].kind == K_ZERO) ||
+                  (o[0].kind == K_INF && o[1].kind == K_INF);
+        if (!invalid && o[0].kind == K_FIN && o[1].kind == K_ZERO) {
+            r->flags |= FL_DIVBYZERO;
+            set_inf(r, f, c, o[0].sign ^ o[1].sign);
+            return 0;
+        }
+        break;
+    case FL_MPFR_SQRT:
+        invalid = o[0].sign && o[0].kind != K_ZERO;
+        break;
+    case FL_MPFR_FMA:
+        invalid = prod_invalid ||
+            ((o[0].kind == K_INF || o[1].kind == K_INF) &&
+             o[2].kind == K_INF && (o[0].sign ^ o[1].sign) != o[2].sign);
+        break;
+    case FL_MPFR_REM:
+        invalid = o[0].kind == K_INF || o[1].kind == K_ZERO;
+        if (!invalid && o[1].kind == K_INF) {   /* rem(x, inf) = x */
+            q.op = R_SET; q.x = o[0].v; q.y = q.z = NULL; q.str = NULL;
+            return finish(r, &q, f, c);
+        }
+        break;
+    default:   /* rint */
+        return rint_value(r, f, c, &o[0], op == FL_MPFR_RINT_EXACT);
+    }
+    if (invalid) {
+        r->flags |= FL_INVALID;
+        set_nan(r, f);
+        return 0;
+    }
+    q.op = op; q.x = o[0].v; q.y = o[1].v; q.z = o[2].v; q.str = NULL;
+    return finish(r, &q, f, c);
+}
+
+int fl_mpfr_convert(fl_mpfr_res *r, const fl_format *dst,
+                    const fl_format *src, uint64_t a, const fl_ctx *c)
+{
+    MPFR_DECL_INIT(v, W);
+    operand o;
+    request q;
+    res_init(r);
+    if (!fmt_sane(dst) || !fmt_sane(src) || !ctx_ok(c))
+        return FL_MPFR_EARG;
+    o.v = v;
+    decode(&o, src, a, c->daz);
+    if (is_nan_kind(o.kind)) {
+        if (o.kind == K_SNAN)
+            r->flags |= FL_INVALID;
+        set_nan(r, dst);
+        return 0;
+    }
+    if (o.kind == K_INF) {
+        set_inf(r, dst, c, o.sign);
+        return 0;
+    }
+    q.op = R_SET; q.x = v; q.y = q.z = NULL; q.str = NULL;
+    return finish(r, &q, dst, c);
+}
+
+int fl_mpfr_from_int(fl_mpfr_res *r, const fl_format *f, uint64_t v,
+                     int is_signed, const fl_ctx *c)
+{
+    MPFR_DECL_INIT(x, W);
+    request q = { R_SET, x, NULL, NULL, NULL };
+    res_init(r);
+    if (!fmt_sane(f) || !ctx_ok(c))
+        return FL_MPFR_EARG;
+    if (is_signed)
+        mpfr_set_sj(x, (intmax_t)(int64_t)v, MPFR_RNDN);
+    else
+        mpfr_set_uj(x, (uintmax_t)v, MPFR_RNDN);
+    return finish(r, &q, f, c);
+}
+
+/* What a to-integer conversion returns on invalid, per NaN preset. */
+static uint64_t int_invalid_value(int preset, int width, int is_signed,
+                                  int what /* 0 NaN, 1 +ovf, -1 -ovf */)
+{
+    const uint64_t umax = width == 64 ? ~(uint64_t)0
+                                      : ((uint64_t)1 << width) - 1;
+    const uint64_t smax = umax >> 1, smin = smax + 1;   /* zero-extended */
+    switch (preset) {
+    case FL_NANP_X86:
+        return is_signed ? smin : umax;
+    case FL_NANP_RISCV:
+        if (what == 0)
+            return is_signed ? smax : umax;
+        break;
+    default:   /* ARM, CUDA */
+        if (what == 0)
+            return 0;
+        break;
+    }
+    if (what > 0)
+        return is_signed ? smax : umax;
+    return is_signed ? smin : 0;
+}
+
+int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
+                   int width, int is_signed, int exact, const fl_ctx *c)
+{
+    MPFR_DECL_INIT(v, W);
+    MPFR_DECL_INIT(out, W);
+    MPFR_DECL_INIT(lo, W);
+    MPFR_DECL_INIT(hi, W);
+    operand o;
+    int changed;
+    res_init(r);
+    if (!fmt_sane(f) || !ctx_ok(c) || (width != 32 && width != 64))
+        return FL_MPFR_EARG;
+    o.v = v;
+    decode(&o, f, a, c->daz);
+    if (is_nan_kind(o.kind) || o.kind == K_INF) {
+        r->flags = FL_INVALID;
+        r->bits = int_invalid_value(c->nan, width, is_signed,
+                                    is_nan_kind(o.kind) ? 0 : o.sign ? -1 : 1);
+        return 0;
+    }
+    if (o.kind == K_ZERO)
+        return 0;
+    changed = round_integral(out, v, c->rm);
+    if (is_signed) {
+        mpfr_set_si_2exp(lo, -1, width - 1, MPFR_RNDN);
+        mpfr_set_ui_2exp(hi, 1, width - 1, MPFR_RNDN);
+    } else {
+        mpfr_set_ui(lo, 0, MPFR_RNDN);
+        mpfr_set_ui_2exp(hi, 1, width, MPFR_RNDN);
+    }
+    mpfr_sub_ui(hi, hi, 1, MPFR_RNDN);   /* exact at 64 bits */
+    if (mpfr_cmp(out, lo) < 0 || mpfr_cmp(out, hi) > 0) {
+        r->flags = FL_INVALID;
+        r->bits = int_invalid_value(c->nan, width, is_signed,
+                                    o.sign ? -1 : 1);
+        return 0;
+    }
+    if (is_signed) {
+        int64_t s = (int64_t)mpfr_get_sj(out, MPFR_RNDN);
+        r->bits = width == 64 ? (uint64_t)s : (uint64_t)(uint32_t)(int32_t)s;
+    } else {
+        r->bits = (uint64_t)mpfr_get_uj(out, MPFR_RNDN);
+    }
+    if (changed) {
+        if (exact)
+            r->flags |= FL_INEXACT;
+        r->ternary = mpfr_cmp(out, v) > 0 ? 1 : -1;
+    }
+    return 0;
+}
+
+int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
+                  const fl_ctx *c)
+{
+    MPFR_DECL_INIT(t, W);
+    request q = { R_PARSE, NULL, NULL, NULL, s };
+    char *end;
+    res_init(r);
+    if (!fmt_sane(f) || !ctx_ok(c) || !s)
+        return FL_MPFR_EARG;
+    mpfr_strtofr(t, s, &end, 0, MPFR_RNDN);
+    if (end == s || *end != '\0')
+        return FL_MPFR_EARG;
+    return finish(r, &q, f, c);
+}
+
+#endif /* FPLAB_HAVE_MPFR */
