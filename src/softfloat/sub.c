@@ -1,0 +1,21 @@
+/*
+ * sub.c — fl_sub: a - b with one rounding.
+ *
+ * a - b is a + (-b) for every non-NaN operand, including the signs of zero
+ * results (x - x = +0, -0 in RDN).  NaN operands are handled here, before
+ * the negation, so a propagated NaN keeps the sign and payload it had.
+ */
+#include "internals.h"
+
+FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags)
+{
+    const fl_unp x = fl__unpack(f, a, c);
+    const fl_unp y = fl__unpack(f, b, c);
+
+    if (fl__is_nan_cls(x.cls) || fl__is_nan_cls(y.cls)) {
+        const uint64_t ops[2] = { a, b };
+        return fl__nan_result(f, c, ops, 2, flags);
+    }
+    return fl_add(f, a, b ^ f->sign_mask, c, flags);
+}
