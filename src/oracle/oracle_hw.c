@@ -1,0 +1,667 @@
+/*
+ * oracle_hw.c — the x86 floating-point hardware as an oracle.
+ *
+ * What it checks (all detected at run time with cpuid; nothing here needs
+ * -m flags: instructions are reached through inline assembly or functions
+ * carrying __attribute__((target(...)))):
+ *
+ *  binary16, from F16C (vcvtph2ps / vcvtps2ph) and SSE/AVX scalar arithmetic:
+ *   - cvt binary32 -> binary16 in RNE/RTZ/RDN/RUP, using the instruction's
+ *     immediate rounding field (imm 0..3);  binary16 -> binary32 (exact);
+ *     binary64 -> binary16 through round-to-odd into binary32 (see fma);
+ *   - add, sub, mul, div, sqrt: widen both operands exactly to binary32,
+ *     compute in binary32 with MXCSR.RC = the mode, convert with F16C in the
+ *     same mode.  Correct for round-to-nearest-even by Figueroa's theorem
+ *     (S. A. Figueroa, "When is double rounding innocuous?", ACM SIGNUM
+ *     Newsletter 30(3), 1995): for +, -, *, /, sqrt of p-bit operands,
+ *     rounding the exact result to q >= 2p+2 bits and then to p bits gives
+ *     the correctly rounded p-bit result.  binary32 has q = 24 >= 2*11+2.
+ *     For the directed modes double rounding is innocuous at any q >= p when
+ *     both roundings use the same direction: the p-bit grid is a subset of
+ *     the q-bit grid (binary16's subnormal grid, multiples of 2^-24, lies in
+ *     binary32's normal range), so RD_p(RD_q(x)) = RD_p(x), likewise RU, RZ.
+ *   - fma: the product of two binary16 numbers (11-bit significands) has at
+ *     most 22 bits and lies in [2^-48, 2^32], so a*b is exact in binary64.
+ *     a*b + c is NOT always exact in binary64: with a*b near 2^31 and c near
+ *     2^-24 the exact sum spans 56 bits.  So the sum is rounded to odd
+ *     (round toward zero, then set the last bit if the rounding was inexact,
+ *     read from MXCSR.PE) into binary64, then again to odd into binary32,
+ *     then converted by F16C in the requested mode.  Round-to-odd to q bits
+ *     followed by any rounding to p <= q-2 bits equals a direct rounding to p
+ *     bits (S. Boldo, G. Melquiond, "Emulation of FMA and correctly rounded
+ *     sums: proved algorithms using rounding to odd", IEEE TC 57(4), 2008):
+ *     the odd result lies strictly inside the same p-bit interval as x and
+ *     is never a p-bit number or a p-bit midpoint unless x is.  Round-to-odd
+ *     is also stable: RO_24(RO_53(x)) = RO_24(x).  The sum is never below
+ *     2^-48 in magnitude unless it is 0, so binary32 never goes subnormal.
+ *     A plain binary32 fmaf followed by one conversion is a double rounding
+ *     in round-to-nearest and is wrong in rare cases; the test
+ *     tests/verify_fmaf_counterexample.c finds such a triple.
+ *
+ *  binary32: add, sub, mul, div, sqrt and fma (FMA3) natively, four modes.
+ *
+ *  Flags: read from MXCSR (IE, ZE, OE, PE), ORed over the steps.  Overflow
+ *  and inexact of the last conversion are those of the exact result by the
+ *  same double-rounding arguments.  Underflow is derived: tiny-after-
+ *  rounding (rounding the intermediate y, which rounds like the exact x
+ *  with unbounded exponent, to p bits in the mode, checked with F16C on y
+ *  scaled by 2^24) AND inexact.  MXCSR's denormal-operand flag is ignored.
+ *  Tininess is detected after rounding (x86's rule, TestFloat's default).
+ *
+ *  bfloat16: AVX512-BF16 vcvtneps2bf16 converts binary32 -> bfloat16 always
+ *  in round-to-nearest-even, ignores MXCSR, raises no flags, and treats
+ *  subnormal binary32 inputs as zero.  The oracle MODELS this: it supports
+ *  the conversion only for a job whose context has daz = 1 (so the core is
+ *  asked for the same thing), and reports no flags.  NaN inputs are quieted
+ *  with the payload truncated, as the x86 preset does.
+ *
+ *  AVX512-FP16 (vaddsh ... with embedded rounding {rn,rd,ru,rz}-sae, and
+ *  vfmadd213sh, vsqrtsh, vdivsh), when the CPU has it, computes binary16 ops
+ *  natively for the values-only path; the flags path and CPUs without it
+ *  use the binary32 route above.  Compiled with target("avx512fp16").
+ *
+ *  NaNs: the x86 rule (first NaN operand, quieted; default NaN 0xFE00 /
+ *  0xFFC00000), i.e. the core's x86 preset, compared bit for bit.
+ */
+#include "oracle.h"
+
+#include <string.h>
+#include <stdio.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HW_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define HW_X86 0
+#endif
+
+#if HW_X86
+
+/* ---------------------------------------------------------------- cpuid */
+typedef struct hw_caps {
+    int f16c, fma, avx512fp16, avx512bf16;
+} hw_caps;
+
+static unsigned long long hw_xgetbv0(void)
+{
+    unsigned eax, edx;
+    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
+    return ((unsigned long long)edx << 32) | eax;
+}
+
+static hw_caps hw_detect(void)
+{
+    hw_caps k = {0, 0, 0, 0};
+    unsigned a, b, c, d;
+    int avx_os = 0, avx512_os = 0, avx512f = 0, avx512vl = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return k;
+    if ((c & (1u << 27)) && (c & (1u << 28))) {        /* OSXSAVE, AVX */
+        unsigned long long x = hw_xgetbv0();
+        avx_os = (x & 0x6) == 0x6;                       /* XMM, YMM */
+        avx512_os = avx_os && (x & 0xE0) == 0xE0;        /* k, ZMM_Hi */
+    }
+    k.f16c = avx_os && (c & (1u << 29));
+    k.fma = avx_os && (c & (1u << 12));
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        avx512f = (b >> 16) & 1;
+        avx512vl = (b >> 31) & 1;
+        k.avx512fp16 = avx512_os && avx512f && avx512vl && ((d >> 23) & 1);
+        if (a >= 1) {
+            unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
+            __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
+            k.avx512bf16 = avx512_os && avx512f && avx512vl && ((a1 >> 5) & 1);
+        }
+    }
+    return k;
+}
+
+static hw_caps hw_caps_get(void)
+{
+    /* cpuid is cheap enough, and detection has no mutable shared state. */
+    return hw_detect();
+}
+
+void fl_orc_cpu_model(char *buf, size_t len)
+{
+    unsigned r[12];
+    unsigned a, b, c, d;
+    size_t i, n;
+    char s[49];
+    if (!len) return;
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
+        for (i = 0; i < 3; i++)
+            __get_cpuid(0x80000002u + (unsigned)i, &r[4 * i], &r[4 * i + 1],
+                        &r[4 * i + 2], &r[4 * i + 3]);
+        memcpy(s, r, 48);
+        s[48] = 0;
+        /* trim spaces */
+        n = strlen(s);
+        while (n && s[n - 1] == ' ') s[--n] = 0;
+        i = 0;
+        while (s[i] == ' ') i++;
+        snprintf(buf, len, "%s", s + i);
+        return;
+    }
+    snprintf(buf, len, "unknown x86");
+}
+
+/* ------------------------------------------------------ MXCSR and ops
+ * Every instruction whose result depends on MXCSR, and every MXCSR access,
+ * is a volatile asm so the compiler cannot move arithmetic across a change
+ * of rounding mode or a read of the flags. */
+enum { MX_IE = 0x01, MX_DE = 0x02, MX_ZE = 0x04, MX_OE = 0x08, MX_UE = 0x10,
+       MX_PE = 0x20, MX_FLAGS = 0x3F, MX_RC_SHIFT = 13 };
+
+static inline unsigned mx_get(void)
+{
+    unsigned m;
+    __asm__ volatile("stmxcsr %0" : "=m"(m) : : "memory");
+    return m;
+}
+static inline void mx_set(unsigned m)
+{
+    __asm__ volatile("ldmxcsr %0" : : "m"(m) : "memory");
+}
+
+/* MXCSR.RC encoding of a mode: 0 nearest, 1 down, 2 up, 3 toward zero
+ * (the same encoding as the F16C immediate). */
+static int mx_rc(int rm)
+{
+    switch (rm) {
+    case FL_RNE: return 0;
+    case FL_RDN: return 1;
+    case FL_RUP: return 2;
+    case FL_RTZ: return 3;
+    default: return -1;
+    }
+}
+
+/* A control word: all exceptions masked, no FTZ/DAZ, rounding rc. */
+static inline unsigned mx_word(int rc)
+{
+    return 0x1F80u | ((unsigned)rc << MX_RC_SHIFT);
+}
+
+static inline unsigned mx_to_fl(unsigned m)
+{
+    unsigned f = 0;
+    if (m & MX_IE) f |= FL_INVALID;
+    if (m & MX_ZE) f |= FL_DIVBYZERO;
+    if (m & MX_OE) f |= FL_OVERFLOW;
+    if (m & MX_UE) f |= FL_UNDERFLOW;
+    if (m & MX_PE) f |= FL_INEXACT;
+    return f;
+}
+
+static inline uint32_t f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+static inline float u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+static inline uint64_t d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static inline double u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+
+/* binary16 -> binary32, exact (invalid for a signaling NaN). */
+static inline float hw_h2f(uint16_t h)
+{
+    __m128i v = _mm_cvtsi32_si128(h);
+    __m128 r;
+    __asm__ volatile("vcvtph2ps %1, %0" : "=x"(r) : "x"(v));
+    return _mm_cvtss_f32(r);
+}
+
+/* binary32 -> binary16 with the F16C immediate: 0..3 = RC encoding, 4 =
+ * MXCSR.RC.  The immediate must be a constant, hence the switch. */
+static inline uint16_t hw_f2h(float x, int imm)
+{
+    __m128 v = _mm_set_ss(x);
+    __m128i r;
+    switch (imm) {
+    case 0: __asm__ volatile("vcvtps2ph $0, %1, %0" : "=x"(r) : "x"(v)); break;
+    case 1: __asm__ volatile("vcvtps2ph $1, %1, %0" : "=x"(r) : "x"(v)); break;
+    case 2: __asm__ volatile("vcvtps2ph $2, %1, %0" : "=x"(r) : "x"(v)); break;
+    case 3: __asm__ volatile("vcvtps2ph $3, %1, %0" : "=x"(r) : "x"(v)); break;
+    default: __asm__ volatile("vcvtps2ph $4, %1, %0" : "=x"(r) : "x"(v)); break;
+    }
+    return (uint16_t)_mm_cvtsi128_si32(r);
+}
+
+/* Scalar binary32 / binary64 arithmetic in MXCSR's mode.  The first source
+ * operand is a: x86 returns the first NaN operand, quieted. */
+#define HW_BIN(name, type, insn)                                          \
+    static inline type name(type a, type b)                               \
+    {                                                                     \
+        type r;                                                           \
+        __asm__ volatile(insn " %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));  \
+        return r;                                                         \
+    }
+HW_BIN(hw_add32, float, "vaddss")
+HW_BIN(hw_sub32, float, "vsubss")
+HW_BIN(hw_mul32, float, "vmulss")
+HW_BIN(hw_div32, float, "vdivss")
+HW_BIN(hw_add64, double, "vaddsd")
+HW_BIN(hw_mul64, double, "vmulsd")
+
+static inline float hw_sqrt32(float a)
+{
+    float r;
+    __asm__ volatile("vsqrtss %1, %1, %0" : "=x"(r) : "x"(a));
+    return r;
+}
+static inline double hw_f2d(float a)
+{
+    double r;
+    __asm__ volatile("vcvtss2sd %1, %1, %0" : "=x"(r) : "x"(a));
+    return r;
+}
+static inline float hw_d2f(double a)
+{
+    float r;
+    __asm__ volatile("vcvtsd2ss %1, %1, %0" : "=x"(r) : "x"(a));
+    return r;
+}
+/* a*b + c in one rounding (FMA3, 213 form: dst = src2*dst + src3 with
+ * dst = a, so the operand order seen by the NaN rule is a, b, c). */
+static inline float hw_fma32(float a, float b, float c)
+{
+    __asm__ volatile("vfmadd213ss %2, %1, %0" : "+x"(a) : "x"(b), "x"(c));
+    return a;
+}
+
+/* ------------------------------------------------- binary16 through fp32 */
+
+/* Tininess after rounding of the exact x, from y (the binary32
+ * intermediate, which rounds to 11 bits like x with unbounded exponent):
+ * |round_p(y)| < 2^-14.  y*2^24 is exact and lies in binary16's normal
+ * range whenever it matters.  Uses F16C in mode rc; call with flags saved. */
+static inline int hw_tiny16(float y, int rc)
+{
+    float ay = y < 0 ? -y : y;
+    if (!(ay < 0x1p-14f) || ay == 0.0f)
+        return 0;
+    {
+        uint16_t h = hw_f2h(y * 0x1p24f, rc);
+        float back = hw_h2f(h);
+        if (back < 0) back = -back;
+        return back < 0x1p10f;
+    }
+}
+
+/* Round-to-odd of a*b + c into binary32 (a, b, c finite binary16 values
+ * widened; see the header comment).  Returns the binary32 value and ORs the
+ * inexact state into *pe.  rm_exact: mode used when the sum is exact (it
+ * only decides the sign of an exact zero). */
+static inline float hw_fma16_to_odd(float a, float b, float c, int rc_exact,
+                                    unsigned *mx)
+{
+    double p, s;
+    float y;
+    unsigned m;
+    mx_set(mx_word(3));                       /* toward zero */
+    p = hw_mul64(hw_f2d(a), hw_f2d(b));       /* exact: 22-bit product */
+    s = hw_add64(p, hw_f2d(c));
+    m = mx_get();
+    if (!(m & MX_PE)) {
+        /* exact sum: recompute in the target direction for the sign of 0 */
+        mx_set(mx_word(rc_exact));
+        s = hw_add64(p, hw_f2d(c));
+        m |= mx_get();
+    } else if (s == s && s - s == 0) {
+        s = u2d(d2u(s) | 1);                  /* round to odd */
+    }
+    mx_set(mx_word(3));
+    y = hw_d2f(s);
+    {
+        unsigned m2 = mx_get();
+        if ((m2 & MX_PE) && y == y && y - y == 0)
+            y = u2f(f2u(y) | 1);
+        m |= m2;
+    }
+    *mx |= m;
+    return y;
+}
+
+static uint16_t hw_op16(int op, int rc, uint16_t a, uint16_t b, uint16_t c,
+                        unsigned *fl)
+{
+    unsigned m;
+    float y;
+    uint16_t h;
+    mx_set(mx_word(rc));
+    switch (op) {
+    case FL_ORC_ADD: y = hw_add32(hw_h2f(a), hw_h2f(b)); break;
+    case FL_ORC_SUB: y = hw_sub32(hw_h2f(a), hw_h2f(b)); break;
+    case FL_ORC_MUL: y = hw_mul32(hw_h2f(a), hw_h2f(b)); break;
+    case FL_ORC_DIV: y = hw_div32(hw_h2f(a), hw_h2f(b)); break;
+    case FL_ORC_SQRT: y = hw_sqrt32(hw_h2f(a)); break;
+    case FL_ORC_FMA: {
+        float fa = hw_h2f(a), fb = hw_h2f(b), fc = hw_h2f(c);
+        unsigned pre = mx_get();
+        unsigned acc = 0;
+        if (fa - fa == 0 && fb - fb == 0 && fc - fc == 0) {
+            y = hw_fma16_to_odd(fa, fb, fc, rc, &acc);
+        } else {
+            /* a NaN or infinity is involved: binary32 fma is exact here
+             * (the result is NaN, an infinity, or raises invalid) */
+            y = hw_fma32(fa, fb, fc);
+            acc = mx_get();
+        }
+        mx_set(mx_word(rc) | ((pre | acc) & MX_FLAGS));
+        break;
+    }
+    default: y = 0; break;
+    }
+    h = hw_f2h(y, 4);
+    m = mx_get();
+    if (fl) {
+        unsigned f = mx_to_fl(m) & ~FL_UNDERFLOW;
+        if ((f & FL_INEXACT) && hw_tiny16(y, rc))
+            f |= FL_UNDERFLOW;
+        *fl = f;
+    }
+    return h;
+}
+
+static float hw_op32(int op, float a, float b, float c)
+{
+    switch (op) {
+    case FL_ORC_ADD: return hw_add32(a, b);
+    case FL_ORC_SUB: return hw_sub32(a, b);
+    case FL_ORC_MUL: return hw_mul32(a, b);
+    case FL_ORC_DIV: return hw_div32(a, b);
+    case FL_ORC_SQRT: return hw_sqrt32(a);
+    case FL_ORC_FMA: return hw_fma32(a, b, c);
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------- vector values path */
+__attribute__((target("avx,f16c")))
+static void hw_vec16(int op, int rc, size_t n, const uint64_t *a,
+                     const uint64_t *b, uint64_t *r)
+{
+    size_t i = 0;
+    mx_set(mx_word(rc));
+    for (; i + 8 <= n; i += 8) {
+        uint16_t ha[8], hb[8], hr[8];
+        __m256 x, y, z;
+        __m128i v;
+        int k;
+        for (k = 0; k < 8; k++) {
+            ha[k] = (uint16_t)a[i + k];
+            hb[k] = b ? (uint16_t)b[i + k] : 0;
+        }
+        x = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)ha));
+        y = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)hb));
+        switch (op) {
+        case FL_ORC_ADD: __asm__ volatile("vaddps %2, %1, %0" : "=x"(z) : "x"(x), "x"(y)); break;
+        case FL_ORC_SUB: __asm__ volatile("vsubps %2, %1, %0" : "=x"(z) : "x"(x), "x"(y)); break;
+        case FL_ORC_MUL: __asm__ volatile("vmulps %2, %1, %0" : "=x"(z) : "x"(x), "x"(y)); break;
+        case FL_ORC_DIV: __asm__ volatile("vdivps %2, %1, %0" : "=x"(z) : "x"(x), "x"(y)); break;
+        default: __asm__ volatile("vsqrtps %1, %0" : "=x"(z) : "x"(x)); break;
+        }
+        __asm__ volatile("vcvtps2ph $4, %1, %0" : "=x"(v) : "x"(z));
+        _mm_storeu_si128((__m128i *)hr, v);
+        for (k = 0; k < 8; k++)
+            r[i + k] = hr[k];
+    }
+    for (; i < n; i++)
+        r[i] = hw_op16(op, rc, (uint16_t)a[i], b ? (uint16_t)b[i] : 0, 0,
+                       NULL);
+}
+
+/* ------------------------------------------------------- AVX512-FP16 */
+#if (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12) || \
+    (defined(__clang__) && __clang_major__ >= 14)
+#define HW_HAVE_FP16_INTRIN 1
+#define HW_FP16_OPS(R)                                                   \
+    switch (op) {                                                        \
+    case FL_ORC_ADD: z = _mm_add_round_sh(x, y, R); break;               \
+    case FL_ORC_SUB: z = _mm_sub_round_sh(x, y, R); break;               \
+    case FL_ORC_MUL: z = _mm_mul_round_sh(x, y, R); break;               \
+    case FL_ORC_DIV: z = _mm_div_round_sh(x, y, R); break;               \
+    case FL_ORC_SQRT: z = _mm_sqrt_round_sh(x, x, R); break;             \
+    default: z = _mm_fmadd_round_sh(x, y, w, R); break;                  \
+    }
+
+/* Native binary16 arithmetic with embedded rounding (values only: the
+ * embedded-rounding forms suppress all exceptions). */
+__attribute__((target("avx512fp16,avx512vl")))
+static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
+                           const uint64_t *b, const uint64_t *c, uint64_t *r)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        __m128h x = _mm_castsi128_ph(_mm_cvtsi32_si128((int)(uint16_t)a[i]));
+        __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(b ? (int)(uint16_t)b[i] : 0));
+        __m128h w = _mm_castsi128_ph(_mm_cvtsi32_si128(c ? (int)(uint16_t)c[i] : 0));
+        __m128h z;
+        switch (rc) {
+        case 0: HW_FP16_OPS(_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) break;
+        case 1: HW_FP16_OPS(_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC) break;
+        case 2: HW_FP16_OPS(_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC) break;
+        default: HW_FP16_OPS(_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC) break;
+        }
+        r[i] = (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(z));
+    }
+}
+#else
+#define HW_HAVE_FP16_INTRIN 0
+#endif
+
+/* ------------------------------------------------------- AVX512-BF16 */
+__attribute__((target("avx512bf16,avx512vl,avx512f")))
+static void hw_bf16_cvt(size_t n, const uint64_t *a, uint64_t *r)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        __m128bh v = _mm_cvtneps_pbh(_mm_set1_ps(u2f((uint32_t)a[i])));
+        __m128i w;
+        memcpy(&w, &v, sizeof w);
+        r[i] = (uint16_t)_mm_cvtsi128_si32(w);
+    }
+}
+
+/* --------------------------------------------------------- the module */
+static int is_fmt(const fl_format *f, const fl_format *p)
+{
+    return f->width == p->width && f->ebits == p->ebits &&
+           f->prec == p->prec && f->has_inf == p->has_inf &&
+           f->subnormals == p->subnormals && !f->saturate;
+}
+
+static int hw_can_run(char *why, size_t len)
+{
+    hw_caps k = hw_caps_get();
+    if (!k.f16c) {
+        snprintf(why, len, "the CPU (or OS) lacks F16C/AVX");
+        return 0;
+    }
+    snprintf(why, len, "F16C yes, FMA3 %s, AVX512-FP16 %s, AVX512-BF16 %s",
+             k.fma ? "yes" : "no",
+             k.avx512fp16 && HW_HAVE_FP16_INTRIN ? "yes" : "not available",
+             k.avx512bf16 ? "yes" : "not available");
+    return 1;
+}
+
+static int hw_supports(const fl_orc_job *j, char *why, size_t len)
+{
+    hw_caps k = hw_caps_get();
+    int rc = mx_rc(j->ctx.rm);
+    const fl_ctx *c = &j->ctx;
+    if (c->nan != FL_NANP_X86 || c->ftz || c->saturate ||
+        c->tininess != FL_TINY_AFTER) {
+        snprintf(why, len, "hw models the x86 preset: no ftz, no saturate, "
+                 "tininess after rounding");
+        return 0;
+    }
+    if (is_fmt(j->fmt, &fl_bfloat16)) {
+        if (j->op == FL_ORC_CVT && is_fmt(j->src, &fl_binary32) &&
+            j->ctx.rm == FL_RNE && c->daz && k.avx512bf16)
+            return 1;
+        snprintf(why, len, k.avx512bf16
+                 ? "hw covers bfloat16 only for cvt from binary32, rne, with "
+                   "--daz (vcvtneps2bf16 flushes subnormal inputs)"
+                 : "AVX512-BF16 not available");
+        return 0;
+    }
+    if (c->daz) {
+        snprintf(why, len, "hw models daz only for the bfloat16 conversion");
+        return 0;
+    }
+    if (rc < 0) {
+        snprintf(why, len, "x86 has no %s rounding", fl_rm_name(j->ctx.rm));
+        return 0;
+    }
+    if (!k.f16c) {
+        snprintf(why, len, "F16C not available");
+        return 0;
+    }
+    if (is_fmt(j->fmt, &fl_binary16)) {
+        if (j->op != FL_ORC_CVT)
+            return 1;
+        if (is_fmt(j->src, &fl_binary32) || is_fmt(j->src, &fl_binary64))
+            return 1;
+    } else if (is_fmt(j->fmt, &fl_binary32)) {
+        if (j->op == FL_ORC_FMA && !k.fma) {
+            snprintf(why, len, "FMA3 not available");
+            return 0;
+        }
+        if (j->op != FL_ORC_CVT)
+            return 1;
+        if (is_fmt(j->src, &fl_binary16) || is_fmt(j->src, &fl_binary64))
+            return 1;
+    }
+    snprintf(why, len, "hw covers binary16 and binary32 ops and conversions "
+             "among binary16/32/64 (and bfloat16 from binary32)");
+    return 0;
+}
+
+static unsigned hw_flags_reported(const fl_orc_job *j)
+{
+    if (is_fmt(j->fmt, &fl_bfloat16))
+        return 0;
+    return FL_IEEE_FLAGS;
+}
+
+static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *c, uint64_t *r,
+                       unsigned *flags)
+{
+    const unsigned saved = mx_get();
+    const int rc = mx_rc(j->ctx.rm);
+    hw_caps k = hw_caps_get();
+    size_t i;
+
+    if (is_fmt(j->fmt, &fl_bfloat16)) {
+        hw_bf16_cvt(n, a, r);
+        if (flags) memset(flags, 0, n * sizeof *flags);
+        return;
+    }
+    if (is_fmt(j->fmt, &fl_binary16) && j->op != FL_ORC_CVT) {
+        if (!flags && HW_HAVE_FP16_INTRIN && k.avx512fp16) {
+#if HW_HAVE_FP16_INTRIN
+            hw_fp16_native(j->op, rc, n, a, b, c, r);
+#endif
+        } else if (!flags && j->op != FL_ORC_FMA) {
+            hw_vec16(j->op, rc, n, a, b, r);
+        } else {
+            for (i = 0; i < n; i++)
+                r[i] = hw_op16(j->op, rc, (uint16_t)a[i],
+                               b ? (uint16_t)b[i] : 0, c ? (uint16_t)c[i] : 0,
+                               flags ? &flags[i] : NULL);
+        }
+        mx_set(saved);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        unsigned m, f;
+        uint64_t res;
+        mx_set(mx_word(rc));
+        if (is_fmt(j->fmt, &fl_binary16)) {           /* cvt to binary16 */
+            float y;
+            if (is_fmt(j->src, &fl_binary32)) {
+                y = u2f((uint32_t)a[i]);
+                res = hw_f2h(y, rc);                   /* immediate mode */
+            } else {                                   /* from binary64 */
+                double d = u2d(a[i]);
+                unsigned acc = 0;
+                if (d - d == 0) {
+                    /* round to odd into binary32, then F16C */
+                    mx_set(mx_word(3));
+                    y = hw_d2f(d);
+                    acc = mx_get();
+                    if ((acc & MX_PE) && y - y == 0)
+                        y = u2f(f2u(y) | 1);
+                } else {
+                    y = hw_d2f(d);                     /* inf, NaN: exact */
+                    acc = mx_get();
+                }
+                mx_set(mx_word(rc) | (acc & MX_FLAGS));
+                res = hw_f2h(y, 4);
+            }
+            m = mx_get();
+            f = mx_to_fl(m) & ~FL_UNDERFLOW;
+            if ((f & FL_INEXACT) && hw_tiny16(y, rc))
+                f |= FL_UNDERFLOW;
+        } else {                                       /* binary32 result */
+            float y;
+            if (j->op == FL_ORC_CVT) {
+                if (is_fmt(j->src, &fl_binary16))
+                    y = hw_h2f((uint16_t)a[i]);
+                else
+                    y = hw_d2f(u2d(a[i]));
+            } else {
+                y = hw_op32(j->op, u2f((uint32_t)a[i]),
+                            b ? u2f((uint32_t)b[i]) : 0.0f,
+                            c ? u2f((uint32_t)c[i]) : 0.0f);
+            }
+            m = mx_get();
+            f = mx_to_fl(m);     /* native: x86 underflow = tiny after
+                                    rounding and inexact */
+            res = f2u(y);
+        }
+        r[i] = res;
+        if (flags) flags[i] = f;
+    }
+    mx_set(saved);
+}
+
+#else /* not x86 */
+
+void fl_orc_cpu_model(char *buf, size_t len)
+{
+    if (len) snprintf(buf, len, "unknown (not x86)");
+}
+static int hw_can_run(char *why, size_t len)
+{
+    snprintf(why, len, "not an x86 CPU");
+    return 0;
+}
+static int hw_supports(const fl_orc_job *j, char *why, size_t len)
+{
+    (void)j;
+    snprintf(why, len, "not an x86 CPU");
+    return 0;
+}
+static unsigned hw_flags_reported(const fl_orc_job *j)
+{
+    (void)j;
+    return 0;
+}
+static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *c, uint64_t *r,
+                       unsigned *flags)
+{
+    (void)j; (void)n; (void)a; (void)b; (void)c; (void)r; (void)flags;
+}
+#endif
+
+const fl_oracle fl_oracle_hw = {
+    "hw",
+    "x86 hardware: F16C, SSE/AVX/FMA3 via binary32, AVX512-FP16, AVX512-BF16",
+    FL_NANP_X86,
+    hw_can_run,
+    hw_supports,
+    hw_flags_reported,
+    hw_compute,
+};
