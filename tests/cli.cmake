@@ -1,0 +1,18 @@
+# The fplab command: info, table, calc, testfloat (label cli).  Each script
+# counts its checks and fails unless exactly the expected number ran.
+find_program(FPLAB_BASH bash)
+if(FPLAB_BASH)
+  foreach(t calc errors info_table testfloat)
+    add_test(NAME cli_${t}
+      COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/${t}.sh ${FPLAB_EXE})
+    set_tests_properties(cli_${t} PROPERTIES LABELS cli TIMEOUT 120)
+  endforeach()
+endif()
+
+# The shared CLI helpers (atomic output files, mkdir -p, number parsing).
+add_executable(cli_util_test ${CMAKE_CURRENT_SOURCE_DIR}/cli/util_test.c
+  ${PROJECT_SOURCE_DIR}/cli/util.c)
+target_include_directories(cli_util_test PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+target_link_libraries(cli_util_test PRIVATE fplab fplab_warnings)
+add_test(NAME cli_util COMMAND cli_util_test ${CMAKE_CURRENT_BINARY_DIR}/cli_util_work)
+set_tests_properties(cli_util PROPERTIES LABELS "cli;unit" TIMEOUT 60)
