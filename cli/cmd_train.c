@@ -1,9 +1,289 @@
-/* Placeholder until the train subcommand lands. */
+/*
+ * cmd_train.c — `fplab train`: train the MLP under a precision policy.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "amp.h"
+
+#ifndef FPLAB_SOURCE_DIR
+#define FPLAB_SOURCE_DIR "."
+#endif
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"usage: fplab train [--policy P] [options]\n"
+"\n"
+"Trains an MLP with softmax cross-entropy on a labelled CSV (default: the\n"
+"UCI optical digits in data/digits.csv.gz) and prints a log every N steps\n"
+"and a summary (test accuracy, skipped steps, lost updates, scale).\n"
+"\n"
+"  --policy P        fp32 | o0 | fp16 | fp16-static:S | fp16-torch |\n"
+"                    fp16-apex | o1 | o2 | o3 | bf16          (fp32)\n"
+"  --accum A         low | fp32 | kahan | pairwise            (fp32)\n"
+"  --depth N         linear layers (3)        --width N    hidden units (64)\n"
+"  --act A           relu | tanh | gelu (relu)\n"
+"  --optimizer O     sgd | adam (sgd)         --lr X       (0.05; adam 1e-3)\n"
+"  --momentum X      sgd momentum (0.9)\n"
+"  --steps N         optimizer steps (300)    --batch N    global batch (64)\n"
+"  --ranks R         simulated data-parallel ranks; found_inf OR-reduced (1)\n"
+"  --seed N          init, split and batch order (1)\n"
+"  --loss mean|sum   reduction of the loss over the batch (mean)\n"
+"  --init-gain X     multiplies the He/Xavier init std (1)\n"
+"  --init-scale X    scaler initial scale (65536 for torch/apex)\n"
+"  --growth-interval N, --growth X, --backoff X, --max-scale X, --min-scale X\n"
+"  --data FILE       CSV or CSV.gz: features then label per line\n"
+"  --label first|last   label column (last)\n"
+"  --feature-scale X features are divided by X (16; 0 = by the maximum)\n"
+"  --test-frac X     held-out fraction (0.2)\n"
+"  --target FMT      format for the range statistics (compute format; fp16\n"
+"                    when the policy computes in fp32)\n"
+"  --measure         per-layer gradient range statistics in --out\n"
+"  --log-every N     log line every N steps (steps/10)\n"
+"  --eval-every N    test accuracy every N steps (0: end only)\n"
+"  --out FILE        per-step data with a '#' header (written atomically)\n"
+"\n"
+"exit status: 0 success, 2 bad usage or bad data.\n");
+}
+
+static int need(int i, int argc, char **argv)
+{
+    if (i + 1 >= argc) {
+        cli_error("train: %s needs a value", argv[i]);
+        return -1;
+    }
+    return 0;
+}
+
+static int num(const char *opt, const char *s, double *v)
+{
+    if (cli_parse_double(s, v) || !isfinite(*v)) {
+        cli_error("train: %s: '%s' is not a number", opt, s);
+        return -1;
+    }
+    return 0;
+}
+
+static int inum(const char *opt, const char *s, int lo, int hi, int *v)
+{
+    uint64_t u;
+    if (cli_parse_u64(s, &u) || u < (uint64_t)lo || u > (uint64_t)hi) {
+        cli_error("train: %s: '%s' is not an integer in %d..%d", opt, s, lo,
+                  hi);
+        return -1;
+    }
+    *v = (int)u;
+    return 0;
+}
+
+static double frac(uint64_t a, uint64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
 
 int cmd_train(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_error("'train' is not built yet");
+    amp_train_config c;
+    amp_train_config_default(&c);
+    char err[512];
+    const char *policy = "fp32", *out_path = NULL, *accum = NULL;
+    static const char default_data[] = FPLAB_SOURCE_DIR "/data/digits.csv.gz";
+    c.data_path = default_data;
+    int log_every = -1, lr_set = 0;
+    double init_scale = -1, growth = -1, backoff = -1, max_scale = -1,
+           min_scale = -1;
+    int interval = -1;
+    fl_format target;
+    int have_target = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(a, "--measure")) {
+            c.measure = 1;
+            continue;
+        }
+        if (strncmp(a, "--", 2)) {
+            usage(stderr);
+            return cli_error("train: unexpected argument '%s'", a);
+        }
+        if (need(i, argc, argv))
+            return CLI_USAGE;
+        const char *v = argv[++i];
+        if (!strcmp(a, "--policy")) policy = v;
+        else if (!strcmp(a, "--accum")) accum = v;
+        else if (!strcmp(a, "--depth")) { if (inum(a, v, 1, 64, &c.depth)) return CLI_USAGE; }
+        else if (!strcmp(a, "--width")) { if (inum(a, v, 1, 65536, &c.width)) return CLI_USAGE; }
+        else if (!strcmp(a, "--steps")) { if (inum(a, v, 0, 100000000, &c.steps)) return CLI_USAGE; }
+        else if (!strcmp(a, "--batch")) { if (inum(a, v, 1, 1 << 20, &c.batch)) return CLI_USAGE; }
+        else if (!strcmp(a, "--ranks")) { if (inum(a, v, 1, 32, &c.ranks)) return CLI_USAGE; }
+        else if (!strcmp(a, "--log-every")) { if (inum(a, v, 1, 100000000, &log_every)) return CLI_USAGE; }
+        else if (!strcmp(a, "--eval-every")) { if (inum(a, v, 0, 100000000, &c.eval_every)) return CLI_USAGE; }
+        else if (!strcmp(a, "--growth-interval")) { if (inum(a, v, 1, 2147483647, &interval)) return CLI_USAGE; }
+        else if (!strcmp(a, "--seed")) {
+            if (cli_parse_u64(v, &c.seed))
+                return cli_error("train: --seed: '%s' is not an unsigned integer", v);
+        }
+        else if (!strcmp(a, "--lr")) { if (num(a, v, &c.lr)) return CLI_USAGE; lr_set = 1; }
+        else if (!strcmp(a, "--momentum")) { if (num(a, v, &c.momentum)) return CLI_USAGE; }
+        else if (!strcmp(a, "--init-gain")) { if (num(a, v, &c.init_gain)) return CLI_USAGE; }
+        else if (!strcmp(a, "--test-frac")) { if (num(a, v, &c.test_frac)) return CLI_USAGE; }
+        else if (!strcmp(a, "--feature-scale")) { if (num(a, v, &c.feature_scale)) return CLI_USAGE; }
+        else if (!strcmp(a, "--init-scale")) { if (num(a, v, &init_scale)) return CLI_USAGE; }
+        else if (!strcmp(a, "--growth")) { if (num(a, v, &growth)) return CLI_USAGE; }
+        else if (!strcmp(a, "--backoff")) { if (num(a, v, &backoff)) return CLI_USAGE; }
+        else if (!strcmp(a, "--max-scale")) { if (num(a, v, &max_scale)) return CLI_USAGE; }
+        else if (!strcmp(a, "--min-scale")) { if (num(a, v, &min_scale)) return CLI_USAGE; }
+        else if (!strcmp(a, "--act")) {
+            if ((c.activation = amp_act_parse(v)) < 0)
+                return cli_error("train: --act: '%s' (relu tanh gelu)", v);
+        } else if (!strcmp(a, "--optimizer")) {
+            if ((c.optimizer = amp_opt_parse(v)) < 0)
+                return cli_error("train: --optimizer: '%s' (sgd adam)", v);
+        } else if (!strcmp(a, "--loss")) {
+            if (!strcmp(v, "mean")) c.loss_reduction = AMP_LOSS_MEAN;
+            else if (!strcmp(v, "sum")) c.loss_reduction = AMP_LOSS_SUM;
+            else return cli_error("train: --loss: '%s' (mean sum)", v);
+        } else if (!strcmp(a, "--label")) {
+            if (!strcmp(v, "first")) c.label_pos = AMP_LABEL_FIRST;
+            else if (!strcmp(v, "last")) c.label_pos = AMP_LABEL_LAST;
+            else return cli_error("train: --label: '%s' (first last)", v);
+        } else if (!strcmp(a, "--data")) c.data_path = v;
+        else if (!strcmp(a, "--out")) out_path = v;
+        else if (!strcmp(a, "--target")) {
+            if (cli_parse_format(v, &target, "--target"))
+                return CLI_USAGE;
+            have_target = 1;
+        } else {
+            usage(stderr);
+            return cli_error("train: unknown option '%s'", a);
+        }
+    }
+    if (amp_policy_parse(&c.policy, policy, err, sizeof err))
+        return cli_error("train: --policy: %s", err);
+    if (accum) {
+        int k = amp_accum_parse(accum);
+        if (k < 0 || k == AMP_ACC_BLOCK)
+            return cli_error("train: --accum: '%s' (low fp32 kahan pairwise)",
+                             accum);
+        c.policy.accum.kind = k;
+    }
+    amp_scaler_config *sc = &c.policy.scaler;
+    if (init_scale >= 0) sc->init_scale = init_scale;
+    if (growth >= 0) sc->growth_factor = growth;
+    if (backoff >= 0) sc->backoff_factor = backoff;
+    if (interval >= 0) sc->growth_interval = interval;
+    if (max_scale >= 0) sc->max_scale = max_scale;
+    if (min_scale >= 0) sc->min_scale = min_scale;
+    if (c.optimizer == AMP_OPT_ADAM && !lr_set)
+        c.lr = 1e-3;
+    if (have_target)
+        c.target = &target;
+    if (log_every < 0)
+        log_every = c.steps >= 10 ? c.steps / 10 : 1;
+
+    amp_train_result r;
+    if (amp_train_run(&c, &r, err, sizeof err))
+        return cli_error("train: %s", err);
+
+    const fl_format *tf = c.target ? c.target
+        : amp_format_is_f32(c.policy.compute) ? &fl_binary16
+                                              : c.policy.compute;
+    printf("policy %s: compute %s, weights %s%s, accum %s, scaler %s; "
+           "%d x %d %s, %s lr %g, batch %d x %d rank(s), %zu train / %zu "
+           "test rows\n",
+           c.policy.name, c.policy.compute->name, c.policy.param->name,
+           c.policy.master ? " + fp32 master" : "",
+           amp_accum_name(c.policy.accum.kind),
+           amp_scaler_kind_name(c.policy.scaler.kind), c.depth, c.width,
+           amp_act_name(c.activation), amp_opt_name(c.optimizer), c.lr,
+           c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
+    printf("%8s %12s %12s %5s %10s\n", "step", "loss", "scale", "skip",
+           "lost-upd");
+    uint64_t upd = 0, lost = 0;
+    for (int s = 0; s < r.steps; s++) {
+        const amp_step_record *e = &r.rec[s];
+        upd += e->updates;
+        lost += e->lost;
+        if ((s + 1) % log_every == 0 || s == r.steps - 1)
+            printf("%8d %12.6g %12.6g %5d %10.4g\n", s + 1, (double)e->loss,
+                   (double)e->scale_used, e->skipped,
+                   frac(e->lost, e->updates));
+    }
+    printf("summary: final loss %.6g, test accuracy %.4f, skipped steps %d, "
+           "final scale %g, lost updates %.4g%%%s\n",
+           r.final_loss, r.final_test_acc, r.skipped_steps,
+           r.steps ? (double)r.rec[r.steps - 1].scale_after : 1.0,
+           100.0 * frac(lost, upd), r.diverged ? ", DIVERGED (non-finite loss)" : "");
+
+    int rc = CLI_OK;
+    if (out_path) {
+        cli_out o;
+        if (cli_out_open(&o, out_path)) {
+            amp_train_result_free(&r);
+            return CLI_USAGE;
+        }
+        FILE *fp = o.fp;
+        fprintf(fp, "# fplab %s train\n", FPLAB_VERSION);
+        fprintf(fp, "# seed %" PRIu64 " policy %s compute %s param %s master %d "
+                "accum %s scaler %s init_scale %.17g interval %d\n",
+                c.seed, c.policy.name, c.policy.compute->name,
+                c.policy.param->name, c.policy.master,
+                amp_accum_name(c.policy.accum.kind),
+                amp_scaler_kind_name(sc->kind), sc->init_scale,
+                (int)sc->growth_interval);
+        fprintf(fp, "# depth %d width %d act %s optimizer %s lr %.17g "
+                "momentum %.17g steps %d batch %d ranks %d loss %s "
+                "init_gain %.17g test_frac %.17g target %s\n",
+                c.depth, c.width, amp_act_name(c.activation),
+                amp_opt_name(c.optimizer), c.lr, c.momentum, c.steps,
+                c.batch, c.ranks,
+                c.loss_reduction == AMP_LOSS_MEAN ? "mean" : "sum",
+                c.init_gain, c.test_frac, tf->name);
+        fprintf(fp, "# train_rows %zu test_rows %zu params %zu "
+                "final_test_acc %.6f skipped %d\n", r.n_train, r.n_test,
+                r.n_params, r.final_test_acc, r.skipped_steps);
+        fprintf(fp, "# step loss scale_used scale_after skipped rank_inf "
+                "updates lost test_acc");
+        if (r.layer)
+            for (int l = 0; l < r.layers; l++)
+                fprintf(fp, " L%d_w_zero L%d_w_underflow L%d_w_subnormal "
+                        "L%d_w_overflow L%d_a_zero L%d_a_underflow "
+                        "L%d_a_subnormal L%d_a_overflow", l, l, l, l, l, l,
+                        l, l);
+        fputc('\n', fp);
+        for (int s = 0; s < r.steps; s++) {
+            const amp_step_record *e = &r.rec[s];
+            fprintf(fp, "%d %.9g %.9g %.9g %d %" PRIu32 " %" PRIu64 " %"
+                    PRIu64 " %.6f", e->step, (double)e->loss,
+                    (double)e->scale_used, (double)e->scale_after,
+                    e->skipped, e->rank_inf, e->updates, e->lost,
+                    e->test_acc);
+            if (r.layer)
+                for (int l = 0; l < r.layers; l++) {
+                    const amp_layer_record *q = &r.layer[(size_t)s * r.layers + l];
+                    const amp_range_stats *w = &q->wgrad, *g = &q->agrad;
+                    fprintf(fp, " %.6g %.6g %.6g %.6g %.6g %.6g %.6g %.6g",
+                            frac(w->zero_fp32, w->total),
+                            frac(w->underflow, w->total),
+                            frac(w->subnormal, w->total),
+                            frac(w->overflow, w->total),
+                            frac(g->zero_fp32, g->total),
+                            frac(g->underflow, g->total),
+                            frac(g->subnormal, g->total),
+                            frac(g->overflow, g->total));
+                }
+            fputc('\n', fp);
+        }
+        if (cli_out_commit(&o))
+            rc = CLI_USAGE;
+    }
+    amp_train_result_free(&r);
+    return rc;
 }
