@@ -1,9 +1,373 @@
-/* Placeholder until the hist subcommand lands. */
+/*
+ * cmd_hist.c — `fplab hist`: where dumped gradients land in a format, for
+ * several loss scales.
+ *
+ *   fplab hist FILE --format F [--scales 1,8,1024,65536] [--out DIR]
+ *              [--dtype f16|f32|f64] [--lo -40] [--hi 16]
+ *
+ * FILE is a NumPy .npy (recognized by its magic), raw little-endian values
+ * (with --dtype), or text/CSV numbers.  Values are taken as binary32 (the
+ * dtype gradients are held in before the cast; binary64 input is rounded to
+ * binary32 first and any value that changes class in doing so is counted).
+ * For each scale S the values g*S are rounded (RNE) into F and counted as
+ * underflowing to zero, landing in F's subnormal range, or overflowing;
+ * fractions are of the nonzero finite values.
+ *
+ * The best scale among those given: no overflow first; among those, the
+ * fewest underflows; then the fewest subnormals.  Every scale tied at that
+ * optimum is printed, as a range.  The command also prints the window of
+ * power-of-two scales that neither overflow nor underflow, from the
+ * largest and smallest nonzero |g|.
+ *
+ * Writes DIR/hist_<name>.dat (log2 histogram of |g*S| per scale) and
+ * DIR/hist_<name>_scales.dat (the table), each with a '#' header.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amp_hist.h"
 #include "cli.h"
+#include "npy.h"
+
+#define MAX_SCALES 64
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: fplab hist FILE --format F [--scales S1,S2,...] [--out DIR]\n"
+            "                  [--dtype f16|f32|f64] [--lo L] [--hi H]\n\n"
+            "FILE: .npy (float16/32/64, any shape, C or Fortran order), raw\n"
+            "little-endian values with --dtype, or text/CSV numbers.\n"
+            "--format: target format (binary16, bfloat16, fp8-e4m3, ieee:E:M, ...).\n"
+            "--scales: loss scales to try (default 1,8,1024,65536).\n"
+            "--out: directory for the histogram data (default out).\n"
+            "--lo/--hi: histogram bins of floor(log2|g*S|) (default -40, 16 +\n"
+            "log2 of the largest scale).\n"
+            "Best scale: no overflow, then fewest underflows, then fewest\n"
+            "subnormals; all scales tied at the optimum are reported.\n");
+}
+
+static int parse_scales(const char *s, double *v, int *n)
+{
+    *n = 0;
+    char *copy = strdup(s), *save = NULL;
+    if (!copy)
+        return cli_error("out of memory");
+    int item = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        item++;
+        double d;
+        if (cli_parse_double(t, &d) || !(d > 0) || !isfinite(d) || d > 0x1p127) {
+            cli_error("--scales: item %d '%s' is not a positive finite number", item, t);
+            free(copy);
+            return -1;
+        }
+        if ((double)(float)d != d) {
+            cli_error("--scales: item %d '%s' is not exactly representable in "
+                      "binary32 (the scale's dtype)", item, t);
+            free(copy);
+            return -1;
+        }
+        if (*n >= MAX_SCALES) {
+            cli_error("--scales: more than %d scales", MAX_SCALES);
+            free(copy);
+            return -1;
+        }
+        v[(*n)++] = d;
+    }
+    free(copy);
+    if (!*n || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
+        return cli_error("--scales: '%s' must be a comma-separated list of positive "
+                         "numbers", s), -1;
+    return 0;
+}
+
+/* Base name without directory and extension, for output names. */
+static void stem_of(const char *path, char *out, size_t len)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    snprintf(out, len, "%s", b);
+    char *dot = strrchr(out, '.');
+    if (dot && dot != out)
+        *dot = 0;
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+            *p = '_';
+}
+
+/* Rounding |x| (exact double) into f: 0 zero, 1 subnormal, 2 normal,
+ * 3 overflow. */
+static int land(const fl_format *f, double x)
+{
+    fl_ctx c = FL_CTX_INIT;
+    unsigned fl = 0;
+    uint64_t b = fl_from_double(f, x, &c, &fl);
+    if (fl_is_inf(f, b) || fl_is_nan(f, b) || (fl & FL_OVERFLOW))
+        return 3;
+    if (fl_is_zero(f, b))
+        return 0;
+    return fl_is_subnormal(f, b) ? 1 : 2;
+}
 
 int cmd_hist(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_error("'hist' is not built yet");
+    const char *file = NULL, *fmt = NULL, *scales_s = "1,8,1024,65536", *out = "out";
+    int dtype = -1, have_lo = 0, have_hi = 0;
+    long lo = -40, hi = 16;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (!strcmp(a, "--format") || !strcmp(a, "--scales") || !strcmp(a, "--out") ||
+            !strcmp(a, "--dtype") || !strcmp(a, "--lo") || !strcmp(a, "--hi")) {
+            if (i + 1 >= argc)
+                return cli_error("hist: %s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--format"))
+                fmt = v;
+            else if (!strcmp(a, "--scales"))
+                scales_s = v;
+            else if (!strcmp(a, "--out"))
+                out = v;
+            else if (!strcmp(a, "--dtype")) {
+                dtype = amp_dtype_parse(v);
+                if (dtype < 0)
+                    return cli_error("hist: --dtype: '%s' is not f16, f32 or f64", v);
+            } else {
+                char *end;
+                long x = strtol(v, &end, 10);
+                if (!*v || *end || x < -1000 || x > 1000)
+                    return cli_error("hist: %s: '%s' is not an integer in -1000..1000",
+                                     a, v);
+                if (!strcmp(a, "--lo")) {
+                    lo = x;
+                    have_lo = 1;
+                } else {
+                    hi = x;
+                    have_hi = 1;
+                }
+            }
+        } else if (a[0] == '-' && a[1]) {
+            usage(stderr);
+            return cli_error("hist: unknown option '%s'", a);
+        } else if (file) {
+            return cli_error("hist: more than one input file ('%s', '%s')", file, a);
+        } else {
+            file = a;
+        }
+    }
+    if (!file)
+        return usage(stderr), cli_error("hist: no input file");
+    if (!fmt)
+        return cli_error("hist: --format is required (e.g. --format binary16)");
+    fl_format f;
+    if (cli_parse_format(fmt, &f, "--format"))
+        return CLI_USAGE;
+    double sc[MAX_SCALES];
+    int ns;
+    if (parse_scales(scales_s, sc, &ns))
+        return CLI_USAGE;
+    double smax = 0;
+    for (int k = 0; k < ns; k++)
+        smax = sc[k] > smax ? sc[k] : smax;
+    if (!have_hi)
+        hi = 16 + (long)ceil(log2(smax));
+    (void)have_lo;
+    if (lo >= hi)
+        return cli_error("hist: --lo %ld must be below --hi %ld", lo, hi);
+
+    amp_array arr;
+    char err[512];
+    if (amp_array_read(&arr, file, dtype, err, sizeof err))
+        return cli_error("hist: %s", err);
+    float *g = amp_array_to_float(&arr);
+    if (arr.n && !g) {
+        amp_array_free(&arr);
+        return cli_error("hist: out of memory");
+    }
+    /* what the binary32 conversion changed */
+    size_t conv_zero = 0, conv_inf = 0;
+    double maxabs = 0, minabs = INFINITY;
+    size_t nonfinite = 0, zeros = 0;
+    for (size_t i = 0; i < arr.n; i++) {
+        double d = arr.data[i];
+        if (d != 0 && isfinite(d) && g[i] == 0)
+            conv_zero++;
+        if (isfinite(d) && isinf(g[i]))
+            conv_inf++;
+        if (!isfinite(g[i]))
+            nonfinite++;
+        else if (g[i] == 0)
+            zeros++;
+        else {
+            double a = fabs((double)g[i]);
+            maxabs = a > maxabs ? a : maxabs;
+            minabs = a < minabs ? a : minabs;
+        }
+    }
+    size_t live = arr.n - nonfinite - zeros;
+    char shp[256];
+    amp_array_shape_str(&arr, shp, sizeof shp);
+    const char *src = arr.version_major ? "npy" : arr.dtype == AMP_DT_TEXT ? "text" : "raw";
+    printf("%s: %s %s%s, shape %s, %zu values: %zu nonzero finite, %zu zero, "
+           "%zu inf/nan\n", file, src, arr.big_endian ? ">" : "",
+           amp_dtype_name(arr.dtype), shp, arr.n, live, zeros, nonfinite);
+    if (conv_zero || conv_inf)
+        printf("note: rounding to binary32 turned %zu values into zero and %zu into "
+               "infinity\n", conv_zero, conv_inf);
+    if (live)
+        printf("|g| range: %.6g (2^%.2f) .. %.6g (2^%.2f)\n", minabs, log2(minabs),
+               maxabs, log2(maxabs));
+    printf("format %s; fractions of the %zu nonzero finite values after g*S is "
+           "rounded into it:\n\n", f.name, live);
+    printf("%12s %12s %12s %12s %12s\n", "scale", "underflow", "subnormal", "overflow",
+           "normal");
+
+    amp_range_stats st[MAX_SCALES];
+    amp_hist hs[MAX_SCALES];
+    int rc = CLI_OK;
+    memset(hs, 0, sizeof hs);
+    for (int k = 0; k < ns; k++) {
+        memset(&st[k], 0, sizeof st[k]);
+        amp_range_stats_add(&st[k], &f, g, arr.n, (float)sc[k]);
+        if (amp_hist_init(&hs[k], (int)lo, (int)hi)) {
+            rc = cli_error("hist: out of memory");
+            goto done;
+        }
+        amp_hist_add(&hs[k], g, arr.n, (float)sc[k]);
+        double den = live ? (double)live : 1;
+        uint64_t normal = live - st[k].underflow - st[k].subnormal - st[k].overflow;
+        printf("%12.6g %12.6f %12.6f %12.6f %12.6f\n", sc[k], st[k].underflow / den,
+               st[k].subnormal / den, st[k].overflow / den, normal / den);
+    }
+
+    /* best among the given scales */
+    int best = -1;
+    for (int k = 0; k < ns; k++) {
+        if (st[k].overflow)
+            continue;
+        if (best < 0 || st[k].underflow < st[best].underflow ||
+            (st[k].underflow == st[best].underflow &&
+             st[k].subnormal < st[best].subnormal))
+            best = k;
+    }
+    printf("\nrule: no overflow, then fewest underflows, then fewest subnormals\n");
+    if (best < 0) {
+        printf("best scale: none (every scale overflows)\n");
+    } else {
+        double blo = INFINITY, bhi = 0;
+        int ties = 0;
+        for (int k = 0; k < ns; k++)
+            if (!st[k].overflow && st[k].underflow == st[best].underflow &&
+                st[k].subnormal == st[best].subnormal) {
+                blo = sc[k] < blo ? sc[k] : blo;
+                bhi = sc[k] > bhi ? sc[k] : bhi;
+                ties++;
+            }
+        if (ties == 1)
+            printf("best scale: %g (underflow %llu, subnormal %llu, overflow 0)\n", blo,
+                   (unsigned long long)st[best].underflow,
+                   (unsigned long long)st[best].subnormal);
+        else
+            printf("best scales: %g .. %g (%d tied: underflow %llu, subnormal %llu, "
+                   "overflow 0)\n", blo, bhi, ties,
+                   (unsigned long long)st[best].underflow,
+                   (unsigned long long)st[best].subnormal);
+    }
+    /* the window of powers of two, from the extremes (monotone in S) */
+    if (live) {
+        int kmax = 999, kunder = 999, ksub = 999;
+        for (int k = -160; k <= 160; k++) {
+            double S = ldexp(1.0, k);
+            if (land(&f, maxabs * S) == 3 && kmax == 999)
+                kmax = k - 1;
+            if (land(&f, minabs * S) != 0 && kunder == 999)
+                kunder = k;
+            if (land(&f, minabs * S) >= 2 && ksub == 999)
+                ksub = k;
+        }
+        printf("power-of-two scales: no overflow for S <= 2^%d; no underflow for "
+               "S >= 2^%d; no subnormal for S >= 2^%d\n", kmax, kunder, ksub);
+        if (kunder <= kmax)
+            printf("window with neither overflow nor underflow: 2^%d .. 2^%d\n",
+                   kunder, kmax);
+        else
+            printf("no power-of-two scale avoids both: the values span more than "
+                   "the format's range\n");
+    }
+
+    /* data files */
+    if (cli_mkdir_p(out)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    char stem[200], path[4096];
+    stem_of(file, stem, sizeof stem);
+    cli_out o;
+    snprintf(path, sizeof path, "%s/hist_%s.dat", out, stem);
+    if (cli_out_open(&o, path)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    fprintf(o.fp, "# fplab %s: log2 histogram of |g*S| per scale\n# input: %s (%s %s, "
+                  "shape %s, %zu values)\n# format: %s (emin %d, emax %d, prec %d)\n"
+                  "# params: lo=%ld hi=%ld scales=%s\n# outside the bins: zeros=%llu "
+                  "nonfinite=%llu\n",
+            FPLAB_VERSION, file, src, amp_dtype_name(arr.dtype), shp, arr.n, f.name,
+            f.emin, f.emax, f.prec, lo, hi, scales_s,
+            (unsigned long long)(ns ? hs[0].zeros : 0),
+            (unsigned long long)(ns ? hs[0].nonfinite : 0));
+    fprintf(o.fp, "# below (|g*S| < 2^lo) per scale:");
+    for (int k = 0; k < ns; k++)
+        fprintf(o.fp, " %llu", (unsigned long long)hs[k].below);
+    fprintf(o.fp, "\n# above (|g*S| >= 2^hi) per scale:");
+    for (int k = 0; k < ns; k++)
+        fprintf(o.fp, " %llu", (unsigned long long)hs[k].above);
+    fprintf(o.fp, "\n# columns: log2_lower_edge");
+    for (int k = 0; k < ns; k++)
+        fprintf(o.fp, " count_S=%g", sc[k]);
+    fprintf(o.fp, "\n");
+    for (long b = lo; b < hi; b++) {
+        fprintf(o.fp, "%ld", b);
+        for (int k = 0; k < ns; k++)
+            fprintf(o.fp, " %llu", (unsigned long long)hs[k].bins[b - lo]);
+        fprintf(o.fp, "\n");
+    }
+    if (cli_out_commit(&o)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/hist_%s_scales.dat", out, stem);
+    if (cli_out_open(&o, path)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    fprintf(o.fp, "# fplab %s: range statistics of g*S rounded (RNE) into %s\n"
+                  "# input: %s (%zu values, %zu nonzero finite)\n# params: scales=%s\n"
+                  "# columns: scale underflow subnormal overflow normal (counts of the "
+                  "nonzero finite values)\n", FPLAB_VERSION, f.name, file, arr.n, live,
+            scales_s);
+    for (int k = 0; k < ns; k++)
+        fprintf(o.fp, "%.9g %llu %llu %llu %llu\n", sc[k],
+                (unsigned long long)st[k].underflow, (unsigned long long)st[k].subnormal,
+                (unsigned long long)st[k].overflow,
+                (unsigned long long)(live - st[k].underflow - st[k].subnormal -
+                                     st[k].overflow));
+    if (cli_out_commit(&o)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
+    printf("\nwrote %s/hist_%s.dat and %s/hist_%s_scales.dat\n", out, stem, out, stem);
+done:
+    for (int k = 0; k < ns; k++)
+        amp_hist_free(&hs[k]);
+    free(g);
+    amp_array_free(&arr);
+    return rc;
 }
