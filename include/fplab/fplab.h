@@ -19,13 +19,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
+#if defined(__CUDACC__) && defined(FPLAB_DEVICE_ONLY)
+/* The core compiled into a CUDA translation unit as device code only, next
+ * to the host library: no host symbol is defined twice. */
+#define FPLAB_HOSTDEV __device__
+#elif defined(__CUDACC__)
 #define FPLAB_HOSTDEV __host__ __device__
 #else
 #define FPLAB_HOSTDEV
 #endif
 
-#ifdef __cplusplus
+/* C linkage for C++ users; the device-only copy (FPLAB_DEVICE_ONLY) lives
+ * in a C++ namespace of its own instead, so that its symbols never collide
+ * with the host library's. */
+#if defined(__cplusplus) && !defined(FPLAB_DEVICE_ONLY)
 extern "C" {
 #endif
 
@@ -329,7 +336,7 @@ size_t fl_print_shortest(const fl_format *f, uint64_t a, char *buf,
 /* C99 hex-float ("0x1.8p-14", subnormals as "0x0.02p-14"). */
 size_t fl_print_hex(const fl_format *f, uint64_t a, char *buf, size_t len);
 
-#ifdef __cplusplus
+#if defined(__cplusplus) && !defined(FPLAB_DEVICE_ONLY)
 }
 #endif
 #endif /* FPLAB_FPLAB_H */
