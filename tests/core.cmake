@@ -23,4 +23,7 @@ if(FPLAB_HAVE_CHECK)
     fplab_core_test(core_binary_${tname} mpfr test_binary ${fmt})
     fplab_core_test(core_binary_long_${tname} long test_binary ${fmt} long)
   endforeach()
+
+  fplab_core_test_exe(test_text)
+  fplab_core_test(core_text mpfr test_text)
 endif()
