@@ -1,0 +1,194 @@
+/*
+ * test_amp_train.c — short training runs: bit-for-bit reproducibility from
+ * the seed, learning, overflow -> skip -> backoff, the rank OR-reduction,
+ * gradient underflow of naive fp16, and lost updates without master
+ * weights.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "amp.h"
+
+static int n_cases;
+static amp_dataset data;
+
+static void config(amp_train_config *c, const char *policy)
+{
+    char err[256];
+    amp_train_config_default(c);
+    ck_assert_int_eq(amp_policy_parse(&c->policy, policy, err, sizeof err), 0);
+    c->depth = 2;
+    c->width = 16;
+    c->batch = 32;
+    c->steps = 30;
+    c->seed = 7;
+}
+
+/* Run on the already loaded digits; records in r (caller frees). */
+static void run(const amp_train_config *c, amp_step_record *rec,
+                amp_layer_record *lay, double *acc)
+{
+    char err[256];
+    amp_trainer *t = amp_trainer_create(c, &data, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    for (int s = 0; s < c->steps; s++)
+        amp_trainer_step(t, &rec[s], lay ? lay + (size_t)s * c->depth : NULL);
+    *acc = amp_trainer_test_accuracy(t);
+    amp_trainer_free(t);
+}
+
+START_TEST(same_seed_same_bits)
+{
+    amp_train_config c;
+    config(&c, "fp16-torch");
+    static amp_step_record a[30], b[30];
+    double acc_a, acc_b;
+    run(&c, a, NULL, &acc_a);
+    run(&c, b, NULL, &acc_b);
+    ck_assert(memcmp(a, b, sizeof a) == 0);
+    ck_assert(acc_a == acc_b);
+    c.seed = 8;
+    run(&c, b, NULL, &acc_b);
+    ck_assert(memcmp(a, b, sizeof a) != 0);
+    n_cases += 3;
+}
+END_TEST
+
+START_TEST(fp32_and_fp16_learn)
+{
+    static const char *const pol[] = {"fp32", "fp16-torch", "bf16", "o2"};
+    for (int i = 0; i < 4; i++) {
+        amp_train_config c;
+        config(&c, pol[i]);
+        c.steps = 150;
+        static amp_step_record r[150];
+        double acc;
+        run(&c, r, NULL, &acc);
+        ck_assert_msg(acc > 0.85, "%s: accuracy %g", pol[i], acc);
+        ck_assert_msg(r[149].loss < r[0].loss / 4, "%s: loss %g -> %g",
+                      pol[i], r[0].loss, r[149].loss);
+        n_cases++;
+    }
+}
+END_TEST
+
+/* A scale of 2^40 overflows fp16 at once: GradScaler skips and halves
+ * until the gradients fit, and skipped steps leave the weights alone. */
+START_TEST(overflow_skips_and_backs_off)
+{
+    for (int ranks = 1; ranks <= 4; ranks *= 4) {
+        amp_train_config c;
+        config(&c, "fp16-torch");
+        c.policy.scaler.init_scale = 0x1p40;
+        c.ranks = ranks;
+        static amp_step_record r[30];
+        double acc;
+        run(&c, r, NULL, &acc);
+        int skipped = 0, first_ok = -1;
+        for (int s = 0; s < 30; s++) {
+            ck_assert_int_eq(r[s].skipped, r[s].rank_inf != 0);
+            if (r[s].skipped) {
+                skipped++;
+                ck_assert(r[s].scale_after == r[s].scale_used * 0.5f);
+                ck_assert_uint_eq(r[s].updates, 0);
+            } else if (first_ok < 0) {
+                first_ok = s;
+            }
+            if (s > 0)
+                ck_assert(r[s].scale_used == r[s - 1].scale_after);
+        }
+        /* every step before the first clean one was skipped; a later
+         * overflow may skip again as the gradients grow */
+        ck_assert_msg(first_ok >= 10 && skipped >= first_ok,
+                      "ranks %d: %d skipped, first clean step %d", ranks,
+                      skipped, first_ok);
+        ck_assert(r[first_ok].scale_used <= 0x1p30f);
+        n_cases++;
+    }
+}
+END_TEST
+
+/* Naive fp16 (no scaling), mean loss over a large batch, late training:
+ * the logit gradients fall below fp16's range; GradScaler's 2^16 keeps
+ * them. */
+START_TEST(naive_fp16_underflows)
+{
+    double uf[2];
+    static const char *const pol[] = {"fp16", "fp16-torch"};
+    for (int i = 0; i < 2; i++) {
+        amp_train_config c;
+        config(&c, pol[i]);
+        c.depth = 3;
+        c.width = 32;
+        c.batch = 256;
+        c.steps = 60;
+        c.measure = 1;
+        static amp_step_record r[60];
+        static amp_layer_record lay[60 * 3];
+        double acc;
+        run(&c, r, lay, &acc);
+        const amp_range_stats *a = &lay[59 * 3 + 2].agrad;
+        uf[i] = (double)a->underflow / (double)a->total;
+        printf("%s: last-layer output-gradient underflow %.4f at step 60\n",
+               pol[i], uf[i]);
+    }
+    ck_assert_msg(uf[0] > 0.05, "fp16 underflow only %g", uf[0]);
+    ck_assert_msg(uf[1] < uf[0] / 10, "scaled underflow %g", uf[1]);
+    n_cases += 2;
+}
+END_TEST
+
+/* Updating fp16 weights directly (o3) loses far more updates than the
+ * binary32 weights of autocast. */
+START_TEST(lost_updates_without_master)
+{
+    double frac[2];
+    static const char *const pol[] = {"o3", "fp16"};
+    for (int i = 0; i < 2; i++) {
+        amp_train_config c;
+        config(&c, pol[i]);
+        c.steps = 100;
+        static amp_step_record r[100];
+        double acc;
+        run(&c, r, NULL, &acc);
+        uint64_t lost = 0, upd = 0;
+        for (int s = 50; s < 100; s++) {
+            lost += r[s].lost;
+            upd += r[s].updates;
+        }
+        frac[i] = (double)lost / (double)upd;
+        printf("%s: %.4f of updates lost in steps 50..99\n", pol[i], frac[i]);
+    }
+    ck_assert(frac[0] > 2 * frac[1]);
+    n_cases++;
+}
+END_TEST
+
+int main(void)
+{
+    char err[512];
+    if (amp_dataset_read_csv(&data, FPLAB_SOURCE_DIR "/data/digits.csv.gz",
+                             AMP_LABEL_LAST, 16, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    Suite *s = suite_create("amp_train");
+    TCase *tc = tcase_create("train");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, same_seed_same_bits);
+    tcase_add_test(tc, fp32_and_fp16_learn);
+    tcase_add_test(tc, overflow_skips_and_backs_off);
+    tcase_add_test(tc, naive_fp16_underflows);
+    tcase_add_test(tc, lost_updates_without_master);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    amp_dataset_free(&data);
+    const int expected = 3 + 4 + 2 + 2 + 1;
+    printf("amp_train: %d cases (expected %d)\n", n_cases, expected);
+    return (failed || n_cases != expected) ? 1 : 0;
+}
