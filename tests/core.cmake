@@ -13,6 +13,10 @@ if(FPLAB_HAVE_CHECK)
                          SKIP_RETURN_CODE 77)
   endfunction()
 
+  fplab_core_test_exe(test_unit)
+  target_link_libraries(test_unit PRIVATE m)
+  fplab_core_test(core_unit unit test_unit)
+
   fplab_core_test_exe(test_unary)
   fplab_core_test(core_unary_binary16 mpfr test_unary binary16)
   fplab_core_test(core_unary_bfloat16 mpfr test_unary bfloat16)
