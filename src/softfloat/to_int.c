@@ -33,16 +33,18 @@ enum { INV_NAN = 0, INV_POS = 1, INV_NEG = 2 };
  */
 static FPLAB_HOSTDEV int invalid_kind(int preset, int is_signed, int which)
 {
+    /* rows in fl_nan_preset order (no array designators: the file is also
+     * compiled as CUDA C++) */
     const uint8_t table[FL_NANP_COUNT][2][3] = {
-        /*             unsigned: NaN, pos, neg       signed: NaN, pos, neg */
-        [FL_NANP_X86]   = { { INV_MAX,  INV_MAX, INV_MAX },
-                            { INV_MIN,  INV_MIN, INV_MIN } },
-        [FL_NANP_ARM]   = { { INV_ZERO, INV_MAX, INV_ZERO },
-                            { INV_ZERO, INV_MAX, INV_MIN } },
-        [FL_NANP_RISCV] = { { INV_MAX,  INV_MAX, INV_ZERO },
-                            { INV_MAX,  INV_MAX, INV_MIN } },
-        [FL_NANP_CUDA]  = { { INV_ZERO, INV_MAX, INV_ZERO },
-                            { INV_ZERO, INV_MAX, INV_MIN } },
+        /*            unsigned: NaN, pos, neg       signed: NaN, pos, neg */
+        /* x86   */ { { INV_MAX,  INV_MAX, INV_MAX },
+                      { INV_MIN,  INV_MIN, INV_MIN } },
+        /* ARM   */ { { INV_ZERO, INV_MAX, INV_ZERO },
+                      { INV_ZERO, INV_MAX, INV_MIN } },
+        /* RISCV */ { { INV_MAX,  INV_MAX, INV_ZERO },
+                      { INV_MAX,  INV_MAX, INV_MIN } },
+        /* CUDA  */ { { INV_ZERO, INV_MAX, INV_ZERO },
+                      { INV_ZERO, INV_MAX, INV_MIN } },
     };
     if (preset < 0 || preset >= FL_NANP_COUNT) preset = FL_NANP_X86;
     return table[preset][is_signed != 0][which];
