@@ -17,6 +17,9 @@ if(FPLAB_HAVE_CHECK)
   target_link_libraries(test_unit PRIVATE m)
   fplab_core_test(core_unit unit test_unit)
 
+  fplab_core_test_exe(test_threads)
+  fplab_core_test(core_threads unit test_threads)
+
   fplab_core_test_exe(test_unary)
   fplab_core_test(core_unary_binary16 mpfr test_unary binary16)
   fplab_core_test(core_unary_bfloat16 mpfr test_unary bfloat16)
@@ -26,6 +29,14 @@ if(FPLAB_HAVE_CHECK)
     string(REPLACE ":" "" tname ${fmt})
     fplab_core_test(core_binary_${tname} mpfr test_binary ${fmt})
     fplab_core_test(core_binary_long_${tname} long test_binary ${fmt} long)
+  endforeach()
+
+  fplab_core_test_exe(test_convert_long)
+  foreach(fmt binary16 bfloat16)
+    fplab_core_test(core_convert_long_binary32_to_${fmt} long
+                    test_convert_long ${fmt})
+    set_tests_properties(core_convert_long_binary32_to_${fmt} PROPERTIES
+                         TIMEOUT 7200)
   endforeach()
 
   fplab_core_test_exe(test_text)
