@@ -12,10 +12,16 @@
  * only happens for exponent differences d <= 1, where the shift is exact.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_add(f, a, b, c, flags, &fl__fast_r));
+#endif
     fl_unp x = fl__unpack(f, a, c);
     fl_unp y = fl__unpack(f, b, c);
     uint64_t ax, by, sum;

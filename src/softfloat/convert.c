@@ -8,11 +8,17 @@
  * overflow and flags are all left to fl__round_pack.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 FPLAB_HOSTDEV uint64_t fl_convert(const fl_format *dst, const fl_format *src,
                                   uint64_t a, const fl_ctx *c,
                                   unsigned *flags)
 {
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_convert(dst, src, a, c, flags, &fl__fast_r));
+#endif
     /* denormals-are-zero applies to the source operand */
     const fl_unp u = fl__unpack(src, a, c);
 

@@ -14,11 +14,17 @@
  * jammed bit the result is at least 2^124.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               uint64_t addend, const fl_ctx *c,
                               unsigned *flags)
 {
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_fma(f, a, b, addend, c, flags, &fl__fast_r));
+#endif
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
     const fl_unp z = fl__unpack(f, addend, c);

@@ -9,6 +9,9 @@
  * CUDA device code.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 typedef union { double d; uint64_t u; } fl_dbits;
 typedef union { float f; uint32_t u; } fl_fbits;
@@ -127,12 +130,22 @@ FPLAB_HOSTDEV float fl_to_float(const fl_format *f, uint64_t a)
 FPLAB_HOSTDEV float fl_round_float(const fl_format *f, float x,
                                    const fl_ctx *c, unsigned *flags)
 {
+#ifndef __CUDACC__
+    float r;
+    if (fl__fast_round_float(f, x, c, flags, &r))
+        return r;
+#endif
     return fl_to_float(f, fl_from_float(f, x, c, flags));
 }
 
 FPLAB_HOSTDEV double fl_round_double(const fl_format *f, double x,
                                      const fl_ctx *c, unsigned *flags)
 {
+#ifndef __CUDACC__
+    double r;
+    if (fl__fast_round_double(f, x, c, flags, &r))
+        return r;
+#endif
     return fl_to_double(f, fl_from_double(f, x, c, flags));
 }
 
@@ -141,6 +154,10 @@ void fl_round_float_array(const fl_format *f, float *dst, const float *src,
 {
     fl_ctx ci = *c;
     size_t i;
+#ifndef __CUDACC__
+    if (fl__fast_round_float_array(f, dst, src, n, c, flags))
+        return;
+#endif
     for (i = 0; i < n; i++) {
         ci.sr_index = c->sr_index + (uint64_t)i;
         dst[i] = fl_round_float(f, src[i], &ci, flags);
@@ -152,6 +169,10 @@ void fl_round_double_array(const fl_format *f, double *dst, const double *src,
 {
     fl_ctx ci = *c;
     size_t i;
+#ifndef __CUDACC__
+    if (fl__fast_round_double_array(f, dst, src, n, c, flags))
+        return;
+#endif
     for (i = 0; i < n; i++) {
         ci.sr_index = c->sr_index + (uint64_t)i;
         dst[i] = fl_round_double(f, src[i], &ci, flags);

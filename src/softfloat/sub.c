@@ -6,10 +6,16 @@
  * the negation, so a propagated NaN keeps the sign and payload it had.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &fl__fast_r));
+#endif
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
 

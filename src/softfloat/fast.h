@@ -1,0 +1,443 @@
+/*
+ * fast.h — bit-exact fast paths of the core (host only, not installed).
+ *
+ * Scope: formats f with prec <= 24 and ebits <= 8 (binary16, bfloat16,
+ * tf32, binary32, the fp8 formats, small "ieee:E:M" formats), every
+ * rounding mode and every context option.  The generic code stays the one
+ * source of truth:
+ *
+ *   1. Operands are decoded exactly into binary64 (every value of such a
+ *      format is a double).  Infinities and NaNs are not handled here: the
+ *      fast function returns 0 and the generic code runs.
+ *   2. The result is computed in binary64 together with an exact error
+ *      term (see each operation), and folded into one double whose last
+ *      bit is sticky: round-to-odd at 53 bits (fl__fast_odd).  Rounding
+ *      that double to p <= 24 <= 53 - 2 bits in any mode but stochastic
+ *      gives the correctly rounded result of the exact value.
+ *   3. One rounding step, fl__fast_pack, encodes it in f.  Its inline part
+ *      covers results in the normal range that do not overflow; everything
+ *      else (subnormal results, flush-to-zero, tininess, overflow,
+ *      saturation) is handed to fl__round_pack, unchanged.
+ *
+ * Stochastic rounding uses the discarded part of the significand, which
+ * differs between an exact value and a sticky one; the fast path therefore
+ * only does SR when the double is exact (the generic significand is exact
+ * then too), and falls back otherwise.
+ *
+ * Assumes the host's binary64 arithmetic in its default state: round to
+ * nearest even, subnormals neither flushed nor treated as zero.
+ *
+ * Setting FL__FMT_NOFAST in a format descriptor's `reserved` field forces
+ * the generic code (the tests compare the two paths that way).
+ */
+#ifndef FPLAB_FAST_H
+#define FPLAB_FAST_H
+
+#include "internals.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define FL__FMT_NOFAST 0x01
+
+/* Run a fast path; return its result from the calling function if it
+ * handled the case.  Used as the first line of the generic entry points. */
+#define FL__TRY_FAST(call)                                                   \
+    do {                                                                     \
+        uint64_t fl__fast_r;                                                 \
+        if (call)                                                            \
+            return fl__fast_r;                                               \
+    } while (0)
+
+typedef union { double d; uint64_t u; } fl__d64;
+typedef union { float f; uint32_t u; } fl__f32;
+
+static inline double fl__d_of(uint64_t u) { fl__d64 v; v.u = u; return v.d; }
+static inline uint64_t fl__u_of(double d) { fl__d64 v; v.d = d; return v.u; }
+
+/* The fast paths apply to f. */
+static inline int fl__fast_fmt(const fl_format *f)
+{
+    return f->prec <= 24 && f->ebits <= 8 &&
+           !(f->reserved & FL__FMT_NOFAST);
+}
+
+/* Magnitudes at or above this encode infinity or NaN (IEEE), NaN (FN). */
+static inline uint64_t fl__fast_special(const fl_format *f)
+{
+    return f->nan_style == FL_NANSTYLE_IEEE ? f->exp_mask
+                                            : f->exp_mask | f->frac_mask;
+}
+
+static inline int fl__fast_is_special(const fl_format *f, uint64_t a)
+{
+    return (a & (f->sign_mask - 1)) >= fl__fast_special(f);
+}
+
+/*
+ * The exact value of a finite encoding a as a double.  The magnitude
+ * shifted to the top of a double's fraction gives a double whose exponent
+ * field is f's; multiplying by 2^(1023 - bias) rebiases it.  Both steps are
+ * exact (subnormals of f become subnormal doubles first, then normal
+ * ones).  Subnormals become signed zeros under daz and in formats without
+ * subnormals, as in fl__unpack.
+ */
+static inline double fl__fast_decode(const fl_format *f, uint64_t a, int daz)
+{
+    uint64_t mag = a & (f->sign_mask - 1);
+    const uint64_t s = (a & f->sign_mask) ? (uint64_t)1 << 63 : 0;
+    if ((mag & f->exp_mask) == 0 && (daz || !f->subnormals))
+        mag = 0;
+    return fl__d_of(s | (mag << (53 - f->prec))) *
+           fl__d_of((uint64_t)(2046 - f->bias) << 52);
+}
+
+/*
+ * Round-to-odd at 53 bits of the exact value x = d + err, where d = RN(x)
+ * != 0 and err is exact: d itself when exact or odd, else the neighbour
+ * of d on err's side (which is odd).  When d is a power of two and err < 0
+ * the neighbour below is one half-size ulp away; RN guarantees x lies
+ * within half of that, so the neighbour is still the odd one bracketing x.
+ */
+static inline uint64_t fl__fast_odd(double d, double err)
+{
+    uint64_t u = fl__u_of(d);
+    if (err != 0 && !(u & 1))
+        u += ((fl__u_of(err) ^ u) >> 63) ? ~(uint64_t)0 : 1;
+    return u;
+}
+
+/*
+ * Encode in f the double with bits u (nonzero, finite), read with its last
+ * bit sticky.  The inline part is fl__round_pack specialised to a result
+ * in [2^emin, 2^(emax+1)) that does not overflow: the double's own
+ * exponent and fraction are rounded in place (a carry moves into the
+ * exponent field) and rebiased.  With sig53 = the double's significand,
+ * fl__round_pack sees sig64 = sig53 << 11 and shift 64 - p; the discarded
+ * part and the increment shift down by 11 bits without changing any carry
+ * (the low 11 bits of sig64 are zero), including SR's random addend:
+ * (sr >> p) >> 11 = sr >> (64 - sh).
+ */
+static inline uint64_t fl__fast_pack(const fl_format *f, const fl_ctx *c,
+                                     uint64_t u, unsigned *flags)
+{
+    const int p = f->prec, sh = 53 - p;
+    const int sign = (int)(u >> 63);
+    const uint64_t a = u & ~((uint64_t)1 << 63);
+    const int32_t e = (int32_t)(a >> 52) - 1023;
+
+    if (e >= f->emin && e <= f->emax) {
+        const uint64_t mask = ((uint64_t)1 << sh) - 1;
+        const uint64_t rebias = (uint64_t)(1023 - f->bias) << (p - 1);
+        const uint64_t sbit = sign ? f->sign_mask : 0;
+        const uint64_t q = a >> sh;
+        uint64_t t;
+        if (a & mask) {
+            uint64_t inc;
+            switch (c->rm) {
+            case FL_RNE: inc = (mask >> 1) + (q & 1); break;
+            case FL_RNA: inc = (mask >> 1) + 1; break;
+            case FL_RUP: inc = sign ? 0 : mask; break;
+            case FL_RDN: inc = sign ? mask : 0; break;
+            case FL_RTO: inc = (q & 1) ? 0 : mask; break;
+            case FL_RSR:
+                inc = fl_sr_bits(c->sr_seed, c->sr_index) >> (64 - sh);
+                break;
+            default: inc = 0; break;
+            }
+            t = (a + inc) >> sh;
+            if (t - rebias <= f->max_bits) {
+                *flags |= FL_INEXACT |
+                          ((int)(t != q) != sign ? FL_TERN_UP : FL_TERN_DOWN);
+                return sbit | (t - rebias);
+            }
+        } else if (q - rebias <= f->max_bits) {
+            return sbit | (q - rebias);
+        }
+    }
+    /* Everything else: the one rounding routine, on the same value. */
+    if (a >> 52)
+        return fl__round_pack(f, c, sign, e + 11,
+                              (a & (((uint64_t)1 << 52) - 1)) |
+                                  ((uint64_t)1 << 52), flags);
+    return fl__round_pack(f, c, sign, -1011, a, flags);   /* subnormal */
+}
+
+/* A zero sum x + y (or product + addend): -0 only from -0 + -0 (the
+ * binary64 sum is then -0), +0 + +0 stays +0, anything else is an exact
+ * cancellation. */
+static inline uint64_t fl__fast_zero_sum(const fl_format *f, const fl_ctx *c,
+                                         double s, double x, double y)
+{
+    if (fl__u_of(s) >> 63)
+        return f->sign_mask;
+    if ((fl__u_of(x) | fl__u_of(y)) == 0)
+        return 0;
+    return fl__cancel_zero(f, c);
+}
+
+/*
+ * a + b.  TwoSum (Knuth): s = RN(x + y), err = x + y - s exactly, for any
+ * doubles without overflow (here |x|, |y| < 2^129).  For binary16 err is
+ * always 0 (the exact sum spans at most 41 bits).
+ */
+static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    double x, y, s, bb, err;
+    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+        fl__fast_is_special(f, b))
+        return 0;
+    x = fl__fast_decode(f, a, c->daz);
+    y = fl__fast_decode(f, b, c->daz);
+    s = x + y;
+    if (s == 0) {
+        *out = fl__fast_zero_sum(f, c, s, x, y);
+        return 1;
+    }
+    bb = s - x;
+    err = (x - (s - bb)) + (y - bb);
+    if (err != 0 && c->rm == FL_RSR)
+        return 0;
+    *out = fl__fast_pack(f, c, fl__fast_odd(s, err), flags);
+    return 1;
+}
+
+/* a * b: p <= 24, so the product of two significands has at most 48 bits
+ * and |product| lies in [2^-300, 2^258]: exact in binary64. */
+static inline int fl__fast_mul(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    double m;
+    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+        fl__fast_is_special(f, b))
+        return 0;
+    m = fl__fast_decode(f, a, c->daz) * fl__fast_decode(f, b, c->daz);
+    if (m == 0) {
+        *out = (fl__u_of(m) >> 63) ? f->sign_mask : 0;     /* exact */
+        return 1;
+    }
+    *out = fl__fast_pack(f, c, fl__u_of(m), flags);
+    return 1;
+}
+
+/* a * b + addend: the product is exact (as in fl__fast_mul), then TwoSum
+ * of product and addend as in fl__fast_add. */
+static inline int fl__fast_fma(const fl_format *f, uint64_t a, uint64_t b,
+                               uint64_t d, const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    double m, z, s, bb, err;
+    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+        fl__fast_is_special(f, b) || fl__fast_is_special(f, d))
+        return 0;
+    m = fl__fast_decode(f, a, c->daz) * fl__fast_decode(f, b, c->daz);
+    z = fl__fast_decode(f, d, c->daz);
+    s = m + z;
+    if (s == 0) {
+        *out = fl__fast_zero_sum(f, c, s, m, z);
+        return 1;
+    }
+    bb = s - m;
+    err = (m - (s - bb)) + (z - bb);
+    if (err != 0 && c->rm == FL_RSR)
+        return 0;
+    *out = fl__fast_pack(f, c, fl__fast_odd(s, err), flags);
+    return 1;
+}
+
+/*
+ * a / b.  q = RN(|x| / |y|); the remainder r = |x| - q|y| is a double
+ * (Markstein: the remainder of a correctly rounded quotient is
+ * representable) and is computed exactly without an FMA: qh = q with its
+ * low 27 fraction bits cleared (26 bits), ql = q - qh (27 bits, exact);
+ * qh|y| (<= 50 bits) and ql|y| (<= 51 bits) are exact products;
+ * |x| - qh|y| is exact by Sterbenz (qh|y| is within 2^-25 of |x|); and the
+ * last subtraction is exact because its result r is representable.  The
+ * exact quotient is above q iff r > 0.
+ */
+static inline int fl__fast_div(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    double x, y, q, qh, ql, r;
+    uint64_t u, sbit;
+    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+        fl__fast_is_special(f, b))
+        return 0;
+    x = fl__fast_decode(f, a, c->daz);
+    y = fl__fast_decode(f, b, c->daz);
+    if (y == 0)
+        return 0;                       /* division by zero, 0/0: generic */
+    sbit = (fl__u_of(x) ^ fl__u_of(y)) & ((uint64_t)1 << 63);
+    if (x == 0) {
+        *out = sbit ? f->sign_mask : 0;
+        return 1;
+    }
+    x = fl__d_of(fl__u_of(x) & ~((uint64_t)1 << 63));
+    y = fl__d_of(fl__u_of(y) & ~((uint64_t)1 << 63));
+    q = x / y;
+    qh = fl__d_of(fl__u_of(q) & ~(((uint64_t)1 << 27) - 1));
+    ql = q - qh;
+    r = (x - qh * y) - ql * y;
+    u = fl__u_of(q);
+    if (r != 0) {
+        if (c->rm == FL_RSR)
+            return 0;
+        if (!(u & 1))
+            u += r > 0 ? 1 : ~(uint64_t)0;
+    }
+    *out = fl__fast_pack(f, c, u | sbit, flags);
+    return 1;
+}
+
+/*
+ * sqrt(a).  The significand m (24 bits) becomes N = m * 2^s in
+ * [2^60, 2^62) with the remaining power of two even; R = floor(sqrt(N)) in
+ * [2^30, 2^31) from the binary64 square root of N (N is exact in binary64,
+ * the root is within one unit) corrected with exact 64-bit squares.  R with
+ * a sticky bit for N != R^2 is round-to-odd at 31 >= p + 2 bits.
+ */
+static inline int fl__fast_sqrt(const fl_format *f, uint64_t a,
+                                const fl_ctx *c, unsigned *flags,
+                                uint64_t *out)
+{
+#if defined(__SSE2__)
+    double x;
+    uint64_t ux, m, n, r, sig;
+    int32_t e, s, k;
+    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a))
+        return 0;
+    x = fl__fast_decode(f, a, c->daz);
+    if (x == 0) {
+        *out = (fl__u_of(x) >> 63) ? f->sign_mask : 0;  /* sqrt(-0) = -0 */
+        return 1;
+    }
+    if (x < 0)
+        return 0;                                       /* invalid */
+    ux = fl__u_of(x);
+    e = (int32_t)(ux >> 52) - 1023;
+    m = ((ux & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52)) >> 29;
+    s = 37 + (e & 1);                   /* e - 23 - s is even */
+    n = m << s;                         /* x = n * 2^(e - 23 - s) */
+    r = (uint64_t)_mm_cvtsd_f64(_mm_sqrt_sd(_mm_setzero_pd(),
+                                            _mm_set_sd((double)n)));
+    while (r * r > n)
+        r--;
+    while ((r + 1) * (r + 1) <= n)
+        r++;
+    if (r * r != n && c->rm == FL_RSR)
+        return 0;
+    sig = r | (r * r != n);
+    k = (e - 23 - s) / 2;               /* root = sig * 2^k, sig < 2^31 */
+    *out = fl__fast_pack(f, c,
+                         ((uint64_t)(1023 + 30 + k) << 52) |
+                             ((sig & (((uint64_t)1 << 30) - 1)) << 22),
+                         flags);
+    return 1;
+#else
+    (void)f; (void)a; (void)c; (void)flags; (void)out;
+    return 0;
+#endif
+}
+
+/* Any source with prec <= 53 inside binary64 that fl__fast_decode or a
+ * plain reinterpretation handles, to a fast-path destination. */
+static inline int fl__fast_convert(const fl_format *dst,
+                                   const fl_format *src, uint64_t a,
+                                   const fl_ctx *c, unsigned *flags,
+                                   uint64_t *out)
+{
+    uint64_t u;
+    if (!fl__fast_fmt(dst))
+        return 0;
+    if (fl__fast_fmt(src)) {
+        if (fl__fast_is_special(src, a))
+            return 0;
+        u = fl__u_of(fl__fast_decode(src, a, c->daz));
+    } else if (src->ebits == 11 && src->prec == 53 &&
+               src->nan_style == FL_NANSTYLE_IEEE && src->subnormals &&
+               !(src->reserved & FL__FMT_NOFAST)) {
+        if ((a & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
+            return 0;
+        u = a;
+        if ((a & 0x7FF0000000000000ull) == 0 && c->daz)
+            u &= (uint64_t)1 << 63;
+    } else {
+        return 0;
+    }
+    if ((u << 1) == 0) {
+        *out = (u >> 63) ? dst->sign_mask : 0;
+        return 1;
+    }
+    *out = fl__fast_pack(dst, c, u, flags);
+    return 1;
+}
+
+/* The double value of an encoding r of f produced by fl__fast_pack, as
+ * fl_to_double gives it; 0 when r is infinite or NaN (not handled). */
+static inline int fl__fast_value(const fl_format *f, uint64_t r, double *v)
+{
+    if (fl__fast_is_special(f, r))
+        return 0;
+    *v = fl__fast_decode(f, r, 0);
+    return 1;
+}
+
+/* fl_round_double for a fast-path format: binary64 in, binary64 out. */
+static inline int fl__fast_round_double(const fl_format *f, double x,
+                                        const fl_ctx *c, unsigned *flags,
+                                        double *out)
+{
+    uint64_t u = fl__u_of(x), r;
+    unsigned fl = 0;
+    if (!fl__fast_fmt(f) ||
+        (u & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
+        return 0;
+    if ((u << 1) == 0 ||
+        ((u & 0x7FF0000000000000ull) == 0 && c->daz)) {
+        *out = fl__d_of(u & ((uint64_t)1 << 63));
+        return 1;
+    }
+    r = fl__fast_pack(f, c, u, &fl);
+    if (!fl__fast_value(f, r, out))
+        return 0;                       /* no flags raised yet: redo */
+    *flags |= fl;
+    return 1;
+}
+
+/* fl_round_float for a fast-path format. */
+static inline int fl__fast_round_float(const fl_format *f, float x,
+                                       const fl_ctx *c, unsigned *flags,
+                                       float *out)
+{
+    fl__f32 v;
+    double d;
+    v.f = x;
+    /* daz applies to binary32 subnormals, which are normal doubles */
+    if ((v.u & 0x7F800000u) == 0 && c->daz) {
+        v.u &= 0x80000000u;
+        if (!fl__fast_fmt(f))
+            return 0;
+        *out = v.f;
+        return 1;
+    }
+    if (!fl__fast_round_double(f, (double)x, c, flags, &d))
+        return 0;
+    *out = (float)d;
+    return 1;
+}
+
+/* Bulk rounding (fast_array.c): 1 when done, 0 when f is not a fast-path
+ * format (the caller loops over the generic scalar code). */
+int fl__fast_round_float_array(const fl_format *f, float *dst,
+                               const float *src, size_t n, const fl_ctx *c,
+                               unsigned *flags);
+int fl__fast_round_double_array(const fl_format *f, double *dst,
+                                const double *src, size_t n,
+                                const fl_ctx *c, unsigned *flags);
+
+#endif /* FPLAB_FAST_H */

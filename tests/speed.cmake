@@ -1,0 +1,9 @@
+# Fast paths against the generic core: random sampling (unit) and every
+# 16-bit pair / binary32 conversion (exhaustive).
+add_executable(test_fastpath ${CMAKE_CURRENT_LIST_DIR}/test_fastpath.c)
+target_include_directories(test_fastpath PRIVATE ${PROJECT_SOURCE_DIR}/src/softfloat)
+target_link_libraries(test_fastpath PRIVATE fplab Threads::Threads fplab_warnings ${FPLAB_LIBM})
+add_test(NAME fastpath_random COMMAND test_fastpath)
+set_tests_properties(fastpath_random PROPERTIES LABELS unit)
+add_test(NAME fastpath_exhaustive COMMAND test_fastpath exhaustive)
+set_tests_properties(fastpath_exhaustive PROPERTIES LABELS exhaustive TIMEOUT 36000)
