@@ -30,5 +30,4 @@ set label "2^{-11}: |w| = 2048|dw|" at 2**-11, graph 0.55 offset 0.5,0
 plot f using 1:2 with linespoints lw 2 pt 7 ps 0.6 title "binary16", \
      f using 1:3 with linespoints lw 2 pt 5 ps 0.6 title "bfloat16", \
      f using 1:4 with linespoints lw 2 pt 9 ps 0.6 title "binary32", \
-     f using 1:5 with linespoints lw 2 pt 13 ps 0.6 title "binary16, stochastic rounding", \
-     f using 1:6 with lines lw 1 dt 3 title "SR: mean fraction of dw kept"
+     f using 1:5 with linespoints lw 2 pt 13 ps 0.6 title "binary16, stochastic rounding"

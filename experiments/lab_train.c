@@ -1,0 +1,43 @@
+/* lab_train.c — training settings shared by experiments 3 and 6. */
+#include "lab_train.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *lab_setting_name(int setting)
+{
+    return setting == LAB_SETTING_DEEP ? "deep" : "default";
+}
+
+int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
+                      const char *policy, char *err, size_t errlen)
+{
+    amp_train_config_default(c);
+    if (!L->data_path) {
+        snprintf(err, errlen, "no training data path");
+        return -1;
+    }
+    if (amp_policy_parse(&c->policy, policy, err, errlen))
+        return -1;
+    c->data_path = L->data_path;
+    c->seed = L->seed;
+    if (setting == LAB_SETTING_DEEP) {
+        c->depth = 6;
+        c->init_gain = 0.3;
+        c->batch = 256;
+        c->steps = 400;
+    }
+    if (L->quick)
+        c->steps = 24;
+    c->eval_every = L->quick ? 6 : 25;
+    return 0;
+}
+
+void lab_train_describe(const amp_train_config *c, char *buf, size_t len)
+{
+    snprintf(buf, len, "depth=%d width=%d act=%s optimizer=%s lr=%g batch=%d "
+             "loss=%s init_gain=%g steps=%d data_seed=%llu", c->depth, c->width,
+             amp_act_name(c->activation), amp_opt_name(c->optimizer), c->lr,
+             c->batch, c->loss_reduction == AMP_LOSS_SUM ? "sum" : "mean",
+             c->init_gain, c->steps, (unsigned long long)c->seed);
+}

@@ -1,0 +1,28 @@
+/*
+ * lab_train.h — the training settings the lab's experiments share.
+ *
+ * DEFAULT: the trainer's defaults (3 layers of 64, ReLU, SGD with momentum,
+ *   batch 64, mean loss), on which every policy trains fine;
+ * DEEP: 6 layers, init std times 0.3, mean loss over a batch of 256: the
+ *   realistic setting in which the gradients are small (deep net, small
+ *   init, large-batch mean), where binary16's range matters.
+ * Steps: 300 (default) / 400 (deep); --quick: 24.
+ */
+#ifndef FPLAB_LAB_TRAIN_H
+#define FPLAB_LAB_TRAIN_H
+
+#include <stddef.h>
+#include "amp.h"
+#include "lab.h"
+
+enum { LAB_SETTING_DEFAULT = 0, LAB_SETTING_DEEP = 1 };
+
+/* Fill c for the setting and policy; -1 with err if the policy is unknown
+ * or the lab has no data path. */
+int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
+                      const char *policy, char *err, size_t errlen);
+/* "depth=6 width=64 ..." for headers and the report. */
+void lab_train_describe(const amp_train_config *c, char *buf, size_t len);
+const char *lab_setting_name(int setting);
+
+#endif

@@ -1,0 +1,39 @@
+# The lab: .npy/raw/text readers, fplab hist, fplab lab (reproducibility
+# and a --quick smoke run).
+add_executable(test_npy ${CMAKE_CURRENT_SOURCE_DIR}/test_npy.c)
+target_link_libraries(test_npy PRIVATE fplab_amp fplab_warnings)
+
+# Committed fixtures, written by numpy (tests/data/gen_npy.py).
+add_test(NAME lab_npy_fixtures
+  COMMAND test_npy ${CMAKE_CURRENT_SOURCE_DIR}/data/npy ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(lab_npy_fixtures PROPERTIES LABELS "amp")
+
+# Fresh files from the numpy installed here, when there is one.
+set(FPLAB_NUMPY_PYTHON "")
+find_program(FPLAB_PYTHON3 NAMES python3)
+foreach(py ${FPLAB_PYTHON3} /usr/bin/python3)
+  if(NOT FPLAB_NUMPY_PYTHON AND EXISTS "${py}")
+    execute_process(COMMAND ${py} -c "import numpy" RESULT_VARIABLE np_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(np_rc EQUAL 0)
+      set(FPLAB_NUMPY_PYTHON ${py})
+    endif()
+  endif()
+endforeach()
+if(FPLAB_NUMPY_PYTHON)
+  add_test(NAME lab_npy_numpy
+    COMMAND sh -c "'${FPLAB_NUMPY_PYTHON}' '${CMAKE_CURRENT_SOURCE_DIR}/data/gen_npy.py' npy_fresh && '$<TARGET_FILE:test_npy>' npy_fresh ."
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+else()
+  add_test(NAME lab_npy_numpy
+    COMMAND sh -c "echo 'no python3 with numpy: fresh .npy files not tested'; exit 77")
+endif()
+set_tests_properties(lab_npy_numpy PROPERTIES LABELS "amp" SKIP_RETURN_CODE 77)
+
+foreach(mode hist repro smoke)
+  add_test(NAME lab_${mode}
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lab_tests.sh ${FPLAB_EXE}
+            ${CMAKE_CURRENT_BINARY_DIR}/lab_${mode}.d ${mode}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(lab_${mode} PROPERTIES LABELS "cli;amp" TIMEOUT 300)
+endforeach()
