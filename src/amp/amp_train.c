@@ -55,6 +55,7 @@ struct amp_trainer {
     float *xin[AMP_MAX_LAYERS + 1], *z[AMP_MAX_LAYERS];
     float *dz, *da, *xb, *tmp, *tmp2;
     int *yb;
+    size_t *bidx;               /* batch row indices */
     size_t maxdim, maxw;
 };
 
@@ -230,6 +231,7 @@ amp_trainer *amp_trainer_create(const amp_train_config *c,
     ALLOC(t->da, t->Bs * t->maxdim);
     ALLOC(t->xb, B * d->dim);
     ALLOC(t->yb, B);
+    ALLOC(t->bidx, B);
     ALLOC(t->tmp, t->maxw > B * t->maxdim ? t->maxw : B * t->maxdim);
     ALLOC(t->tmp2, t->maxw);
     return t;
@@ -254,7 +256,7 @@ void amp_trainer_free(amp_trainer *t)
     free(t->xin[AMP_MAX_LAYERS]);
     free(t->test_idx);   /* train_idx points into the same block */
     free(t->order);
-    free(t->dz); free(t->da); free(t->xb); free(t->yb);
+    free(t->dz); free(t->da); free(t->xb); free(t->yb); free(t->bidx);
     free(t->tmp); free(t->tmp2);
     free(t);
 }
@@ -500,7 +502,7 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     const size_t B = (size_t)c->batch, Bs = t->Bs, dim = t->d->dim;
     const int L = t->L, R = c->ranks;
     const size_t C = t->dims[L];
-    size_t idx[B];
+    size_t *idx = t->bidx;
     memset(rec, 0, sizeof *rec);
     rec->step = (int)t->step;
     rec->test_acc = NAN;
