@@ -215,8 +215,9 @@ int cmd_hist(int argc, char **argv)
     char shp[256];
     amp_array_shape_str(&arr, shp, sizeof shp);
     const char *src = arr.version_major ? "npy" : arr.dtype == AMP_DT_TEXT ? "text" : "raw";
-    printf("%s: %s %s%s, shape %s, %zu values: %zu nonzero finite, %zu zero, "
-           "%zu inf/nan\n", file, src, arr.big_endian ? ">" : "",
+    printf("%s: %s%s%s, shape %s, %zu values: %zu nonzero finite, %zu zero, "
+           "%zu inf/nan\n", file, src, arr.dtype == AMP_DT_TEXT ? "" :
+           arr.big_endian ? " >" : " ", arr.dtype == AMP_DT_TEXT ? "" :
            amp_dtype_name(arr.dtype), shp, arr.n, live, zeros, nonfinite);
     if (conv_zero || conv_inf)
         printf("note: rounding to binary32 turned %zu values into zero and %zu into "
