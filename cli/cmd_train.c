@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "amp_tc.h"
 #include "amp.h"
 
 #ifndef FPLAB_SOURCE_DIR
@@ -23,7 +24,8 @@ static void usage(FILE *fp)
 "\n"
 "  --policy P        fp32 | o0 | fp16 | fp16-static:S | fp16-torch |\n"
 "                    fp16-apex | o1 | o2 | o3 | bf16          (fp32)\n"
-"  --accum A         low | fp32 | kahan | pairwise            (fp32)\n"
+"  --accum A         low | fp32 | kahan | pairwise | block:MODEL (fp32)\n"
+"                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16\n"
 "  --depth N         linear layers (3)        --width N    hidden units (64)\n"
 "  --act A           relu | tanh | gelu (relu)\n"
 "  --optimizer O     sgd | adam (sgd)         --lr X       (0.05; adam 1e-3)\n"
@@ -167,11 +169,16 @@ int cmd_train(int argc, char **argv)
     }
     if (amp_policy_parse(&c.policy, policy, err, sizeof err))
         return cli_error("train: --policy: %s", err);
-    if (accum) {
+    if (accum && !strncmp(accum, "block:", 6)) {
+        if (amp_accum_set_tc(&c.policy.accum, accum + 6))
+            return cli_error("train: --accum: unknown tensor-core model '%s' "
+                             "(v100-fp16 a100-fp16 a100-bf16 a100-tf32 "
+                             "h100-fp16 h100-bf16 h100-tf32)", accum + 6);
+    } else if (accum) {
         int k = amp_accum_parse(accum);
         if (k < 0 || k == AMP_ACC_BLOCK)
-            return cli_error("train: --accum: '%s' (low fp32 kahan pairwise)",
-                             accum);
+            return cli_error("train: --accum: '%s' (low fp32 kahan pairwise "
+                             "block:MODEL)", accum);
         c.policy.accum.kind = k;
     }
     amp_scaler_config *sc = &c.policy.scaler;

@@ -1,0 +1,20 @@
+/* amp_tc.h — the tensor-core block-FMA model as an accumulation policy. */
+#ifndef FPLAB_AMP_TC_H
+#define FPLAB_AMP_TC_H
+
+#include "amp_ops.h"
+#include "fplab/tensorcore.h"
+
+/* amp_block_dot_fn over a const fl_tc_model *: the operands (values of the
+ * simulated compute format) are encoded in the model's input format (exact
+ * when the formats agree; rounded to nearest even otherwise), c in
+ * binary32, and c + sum a[i]*b[i] is computed by fl_tc_dot. */
+float amp_tc_block_dot(void *model, const fl_format *in, const float *a,
+                       size_t sa, const float *b, size_t sb, size_t n,
+                       float c, unsigned *flags);
+
+/* Set acc to the block policy with the named model ("h100-fp16", ...);
+ * returns -1 if the name is unknown. */
+int amp_accum_set_tc(amp_accum *acc, const char *model_name);
+
+#endif
