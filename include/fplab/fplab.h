@@ -289,7 +289,9 @@ FPLAB_HOSTDEV uint64_t fl_from_u64(const fl_format *f, uint64_t v,
 
 /* Native helpers.  fl_from_double / fl_from_float round a host value into f
  * (same as fl_convert from binary64 / binary32).  fl_to_double is exact for
- * every format with prec <= 53 and ebits <= 11 (NaN payloads aside). */
+ * every format whose values fit binary64: prec <= 53 and ebits <= 11, except
+ * the top binade of an FN-style format with 11 exponent bits (emax 1024),
+ * which comes back as +-inf; NaN payloads aside. */
 FPLAB_HOSTDEV uint64_t fl_from_double(const fl_format *f, double x,
                                       const fl_ctx *c, unsigned *flags);
 FPLAB_HOSTDEV uint64_t fl_from_float(const fl_format *f, float x,

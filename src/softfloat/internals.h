@@ -46,7 +46,7 @@ static inline FPLAB_HOSTDEV int fl__is_nan_cls(int cls)
 }
 
 /* Decode a bit pattern.  Subnormal inputs become zero under c->daz (and in
- * formats declared without subnormals). */
+ * formats declared without subnormals).  c may be NULL (no DAZ). */
 static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
                                               const fl_ctx *c)
 {

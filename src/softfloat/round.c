@@ -133,6 +133,10 @@ FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
     exp -= lz;
 
     if (exp < f->emin) {
+        /* Stochastic rounding decides tininess-after with the same random
+         * bits as the delivered rounding, at p bits instead of the
+         * subnormal precision; as for every mode, a result equal to
+         * 2^emin can still be tiny (IEEE 754-2019 7.5). */
         /* Tiny before rounding.  After rounding, only a value in
          * [2^(emin-1), 2^emin) can stop being tiny: when rounding it to p
          * bits at an unbounded exponent carries up to 2^emin. */
