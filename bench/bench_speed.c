@@ -1,0 +1,346 @@
+/*
+ * bench_speed.c — fplab's throughput next to yardsticks measured in the
+ * same run: hardware conversions (F16C vcvtps2ph, AVX512-BF16
+ * vcvtneps2bf16), binary32 arithmetic followed by an F16C conversion (the
+ * "compute in float and cast" emulation), MPFR, and memcpy bandwidth.
+ *
+ * Usage: bench_speed [reps]   (default 5; median and min..max printed)
+ * Every workload is checked against its target; the summary says PASS or
+ * GAP.  Rates are in millions of elements (or operations) per second.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <immintrin.h>
+
+#include "fplab/fplab.h"
+#ifdef FPLAB_HAVE_MPFR
+#include <mpfr.h>
+#endif
+
+/* Single-thread workloads are timed in this thread's CPU time, so a
+ * shared, loaded machine does not distort them; the two-thread workload
+ * and its one-thread reference use wall time (use_wall). */
+static int use_wall;
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static uint64_t rng = 0x1234567;
+static uint64_t next(void)
+{
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+typedef void (*work_fn)(size_t n, void *arg);
+static int reps = 5;
+static volatile uint64_t sink;
+
+/* Median, min and max rate (M elem/s) of `reps` timed runs of fn over n. */
+static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
+                    double *hi)
+{
+    double r[64], t;
+    int i, j, k = reps < 64 ? reps : 64;
+    size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1, m;
+    fn(n, arg);                                       /* warm up */
+    for (i = 0; i < k; i++) {
+        t = now();
+        for (m = 0; m < inner; m++)
+            fn(n, arg);
+        r[i] = (double)n * (double)inner / (now() - t) / 1e6;
+    }
+    for (i = 1; i < k; i++)
+        for (j = i; j > 0 && r[j] < r[j - 1]; j--) {
+            t = r[j]; r[j] = r[j - 1]; r[j - 1] = t;
+        }
+    *med = r[k / 2]; *lo = r[0]; *hi = r[k - 1];
+}
+
+/* ---- data --------------------------------------------------------------- */
+#define NBIG ((size_t)1 << 24)
+#define NSMALL ((size_t)1 << 14)
+static float *fsrc, *fdst;
+static double *dsrc, *ddst;
+static uint64_t *ha, *hb, *hc, *hr;    /* binary16 / binary32 operands */
+static const fl_format *cur_fmt;
+static fl_ctx cur_ctx;
+
+/* ---- fplab workloads ---------------------------------------------------- */
+#define SCALAR_OP(name, call)                                                \
+    static void name(size_t n, void *arg)                                    \
+    {                                                                        \
+        const fl_format *f = cur_fmt;                                        \
+        unsigned fl = 0;                                                     \
+        size_t i;                                                            \
+        (void)arg;                                                           \
+        for (i = 0; i < n; i++)                                              \
+            hr[i] = call;                                                    \
+        sink += fl;                                                          \
+    }
+SCALAR_OP(w_add, fl_add(f, ha[i], hb[i], &cur_ctx, &fl))
+SCALAR_OP(w_mul, fl_mul(f, ha[i], hb[i], &cur_ctx, &fl))
+SCALAR_OP(w_fma, fl_fma(f, ha[i], hb[i], hc[i], &cur_ctx, &fl))
+
+static void w_round_f(size_t n, void *arg)
+{
+    unsigned fl = 0;
+    (void)arg;
+    fl_round_float_array(cur_fmt, fdst, fsrc, n, &cur_ctx, &fl);
+    sink += fl;
+}
+static void w_round_d(size_t n, void *arg)
+{
+    unsigned fl = 0;
+    (void)arg;
+    fl_round_double_array(cur_fmt, ddst, dsrc, n, &cur_ctx, &fl);
+    sink += fl;
+}
+
+/* Two threads, each a contiguous half with its own sr_index offset. */
+typedef struct { size_t lo, hi; unsigned fl; } half_t;
+static void *half_worker(void *p)
+{
+    half_t *h = p;
+    fl_ctx c = cur_ctx;
+    c.sr_index += h->lo;
+    fl_round_float_array(cur_fmt, fdst + h->lo, fsrc + h->lo, h->hi - h->lo,
+                         &c, &h->fl);
+    return NULL;
+}
+static void w_round_f_2t(size_t n, void *arg)
+{
+    pthread_t t;
+    half_t h[2] = { { 0, n / 2, 0 }, { n / 2, n, 0 } };
+    (void)arg;
+    pthread_create(&t, NULL, half_worker, &h[1]);
+    half_worker(&h[0]);
+    pthread_join(t, NULL);
+    sink += h[0].fl | h[1].fl;
+}
+
+/* ---- yardsticks ---------------------------------------------------------- */
+__attribute__((target("avx2,f16c")))
+static void y_f16c(size_t n, void *arg)
+{
+    size_t i;
+    (void)arg;
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(fsrc + i), 0);
+        _mm256_storeu_ps(fdst + i, _mm256_cvtph_ps(h));
+    }
+}
+__attribute__((target("avx512f,avx512bf16,avx512vl")))
+static void y_bf16(size_t n, void *arg)
+{
+    size_t i;
+    (void)arg;
+    for (i = 0; i + 16 <= n; i += 16) {
+        __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(fsrc + i));
+        __m512i w = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+        _mm512_storeu_ps(fdst + i, _mm512_castsi512_ps(w));
+    }
+}
+__attribute__((target("avx2,f16c")))
+static void y_f16c_d(size_t n, void *arg)
+{
+    size_t i;
+    (void)arg;
+    /* double -> float -> half double-rounds: a speed reference only */
+    for (i = 0; i + 4 <= n; i += 4) {
+        __m128 f = _mm256_cvtpd_ps(_mm256_loadu_pd(dsrc + i));
+        __m128i h = _mm_cvtps_ph(f, 0);
+        _mm256_storeu_pd(ddst + i, _mm256_cvtps_pd(_mm_cvtph_ps(h)));
+    }
+}
+static void y_memcpy(size_t n, void *arg)
+{
+    (void)arg;
+    memcpy(fdst, fsrc, n * sizeof(float));
+}
+/* binary16 op emulated as float compute + F16C conversion (scalar). */
+#define F16C_OP(name, expr)                                                  \
+    __attribute__((target("f16c")))                                          \
+    static void name(size_t n, void *arg)                                    \
+    {                                                                        \
+        size_t i;                                                            \
+        (void)arg;                                                           \
+        for (i = 0; i < n; i++) {                                            \
+            float x = _cvtsh_ss((unsigned short)ha[i]);                      \
+            float y = _cvtsh_ss((unsigned short)hb[i]);                      \
+            float z = _cvtsh_ss((unsigned short)hc[i]);                      \
+            (void)z;                                                         \
+            hr[i] = _cvtss_sh(expr, 0);                                      \
+        }                                                                    \
+    }
+F16C_OP(y_add16, x + y)
+F16C_OP(y_mul16, x * y)
+F16C_OP(y_fma16, x * y + z)
+static void y_add32(size_t n, void *arg)
+{
+    size_t i;
+    (void)arg;
+    for (i = 0; i < n; i++) {
+        union { float f; uint32_t u; } a, b;
+        a.u = (uint32_t)ha[i]; b.u = (uint32_t)hb[i];
+        a.f += b.f;
+        hr[i] = a.u;
+    }
+}
+static void y_mul32(size_t n, void *arg)
+{
+    size_t i;
+    (void)arg;
+    for (i = 0; i < n; i++) {
+        union { float f; uint32_t u; } a, b;
+        a.u = (uint32_t)ha[i]; b.u = (uint32_t)hb[i];
+        a.f *= b.f;
+        hr[i] = a.u;
+    }
+}
+#ifdef FPLAB_HAVE_MPFR
+__attribute__((target("f16c")))
+static void y_mpfr_add16(size_t n, void *arg)
+{
+    static mpfr_t x, y;
+    static int init;
+    size_t i;
+    (void)arg;
+    if (!init) {
+        mpfr_init2(x, 11); mpfr_init2(y, 11); init = 1;
+    }
+    mpfr_set_emin(-23); mpfr_set_emax(16);
+    for (i = 0; i < n; i++) {
+        int t;
+        mpfr_set_flt(x, _cvtsh_ss((unsigned short)ha[i]), MPFR_RNDN);
+        mpfr_set_flt(y, _cvtsh_ss((unsigned short)hb[i]), MPFR_RNDN);
+        mpfr_clear_flags();
+        t = mpfr_add(x, x, y, MPFR_RNDN);
+        t = mpfr_subnormalize(x, t, MPFR_RNDN);
+        hr[i] = (uint64_t)(mpfr_get_flt(x, MPFR_RNDN) != 0) + (uint64_t)t +
+                (uint64_t)mpfr_flags_save();
+    }
+    mpfr_set_emin(mpfr_get_emin_min()); mpfr_set_emax(mpfr_get_emax_max());
+}
+#endif
+
+/* ---- table -------------------------------------------------------------- */
+typedef struct { char name[48]; double rate, yrate, target; const char *yname;
+                 int target_is_ratio; } row_t;
+static row_t rows[64];
+static int nrows;
+
+static void run(const char *name, const fl_format *f, int rm, work_fn fn,
+                work_fn yard, const char *yname, size_t n, double target,
+                int target_is_ratio)
+{
+    double m, lo, hi, ym = 0, ylo = 0, yhi = 0;
+    row_t *r = &rows[nrows++];
+    cur_fmt = f;
+    cur_ctx = fl_ctx_make(rm);
+    cur_ctx.sr_seed = 42;
+    measure(fn, n, NULL, &m, &lo, &hi);
+    if (yard)
+        measure(yard, n, NULL, &ym, &ylo, &yhi);
+    snprintf(r->name, sizeof r->name, "%s n=2^%d", name,
+             (int)__builtin_ctzll((unsigned long long)n));
+    r->rate = m; r->yrate = ym; r->yname = yname; r->target = target;
+    r->target_is_ratio = target_is_ratio;
+    printf("%-34s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f\n",
+           r->name, m, lo, hi, yname ? yname : "-", ym, ylo, yhi,
+           ym > 0 ? m / ym : 0.0);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+    int k;
+    if (argc > 1)
+        reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 5;
+    fsrc = aligned_alloc(64, NBIG * sizeof *fsrc);
+    fdst = aligned_alloc(64, NBIG * sizeof *fdst);
+    dsrc = aligned_alloc(64, NBIG * sizeof *dsrc);
+    ddst = aligned_alloc(64, NBIG * sizeof *ddst);
+    ha = malloc(NSMALL * 8); hb = malloc(NSMALL * 8);
+    hc = malloc(NSMALL * 8); hr = malloc(NSMALL * 8);
+    for (i = 0; i < NBIG; i++) {
+        uint64_t r = next();
+        /* normal and subnormal fp16 range, both signs */
+        fsrc[i] = (float)((double)(int32_t)r * 0x1p-31 *
+                          (double)(1u << (r >> 40 & 31)) * 0x1p-18);
+        dsrc[i] = (double)(int64_t)r * 0x1p-63 * (double)(1u << (r >> 40 & 31)) * 0x1p-18;
+    }
+    printf("bench_speed: %d repetitions, rates in M elem/s (median [min..max])\n", reps);
+
+    /* scalar ops on random operands (finite, any class) */
+    for (k = 0; k < 2; k++) {
+        const fl_format *f = k ? &fl_binary32 : &fl_binary16;
+        for (i = 0; i < NSMALL; i++) {
+            uint64_t m = k ? 0xFFFFFFFFu : 0xFFFFu;
+            do ha[i] = next() & m; while (fl_is_nan(f, ha[i]) || fl_is_inf(f, ha[i]));
+            do hb[i] = next() & m; while (fl_is_nan(f, hb[i]) || fl_is_inf(f, hb[i]));
+            do hc[i] = next() & m; while (fl_is_nan(f, hc[i]) || fl_is_inf(f, hc[i]));
+        }
+        if (!k) {
+            run("binary16 add", f, FL_RNE, w_add, y_add16, "f32+F16C", NSMALL, 120, 0);
+            run("binary16 mul", f, FL_RNE, w_mul, y_mul16, "f32+F16C", NSMALL, 120, 0);
+            run("binary16 fma", f, FL_RNE, w_fma, y_fma16, "f32+F16C", NSMALL, 100, 0);
+#ifdef FPLAB_HAVE_MPFR
+            run("binary16 add (vs MPFR)", f, FL_RNE, w_add, y_mpfr_add16, "MPFR", NSMALL, 0, 0);
+#endif
+        } else {
+            run("binary32 add", f, FL_RNE, w_add, y_add32, "f32 native", NSMALL, 120, 0);
+            run("binary32 mul", f, FL_RNE, w_mul, y_mul32, "f32 native", NSMALL, 120, 0);
+        }
+    }
+    /* bulk rounding */
+    {
+        fl_format e4m3 = fl_fp8_e4m3;
+        for (k = 0; k < 2; k++) {
+            size_t n = k ? NBIG : NSMALL;
+            run("f32->binary16 RNE", &fl_binary16, FL_RNE, w_round_f, y_f16c, "F16C", n, k ? 0.9 : 0, 1);
+            run("f32->bfloat16 RNE", &fl_bfloat16, FL_RNE, w_round_f, y_bf16, "AVX512-BF16", n, k ? 0.9 : 0, 1);
+            run("f32->fp8-e4m3 RNE", &e4m3, FL_RNE, w_round_f, y_f16c, "F16C", n, k ? 0.9 : 0, 1);
+            run("f64->binary16 RNE", &fl_binary16, FL_RNE, w_round_d, y_f16c_d, "f64->f32->F16C", n, k ? 1200 : 0, 0);
+            run("f32->binary16 SR", &fl_binary16, FL_RSR, w_round_f, y_f16c, "F16C", n, k ? 1000 : 0, 0);
+        }
+        run("memcpy f32", &fl_binary16, FL_RNE, y_memcpy, NULL, NULL, NBIG, 0, 0);
+        run("f32->binary16 RNE 1 thread", &fl_binary16, FL_RNE, w_round_f, NULL, NULL, NBIG, 0, 0);
+        use_wall = 1;
+        run("f32->binary16 RNE 2 threads", &fl_binary16, FL_RNE, w_round_f_2t, w_round_f, "1 thread", NBIG, 1.8, 1);
+        /* identical results from 1 and 2 threads, SR included */
+        {
+            float *a = malloc(NBIG * sizeof *a);
+            cur_fmt = &fl_binary16; cur_ctx = fl_ctx_make(FL_RSR); cur_ctx.sr_seed = 7;
+            w_round_f(NBIG, NULL);
+            memcpy(a, fdst, NBIG * sizeof *a);
+            w_round_f_2t(NBIG, NULL);
+            printf("SR 1 vs 2 threads: %s\n",
+                   memcmp(a, fdst, NBIG * sizeof *a) ? "DIFFERENT" : "identical");
+            free(a);
+        }
+        use_wall = 0;
+    }
+    printf("\nsummary (targets: M ops/s, or ratio to the yardstick)\n");
+    printf("%-34s %10s %10s %8s %8s  %s\n", "workload", "fplab", "yardstick", "ratio", "target", "");
+    for (k = 0; k < nrows; k++) {
+        row_t *r = &rows[k];
+        double ratio = r->yrate > 0 ? r->rate / r->yrate : 0;
+        const char *v = r->target <= 0 ? "" :
+            (r->target_is_ratio ? ratio >= r->target : r->rate >= r->target) ? "PASS" : "GAP";
+        printf("%-34s %10.1f %10.1f %8.2f %8.2f  %s\n", r->name, r->rate, r->yrate,
+               ratio, r->target, v);
+    }
+    return (int)(sink & 0);
+}
