@@ -111,7 +111,8 @@ typedef struct fl_format {
     uint8_t nan_style;    /* fl_nan_style */
     uint8_t subnormals;   /* 1 if subnormal numbers exist */
     uint8_t saturate;     /* 1: overflow gives the largest finite value */
-    uint8_t reserved;
+    uint8_t reserved;     /* bit 0x01: generic code only (no fast paths);
+                             used by the tests that prove the fast paths */
     int32_t bias;         /* 2^(ebits-1) - 1 */
     int32_t emin;         /* exponent of the smallest normal, 1 - bias */
     int32_t emax;         /* exponent of the largest finite value */
