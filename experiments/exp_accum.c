@@ -141,6 +141,8 @@ int lab_exp_accum(lab_ctx *L)
     int step125 = 0;   /* 10, 20, 50, 100, ... */
     uint64_t one = fl_from_double(h, 1, &rne, &fl);
     double final_err[2][NACC] = {{0}}, fin_exact[2] = {0}, fin_h[2] = {0};
+    long cross_max = 0;   /* first N whose exact sum exceeds binary16's max */
+    const double h_max = fl_to_double(h, h->max_bits);
     for (long i = 1; i <= nmax; i++) {
         uint64_t x = fl_from_double(h, lab_rng_uniform(&rng), &rne, &fl);
         uint64_t y = fl_from_double(h, lab_rng_uniform(&rng), &rne, &fl);
@@ -167,6 +169,8 @@ int lab_exp_accum(lab_ctx *L)
             if (r->h != old)
                 r->last_change = i;
         }
+        if (!cross_max && fl_to_double(s, st[0].s) > h_max)
+            cross_max = i;   /* binary32 running sum: accurate to 1e-5 here */
         if (i == next || i == nmax) {
             double err[2][NACC], ex[2];
             for (int k = 0; k < 2; k++) {
@@ -214,6 +218,12 @@ int lab_exp_accum(lab_ctx *L)
                final_err[0][A_H], st[1].last_change, fin_h[1], final_err[1][A_H],
                final_err[0][A_S], final_err[1][A_S], final_err[0][A_KAHAN],
                final_err[1][A_KAHAN], final_err[0][A_HSR], final_err[1][A_HSR]);
+    if (cross_max)
+        lab_say(L, "Beyond N = %ld the exact sum exceeds binary16's largest finite "
+                   "value %g, so a binary16 accumulator that keeps growing (as "
+                   "stochastic rounding does) overflows to infinity; the "
+                   "round-to-nearest one never gets there because it stagnated.\n\n",
+                cross_max, h_max);
     (void)acc_name;
     return 0;
 }

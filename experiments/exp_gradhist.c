@@ -2,7 +2,7 @@
  * exp_gradhist.c — experiment 3: gradient histograms versus loss scale.
  *
  * A real binary32 training run of the MLP on the digits (the "deep"
- * setting of lab_train_setting: 6 layers, small init, mean loss over a
+ * setting of lab_train_setting: 4 layers, small init, mean loss over a
  * batch of 256 — where gradients are small) is watched through the
  * trainer's step callback.  Every `every`-th step the raw binary32 weight
  * and activation gradients are

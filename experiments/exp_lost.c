@@ -129,7 +129,7 @@ int lab_exp_lost(lab_ctx *L)
                log2(all_lost[2]), sr_lost_at_2m14, sr_keep_at_2m14);
 
     /* b. the long run */
-    const int steps = L->quick ? 2000 : 10000, every = L->quick ? 20 : 50;
+    const int steps = L->quick ? 2000 : 5000, every = L->quick ? 20 : 50;
     const double dwv = -1e-4;
     fp = lab_data_begin(L, "lost_run.dat", "w = 1 updated by dw = -1e-4 repeatedly",
                         "binary16 binary16(sr) bfloat16 binary32(master)",

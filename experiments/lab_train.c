@@ -22,8 +22,8 @@ int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
     c->data_path = L->data_path;
     c->seed = L->seed;
     if (setting == LAB_SETTING_DEEP) {
-        c->depth = 6;
-        c->init_gain = 0.3;
+        c->depth = 4;
+        c->init_gain = 0.25;
         c->batch = 256;
         c->steps = 400;
     }

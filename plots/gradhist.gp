@@ -27,7 +27,7 @@ set object 1 rect from -24, graph 0 to -14, graph 1 behind
 set object 2 rect from -14, graph 0 to 16, graph 1 behind fc rgb "#d0ffd0" fs solid 0.5 noborder
 set label 1 "subnormal" at -23.5, graph 0.95 font ",8"
 set label 2 "normal" at -5, graph 0.95 font ",8"
-set label 3 "→ 0" at -40, graph 0.95 font ",8"
+set label 3 "rounds to 0" at -47, graph 0.6 font ",8"
 set title "activation gradients"
 plot f using 1:6 with steps lw 2 title "S = 1", \
      f using 1:7 with steps lw 2 title "S = 8", \
