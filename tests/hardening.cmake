@@ -1,0 +1,29 @@
+# Hardening (label hardening): the fuzz harnesses replayed over their seed
+# corpora and regression inputs, the table-driven bad-input test of every
+# subcommand, nothing-lost (atomic output) and reproducibility checks.
+# The sanitizer, valgrind and fuzzing passes that build the project again
+# live in scripts/ci-hardening.sh; docs/reliability.md describes them all.
+
+# Fuzz harnesses as ordinary programs: fuzz/driver.c feeds them files.
+set(FPLAB_FUZZ_DIR ${PROJECT_SOURCE_DIR}/fuzz)
+set(FPLAB_FUZZ_CLI_SOURCES ${PROJECT_SOURCE_DIR}/cli/util.c
+  ${PROJECT_SOURCE_DIR}/cli/cmd_calc.c ${PROJECT_SOURCE_DIR}/cli/cmd_testfloat.c)
+add_library(fplab_fuzz_cli STATIC ${FPLAB_FUZZ_CLI_SOURCES})
+target_include_directories(fplab_fuzz_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)
+target_link_libraries(fplab_fuzz_cli PUBLIC fplab PRIVATE fplab_warnings)
+
+foreach(h parse calc testfloat npy csv text diff)
+  add_executable(fuzz_${h}_replay ${FPLAB_FUZZ_DIR}/fuzz_${h}.c
+    ${FPLAB_FUZZ_DIR}/driver.c)
+  target_include_directories(fuzz_${h}_replay PRIVATE ${FPLAB_FUZZ_DIR})
+  target_link_libraries(fuzz_${h}_replay PRIVATE fplab_fuzz_cli fplab_amp
+    fplab_oracle fplab fplab_warnings)
+  set(dirs ${FPLAB_FUZZ_DIR}/corpus/${h})
+  if(EXISTS ${FPLAB_FUZZ_DIR}/regress/${h})
+    list(APPEND dirs ${FPLAB_FUZZ_DIR}/regress/${h})
+  endif()
+  add_test(NAME fuzz_replay_${h} COMMAND fuzz_${h}_replay --min 5 ${dirs})
+  set_tests_properties(fuzz_replay_${h} PROPERTIES LABELS "hardening;fuzz"
+    TIMEOUT 300
+    ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/hardening/lsan.supp")
+endforeach()
