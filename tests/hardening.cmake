@@ -27,3 +27,16 @@ foreach(h parse calc testfloat npy csv text diff)
     TIMEOUT 300
     ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/hardening/lsan.supp")
 endforeach()
+
+# Every subcommand against bad input: exit status and a message naming the
+# problem and its place (tests/hardening/bad_input.tsv).
+find_program(FPLAB_HARDEN_BASH bash)
+if(FPLAB_HARDEN_BASH)
+  add_test(NAME hardening_bad_input
+    COMMAND ${FPLAB_HARDEN_BASH} ${CMAKE_CURRENT_LIST_DIR}/hardening/bad_input.sh
+            ${FPLAB_EXE} ${CMAKE_CURRENT_LIST_DIR}/hardening/bad_input.tsv
+            ${CMAKE_CURRENT_BINARY_DIR}/hardening_bad_input.d)
+  set_tests_properties(hardening_bad_input PROPERTIES LABELS "hardening;cli"
+    TIMEOUT 600
+    ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/hardening/lsan.supp")
+endif()
