@@ -4,7 +4,8 @@
  * vcvtneps2bf16), binary32 arithmetic followed by an F16C conversion (the
  * "compute in float and cast" emulation), MPFR, and memcpy bandwidth.
  *
- * Usage: bench_speed [reps]   (default 5; median and min..max printed)
+ * Usage: bench_speed [reps [filter]]   (default 5 repetitions; median and
+ * min..max printed; filter: only the workloads whose name contains it)
  * Every workload is checked against its target; the summary says PASS or
  * GAP.  Rates are in millions of elements (or operations) per second.
  */
@@ -240,12 +241,17 @@ typedef struct { char name[48]; double rate, yrate, target; const char *yname;
 static row_t rows[64];
 static int nrows;
 
+static const char *filter;   /* run only workloads whose name contains it */
+
 static void run(const char *name, const fl_format *f, int rm, work_fn fn,
                 work_fn yard, const char *yname, size_t n, double target,
                 int target_is_ratio)
 {
     double m, lo, hi, ym = 0, ylo = 0, yhi = 0;
-    row_t *r = &rows[nrows++];
+    row_t *r;
+    if (filter && !strstr(name, filter))
+        return;
+    r = &rows[nrows++];
     cur_fmt = f;
     cur_ctx = fl_ctx_make(rm);
     cur_ctx.sr_seed = 42;
@@ -268,6 +274,8 @@ int main(int argc, char **argv)
     int k;
     if (argc > 1)
         reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 5;
+    if (argc > 2)
+        filter = argv[2];
     fsrc = aligned_alloc(64, NBIG * sizeof *fsrc);
     fdst = aligned_alloc(64, NBIG * sizeof *fdst);
     dsrc = aligned_alloc(64, NBIG * sizeof *dsrc);

@@ -440,4 +440,20 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
                                 const double *src, size_t n,
                                 const fl_ctx *c, unsigned *flags);
 
+/* SIMD kernels (fast_simd.c): round the first elements of the array (a
+ * multiple of the vector width) and return how many; 0 when there is no
+ * kernel for f or for this CPU.  level: -1 picks the best the CPU runs,
+ * 1 = AVX2, 2 = AVX-512 (callers must not ask for more than
+ * fl__simd_available() returns). */
+size_t fl__simd_round_float_array(const fl_format *f, float *dst,
+                                  const float *src, size_t n,
+                                  const fl_ctx *c, unsigned *flags,
+                                  int level);
+size_t fl__simd_round_double_array(const fl_format *f, double *dst,
+                                   const double *src, size_t n,
+                                   const fl_ctx *c, unsigned *flags,
+                                   int level);
+/* 2 = AVX-512 kernels, 1 = AVX2, 0 = none (CPU or build). */
+int fl__simd_available(void);
+
 #endif /* FPLAB_FAST_H */

@@ -5,7 +5,9 @@
  * Element i is rounded exactly as fl_round_float / fl_round_double would
  * with stochastic-rounding index c->sr_index + i, and the flags are the OR
  * of the elements' flags, so a split of the array (threads, blocks) never
- * changes a result.
+ * changes a result.  The SIMD kernels of fast_simd.c take the longest
+ * prefix that is a multiple of their vector width; the rest, and every
+ * element a kernel does not decide, goes through the scalar fast path.
  */
 #include "fast.h"
 
@@ -18,7 +20,8 @@ int fl__fast_round_float_array(const fl_format *f, float *dst,
     size_t i;
     if (!fl__fast_fmt(f))
         return 0;
-    for (i = 0; i < n; i++) {
+    i = fl__simd_round_float_array(f, dst, src, n, c, &fl, -1);
+    for (; i < n; i++) {
         float r;
         ci.sr_index = c->sr_index + (uint64_t)i;
         if (fl__fast_round_float(f, src[i], &ci, &fl, &r))
@@ -39,7 +42,8 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
     size_t i;
     if (!fl__fast_fmt(f))
         return 0;
-    for (i = 0; i < n; i++) {
+    i = fl__simd_round_double_array(f, dst, src, n, c, &fl, -1);
+    for (; i < n; i++) {
         double r;
         ci.sr_index = c->sr_index + (uint64_t)i;
         if (fl__fast_round_double(f, src[i], &ci, &fl, &r))

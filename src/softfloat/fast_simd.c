@@ -1,0 +1,208 @@
+/*
+ * fast_simd.c — SIMD kernels for fl_round_float_array and
+ * fl_round_double_array (x86-64 with GCC or Clang): AVX-512 (F, BW, VL,
+ * DQ; compiled only with FPLAB_AVX512) and AVX2, chosen at run time with
+ * __builtin_cpu_supports.  The lane algorithm is in simd_round.h; every
+ * case it does not decide goes to the scalar entry point element by
+ * element, so the kernels are exact or absent, never approximate.
+ *
+ * Element i always uses stochastic-rounding index c->sr_index + i and the
+ * flags are the OR over elements: any split of an array gives the same
+ * values and the same flag word.
+ */
+#include <string.h>
+
+#include "fast.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FL__SIMD 1
+#include <immintrin.h>
+#endif
+
+/* Per-call parameters of a kernel, in units of the host format H
+ * (binary32: FB = 23, bias 127; binary64: FB = 52, bias 1023). */
+typedef struct {
+    uint64_t eminb;    /* bits of 2^emin(f) in H */
+    uint64_t bordlo;   /* bits of 2^(emin(f) - 1) in H */
+    uint64_t maxf;     /* bits of f's largest finite value in H */
+    uint64_t qbits;    /* bits of f's smallest subnormal in H */
+    int32_t Emin;      /* emin(f) as a biased exponent of H, >= 1 */
+    int32_t sh0;       /* FB + 1 - p: bits discarded in f's normal range */
+    int32_t sht;       /* bits discarded by the tininess-after rounding */
+    uint64_t ovb[2];   /* result bits of an overflow, positive / negative */
+    unsigned ovfl[2];  /* and its flags */
+    int after, fz, daz;
+} fl__kpar;
+
+/*
+ * Fill P for rounding host format H (fb fraction bits, bias hb) to f; 0 when
+ * some finite value of f is not a normal value of H (the kernels assume
+ * 2^emin(f) and f's largest finite value are normal in H).
+ */
+static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
+                         int fb, int hb)
+{
+    const int p = f->prec;
+    const int32_t efield = (int32_t)((f->max_bits & f->exp_mask) >> (p - 1));
+    const int32_t emaxv = efield - f->bias;       /* exponent of max finite */
+    const int32_t k = f->emin - p + 1;            /* smallest subnormal 2^k */
+    if (!fl__fast_fmt(f) || f->emin + hb < 1 || emaxv + hb > 2 * hb ||
+        k + hb - 1 + fb < 0)
+        return 0;
+    P->Emin = f->emin + hb;
+    P->sh0 = fb + 1 - p;
+    P->eminb = (uint64_t)P->Emin << fb;
+    if (P->Emin >= 2) {
+        P->bordlo = (uint64_t)(P->Emin - 1) << fb;
+        P->sht = P->sh0;
+    } else {
+        /* 2^(emin-1) is a subnormal of H whose leading bit is FB - 1: the
+         * p-bit rounding discards one bit less */
+        P->bordlo = (uint64_t)1 << (fb - 1);
+        P->sht = P->sh0 > 0 ? P->sh0 - 1 : 0;
+    }
+    P->maxf = ((uint64_t)(emaxv + hb) << fb) |
+              ((f->max_bits & f->frac_mask) << (fb + 1 - p));
+    P->qbits = k + hb >= 1 ? (uint64_t)(k + hb) << fb
+                           : (uint64_t)1 << (k + hb - 1 + fb);
+    {
+        /* overflow: fl__round_pack's choice between infinity (or f's NaN
+         * pattern) and the largest finite, as the host value */
+        int sg;
+        for (sg = 0; sg < 2; sg++) {
+            int to_inf = c->rm == FL_RNE || c->rm == FL_RNA ||
+                         c->rm == FL_RSR || (c->rm == FL_RUP && !sg) ||
+                         (c->rm == FL_RDN && sg);
+            uint64_t hs = (uint64_t)sg << (fb == 23 ? 31 : 63);
+            if (f->saturate || c->saturate)
+                to_inf = 0;
+            P->ovfl[sg] = FL_OVERFLOW | FL_INEXACT |
+                          ((to_inf != 0) != sg ? FL_TERN_UP : FL_TERN_DOWN);
+            if (!to_inf)
+                P->ovb[sg] = hs | P->maxf;
+            else if (fb == 23) {
+                fl__f32 v;
+                v.f = fl_to_float(f, fl__pack_inf(f, sg, c));
+                P->ovb[sg] = v.u;
+            } else {
+                P->ovb[sg] = fl__u_of(fl_to_double(f, fl__pack_inf(f, sg, c)));
+            }
+        }
+    }
+    P->after = c->tininess == FL_TINY_AFTER;
+    P->fz = c->ftz || !f->subnormals;
+    P->daz = c->daz != 0;
+    return 1;
+}
+
+#ifdef FL__SIMD
+
+#define ODD8 1, 3, 5, 7, 9, 11, 13, 15
+#define ODD16 ODD8, 17, 19, 21, 23, 25, 27, 29, 31
+
+#ifdef FPLAB_AVX512
+#define K_NAME fl__k512_f32
+#define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
+#define K_W 16
+#define K_BITS 32
+#define K_ANY(v) _mm512_movepi32_mask((__m512i)(v))
+#define K_FGT(x, y) _mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_GT_OQ)
+#define K_ODD ODD16
+#include "simd_round.h"
+
+#define K_NAME fl__k512_f64
+#define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
+#define K_W 8
+#define K_BITS 64
+#define K_ANY(v) _mm512_movepi64_mask((__m512i)(v))
+#define K_FGT(x, y) _mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ)
+#include "simd_round.h"
+#endif
+
+#define K_NAME fl__k256_f32
+#define K_TARGET "avx2"
+#define K_W 8
+#define K_BITS 32
+#define K_ANY(v) _mm256_movemask_ps(_mm256_castsi256_ps((__m256i)(v)))
+#define K_FGT(x, y) _mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
+#define K_ODD ODD8
+#include "simd_round.h"
+
+#define K_NAME fl__k256_f64
+#define K_TARGET "avx2"
+#define K_W 4
+#define K_BITS 64
+#define K_ANY(v) _mm256_movemask_pd(_mm256_castsi256_pd((__m256i)(v)))
+#define K_FGT(x, y) _mm256_movemask_pd(_mm256_cmp_pd((__m256d)(x), (__m256d)(y), _CMP_GT_OQ))
+#include "simd_round.h"
+
+/* Which kernels this CPU runs: 2 = AVX-512, 1 = AVX2, 0 = none. */
+static int fl__simd_level(void)
+{
+#ifdef FPLAB_AVX512
+    if (__builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq"))
+        return 2;
+#endif
+    if (__builtin_cpu_supports("avx2"))
+        return 1;
+    return 0;
+}
+#endif /* FL__SIMD */
+
+size_t fl__simd_round_float_array(const fl_format *f, float *dst,
+                                  const float *src, size_t n,
+                                  const fl_ctx *c, unsigned *flags,
+                                  int level)
+{
+#ifdef FL__SIMD
+    fl__kpar P;
+    if (level < 0)
+        level = fl__simd_level();
+    if (level == 0 || !fl__kpar_init(&P, f, c, 23, 127))
+        return 0;
+#ifdef FPLAB_AVX512
+    if (level >= 2)
+        return fl__k512_f32(f, &P, c, dst, src, n, flags);
+#endif
+    return fl__k256_f32(f, &P, c, dst, src, n, flags);
+#else
+    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
+    (void)level;
+    return 0;
+#endif
+}
+
+size_t fl__simd_round_double_array(const fl_format *f, double *dst,
+                                   const double *src, size_t n,
+                                   const fl_ctx *c, unsigned *flags,
+                                   int level)
+{
+#ifdef FL__SIMD
+    fl__kpar P;
+    if (level < 0)
+        level = fl__simd_level();
+    if (level == 0 || !fl__kpar_init(&P, f, c, 52, 1023))
+        return 0;
+#ifdef FPLAB_AVX512
+    if (level >= 2)
+        return fl__k512_f64(f, &P, c, dst, src, n, flags);
+#endif
+    return fl__k256_f64(f, &P, c, dst, src, n, flags);
+#else
+    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
+    (void)level;
+    return 0;
+#endif
+}
+
+int fl__simd_available(void)
+{
+#ifdef FL__SIMD
+    return fl__simd_level();
+#else
+    return 0;
+#endif
+}

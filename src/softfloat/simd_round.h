@@ -1,0 +1,329 @@
+/*
+ * simd_round.h — template of one SIMD bulk-rounding kernel (host only, not
+ * installed).  fast_simd.c includes it once per (target, element type)
+ * with these macros defined:
+ *
+ *   K_NAME      the kernel's function name
+ *   K_TARGET    the __attribute__((target)) string
+ *   K_W         lanes per vector
+ *   K_BITS      32 (binary32 arrays) or 64 (binary64 arrays)
+ *   K_ANY(v)    the lane bitmask (bit i = lane i) of a 0 / all-ones vector
+ *   K_ODD       for K_BITS == 32: the odd indices 1, 3, ..., 2*K_W - 1
+ *
+ * Lane algorithm (one element, host format H = binary32 or binary64 with
+ * FB fraction bits; destination f with p <= 24, ebits <= 8 and every
+ * finite value of f a normal-range value of H, see fl__kpar_init):
+ *
+ *   a = |x| as an integer.  Within a binade of H the value is a * unit;
+ *   the quantum of f at that magnitude is 2^sh units, with
+ *   sh = FB + 1 - p in f's normal range and one more per binade below it.
+ *   For sh <= FB the rounding happens in place on a: add an increment
+ *   below 2^sh, clear the low sh bits (a carry moves into the exponent
+ *   field, which is the right value).  For sh > FB the value lies below
+ *   f's smallest subnormal q (a quantum of 2^sh units): the result is 0 or
+ *   q, decided by mode, sign and (for SR) the random bits.
+ *
+ *   Stochastic rounding: the generic code adds R >> (64 - shift) to the
+ *   discarded part of its normalised 64-bit significand; as fast.h shows
+ *   for fl__fast_pack, the carry is the same as for
+ *   rest + (R >> (64 - sh)) >= 2^sh with rest and sh in H's units (valid
+ *   for every sh <= 64, including the generic code's shift >= 64 cases).
+ *
+ *   Flags, as fl__round_pack raises them: inexact = (rounded != a);
+ *   FL_TERN_UP / DOWN from (rounded > a) xor sign; tininess before
+ *   rounding is a < 2^emin, after rounding the binade just below 2^emin is
+ *   rounded once more at p bits (same mode, same random bits) and is not
+ *   tiny when that reaches 2^emin; underflow = tiny and inexact; under
+ *   ftz (or a format without subnormals) tiny lanes become signed zeros
+ *   with underflow and inexact.
+ *
+ *   Lanes the kernel does not decide go to the scalar entry point
+ *   (fl_round_float / fl_round_double with the element's SR index) and
+ *   their flags are OR-ed in: NaN and infinite inputs, results beyond f's
+ *   largest finite value (overflow, saturation, FN formats' NaN), and SR
+ *   lanes with sh > K_BITS - 1.
+ */
+
+#define KC2(a, b) a##_##b
+#define KC(a, b) KC2(a, b)
+#define K_(x) KC(K_NAME, x)
+
+#if K_BITS == 32
+typedef uint32_t K_(ut);
+typedef int32_t K_(st);
+typedef float K_(ft);
+#define K_FB 23
+#define K_SPECIAL 0x7F800000u
+#define K_SIGN 0x80000000u
+#else
+typedef uint64_t K_(ut);
+typedef int64_t K_(st);
+typedef double K_(ft);
+#define K_FB 52
+#define K_SPECIAL 0x7FF0000000000000ull
+#define K_SIGN 0x8000000000000000ull
+#endif
+#define K_HID ((K_(ut))1 << K_FB)
+#define K_VB (K_W * K_BITS / 8)
+
+typedef K_(ut) K_(vu) __attribute__((vector_size(K_VB)));
+typedef K_(st) K_(vs) __attribute__((vector_size(K_VB)));
+/* 64-bit lanes for the random bits: all lanes (64-bit kernel) or one half
+ * of them (32-bit kernel); the same vector width either way. */
+typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
+
+#define K_INL __attribute__((target(K_TARGET), always_inline)) static inline
+
+/* fl_sr_bits(seed, idx) lane by lane (same constants as round.c). */
+K_INL K_(v64) K_(sr)(K_(v64) idx, uint64_t seed)
+{
+    K_(v64) z = seed + 0x9E3779B97F4A7C15ull * (idx + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    z += seed ^ 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Bitwise select: m lanes are all ones or zero. */
+K_INL K_(vu) K_(sel)(K_(vu) m, K_(vu) x, K_(vu) y)
+{
+    return (x & m) | (y & ~m);
+}
+
+/*
+ * The first n - n % K_W elements; rm is a constant in each inlined copy,
+ * so the mode's case analysis leaves the loop.  Returns the count done.
+ */
+K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
+                      const fl_ctx *c, K_(ft) *dst, const K_(ft) *src,
+                      size_t n, unsigned *flags, const int rm)
+{
+    const K_(vu) one = (K_(vu)){0} + 1;
+    const K_(vs) sh0 = (K_(vs)){0} + P->sh0, emin = (K_(vs)){0} + P->Emin;
+    const K_(vu) eminb = (K_(vu)){0} + (K_(ut))P->eminb;
+    const K_(vu) bordlo = (K_(vu)){0} + (K_(ut))P->bordlo;
+    const K_(vu) maxf = (K_(vu)){0} + (K_(ut))P->maxf;
+    const K_(vu) qbits = (K_(vu)){0} + (K_(ut))P->qbits;
+    const int sht = P->sht;
+    const K_(ut) mask0 = ((K_(ut))1 << sht) - 1;
+    const int after = P->after, fz = P->fz, daz = P->daz;
+    const uint64_t seed = c->sr_seed;
+    /* the common block's constants (shift sh0 < FB: no leading-bit case) */
+    const int sh0c = P->sh0;
+    const K_(vu) vm0 = (K_(vu)){0} + (((K_(ut))1 << sh0c) - 1);
+    const K_(vu) hm0 = vm0 >> 1;
+    const K_(vu) lsbon = (K_(vu)){0} + (K_(ut))(sh0c > 0);
+    const K_(vu) eminb1 = eminb - 1;
+    const K_(vu) ovb0 = (K_(vu)){0} + (K_(ut))P->ovb[0];
+    const K_(vu) ovb1 = (K_(vu)){0} + (K_(ut))P->ovb[1];
+    K_(vu) acc_in = {0}, acc_up = {0}, acc_dn = {0}, acc_uf = {0},
+           acc_o0 = {0}, acc_o1 = {0};
+    unsigned fup = 0, fdn = 0;
+    K_(v64) idx0;
+    size_t i, done = n - n % K_W;
+    unsigned fl = 0;
+    int l;
+
+    for (l = 0; l < (int)(sizeof idx0 / 8); l++)
+        idx0[l] = c->sr_index + (uint64_t)l;
+
+    for (i = 0; i < done; i += K_W) {
+        K_(vu) u, s, a, neg, E, e1, d, sh, big, shc, mask, m, lsb, r, inc,
+            tiny, inexact, up, fb, ov, rr = {0};
+        __builtin_memcpy(&u, src + i, sizeof u);
+        s = u & K_SIGN;
+        a = u ^ s;
+        if (rm == FL_RSR) {
+            K_(v64) i0 = idx0 + (uint64_t)i;
+#if K_BITS == 32
+            K_(v64) z0 = K_(sr)(i0, seed),
+                    z1 = K_(sr)(i0 + (uint64_t)(K_W / 2), seed);
+            rr = __builtin_shufflevector((K_(vu))z0, (K_(vu))z1, K_ODD);
+#else
+            rr = K_(sr)(i0, seed);
+#endif
+        }
+        {
+            /* Common block: every lane zero or in f's normal range without
+             * overflow (so no tininess, no daz/ftz effect, constant shift
+             * sh0).  The ternary flags come from comparing result and input
+             * as host floating-point values (no NaNs here). */
+            K_(vu) rc;
+            switch (rm) {
+            case FL_RNE: rc = (a + hm0 + ((a >> sh0c) & one & lsbon)) & ~vm0; break;
+            case FL_RNA: rc = (a + ((vm0 + 1) >> 1)) & ~vm0; break;
+            case FL_RUP: rc = (a + (vm0 & ~(K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
+            case FL_RDN: rc = (a + (vm0 & (K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
+            case FL_RTO: rc = (a & ~vm0) | ((K_(vu))((a & vm0) != 0) & (vm0 + 1)); break;
+            case FL_RSR: rc = (a + ((rr >> 1) >> ((K_BITS - 1) - sh0c))) & ~vm0; break;
+            default: rc = a & ~vm0; break;
+            }
+            if (!K_ANY((K_(vu))((a - 1) < eminb1) | (K_(vu))(rc > maxf))) {
+                rc |= s;
+                fup |= K_FGT(rc, u);
+                fdn |= K_FGT(u, rc);
+                __builtin_memcpy(dst + i, &rc, sizeof rc);
+                continue;
+            }
+        }
+        neg = (K_(vu))(s != 0);
+        if (daz)
+            a &= (K_(vu))(a >= K_HID);
+        E = a >> K_FB;
+        e1 = K_(sel)((K_(vu))(E > 1), E, one);
+        d = (K_(vu))(emin - (K_(vs))e1);
+        sh = (K_(vu))(sh0 + (K_(vs))K_(sel)((K_(vu))((K_(vs))d > 0), d, (K_(vu)){0}));
+        big = (K_(vu))((K_(vs))sh > K_FB);
+        shc = K_(sel)(big, (K_(vu)){0} + K_FB, sh);
+        mask = (one << shc) - 1;
+        /* significand with its leading bit: the quotient's last bit is bit
+         * shc of m (for shc == FB the leading bit, not the exponent's) */
+        m = (a & (K_HID - 1)) | (K_HID & (K_(vu))(E != 0));
+        lsb = (m >> shc) & one & (K_(vu))(mask != 0);
+        switch (rm) {
+        case FL_RNE:
+            inc = (mask >> 1) + lsb;
+            break;
+        case FL_RNA: inc = (mask + 1) >> 1; break;
+        case FL_RUP: inc = mask & ~neg; break;
+        case FL_RDN: inc = mask & neg; break;
+        case FL_RSR: inc = (rr >> 1) >> ((K_BITS - 1) - shc); break;
+        default: inc = (K_(vu)){0}; break;     /* RTZ; RTO below */
+        }
+        if (rm == FL_RTO)
+            r = (a & ~mask) +
+                ((K_(vu))((a & mask) != 0) & ((one - lsb) << shc));
+        else
+            r = (a + inc) & ~mask;
+
+        fb = (K_(vu)){0};
+        if (K_ANY(big & (K_(vu))(a != 0))) {
+            /* |x| < 2^FB units <= f's smallest subnormal q: result 0 or q */
+            const K_(vu) edge = (K_(vu))(sh == K_FB + 1);
+            K_(vu) k;
+            switch (rm) {
+            case FL_RNE: k = edge & (K_(vu))(m > K_HID); break;
+            case FL_RNA: k = edge & (K_(vu))(m >= K_HID); break;
+            case FL_RUP: k = ~neg; break;
+            case FL_RDN: k = neg; break;
+            case FL_RTO: k = ~(K_(vu)){0}; break;
+            case FL_RSR: {
+                const K_(vu) wide = (K_(vu))((K_(vs))sh > K_BITS - 1);
+                const K_(vu) shs = K_(sel)(wide, (K_(vu)){0} + (K_BITS - 1), sh);
+                k = (K_(vu))(((m + ((rr >> 1) >> ((K_BITS - 1) - shs))) >> shs) != 0);
+                fb |= big & wide;
+                break;
+            }
+            default: k = (K_(vu)){0}; break;
+            }
+            k &= (K_(vu))(a != 0);
+            r = K_(sel)(big, qbits & k, r);
+        }
+
+        /* tininess */
+        tiny = (K_(vu))(a < eminb) & (K_(vu))(a != 0);
+        if (after) {
+            K_(vu) inc0;
+            switch (rm) {
+            case FL_RNE:
+                inc0 = (K_(vu)){0} + (mask0 >> 1);
+                if (sht > 0)
+                    inc0 += (a >> sht) & one;
+                break;
+            case FL_RNA: inc0 = (K_(vu)){0} + ((mask0 + 1) >> 1); break;
+            case FL_RUP: inc0 = mask0 & ~neg; break;
+            case FL_RDN: inc0 = mask0 & neg; break;
+            case FL_RSR: inc0 = (rr >> 1) >> ((K_BITS - 1) - sht); break;
+            default: inc0 = (K_(vu)){0}; break;      /* RTZ, RTO */
+            }
+            tiny &= ~((K_(vu))(a >= bordlo) & (K_(vu))((a + inc0) >= eminb));
+        }
+        if (fz)
+            r &= ~tiny;
+
+        /* beyond the largest finite: overflow (NaN, infinite inputs and
+         * undecided SR lanes are in fb) */
+        fb |= (K_(vu))(a >= K_SPECIAL);
+        ov = (K_(vu))(r > maxf) & ~fb;
+        inexact = (K_(vu))(r != a) & ~fb & ~ov;
+        up = (K_(vu))(r > a) ^ neg;
+        acc_in |= inexact;
+        acc_up |= inexact & up;
+        acc_dn |= inexact & ~up;
+        acc_uf |= inexact & tiny;
+        acc_o0 |= ov & ~neg;
+        acc_o1 |= ov & neg;
+        r = K_(sel)(ov, K_(sel)(neg, ovb1, ovb0), r | s);
+        {
+            const unsigned bad = (unsigned)K_ANY(fb);
+            if (bad) {
+                K_(ut) x[K_W];
+                int j;
+                __builtin_memcpy(x, &u, sizeof x);
+                __builtin_memcpy(dst + i, &r, sizeof r);
+                for (j = 0; j < K_W; j++)
+                    if (bad >> j & 1) {
+                        fl_ctx ci = *c;
+                        K_(ft) v;
+                        __builtin_memcpy(&v, &x[j], sizeof v);
+                        ci.sr_index = c->sr_index + (uint64_t)(i + (size_t)j);
+#if K_BITS == 32
+                        dst[i + (size_t)j] = fl_round_float(f, v, &ci, &fl);
+#else
+                        dst[i + (size_t)j] = fl_round_double(f, v, &ci, &fl);
+#endif
+                    }
+            } else {
+                __builtin_memcpy(dst + i, &r, sizeof r);
+            }
+        }
+    }
+    if (K_ANY(acc_in)) fl |= FL_INEXACT;
+    if (K_ANY(acc_up)) fl |= FL_TERN_UP;
+    if (K_ANY(acc_dn)) fl |= FL_TERN_DOWN;
+    if (K_ANY(acc_uf)) fl |= FL_UNDERFLOW;
+    if (fup | fdn) fl |= FL_INEXACT;
+    if (fup) fl |= FL_TERN_UP;
+    if (fdn) fl |= FL_TERN_DOWN;
+    if (K_ANY(acc_o0)) fl |= P->ovfl[0];
+    if (K_ANY(acc_o1)) fl |= P->ovfl[1];
+    *flags |= fl;
+    return done;
+}
+
+__attribute__((target(K_TARGET)))
+static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
+                     K_(ft) *dst, const K_(ft) *src, size_t n,
+                     unsigned *flags)
+{
+    switch (c->rm) {
+    case FL_RNE: return K_(body)(f, P, c, dst, src, n, flags, FL_RNE);
+    case FL_RTZ: return K_(body)(f, P, c, dst, src, n, flags, FL_RTZ);
+    case FL_RDN: return K_(body)(f, P, c, dst, src, n, flags, FL_RDN);
+    case FL_RUP: return K_(body)(f, P, c, dst, src, n, flags, FL_RUP);
+    case FL_RNA: return K_(body)(f, P, c, dst, src, n, flags, FL_RNA);
+    case FL_RTO: return K_(body)(f, P, c, dst, src, n, flags, FL_RTO);
+    case FL_RSR: return K_(body)(f, P, c, dst, src, n, flags, FL_RSR);
+    default: return 0;
+    }
+}
+
+#undef K_
+#undef KC
+#undef KC2
+#undef K_FB
+#undef K_SPECIAL
+#undef K_SIGN
+#undef K_HID
+#undef K_VB
+#undef K_INL
+#undef K_NAME
+#undef K_TARGET
+#undef K_W
+#undef K_BITS
+#undef K_ANY
+#undef K_ODD
+#undef K_FGT
