@@ -34,6 +34,10 @@ static void usage(FILE *fp)
 "  --ranks R         simulated data-parallel ranks; found_inf OR-reduced (1)\n"
 "  --seed N          init, split and batch order (1)\n"
 "  --loss mean|sum   reduction of the loss over the batch (mean)\n"
+"  --loss-weight W   multiplies the binary32 loss and so every gradient (1):\n"
+"                    the 1/N of a mean over N accumulated micro-batches or an\n"
+"                    auxiliary loss's coefficient; with sgd, --lr X/W keeps\n"
+"                    binary32 training the same\n"
 "  --init-gain X     multiplies the He/Xavier init std (1)\n"
 "  --init-scale X    scaler initial scale (65536 for torch/apex)\n"
 "  --growth-interval N, --growth X, --backoff X, --max-scale X, --min-scale X\n"
@@ -135,6 +139,14 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--lr")) { if (num(a, v, &c.lr)) return CLI_USAGE; lr_set = 1; }
         else if (!strcmp(a, "--momentum")) { if (num(a, v, &c.momentum)) return CLI_USAGE; }
         else if (!strcmp(a, "--init-gain")) { if (num(a, v, &c.init_gain)) return CLI_USAGE; }
+        else if (!strcmp(a, "--loss-weight")) {
+            if (num(a, v, &c.loss_weight))
+                return CLI_USAGE;
+            float wf = (float)c.loss_weight;
+            if (!(wf > 0) || !isfinite(wf))
+                return cli_error("train: --loss-weight: '%s' must be positive "
+                                 "and a finite nonzero binary32 value", v);
+        }
         else if (!strcmp(a, "--test-frac")) { if (num(a, v, &c.test_frac)) return CLI_USAGE; }
         else if (!strcmp(a, "--feature-scale")) { if (num(a, v, &c.feature_scale)) return CLI_USAGE; }
         else if (!strcmp(a, "--init-scale")) { if (num(a, v, &init_scale)) return CLI_USAGE; }
@@ -203,14 +215,14 @@ int cmd_train(int argc, char **argv)
         : amp_format_is_f32(c.policy.compute) ? &fl_binary16
                                               : c.policy.compute;
     printf("policy %s: compute %s, weights %s%s, accum %s, scaler %s; "
-           "%d x %d %s, %s lr %g, batch %d x %d rank(s), %zu train / %zu "
-           "test rows\n",
+           "%d x %d %s, %s lr %g, loss weight %g, batch %d x %d rank(s), "
+           "%zu train / %zu test rows\n",
            c.policy.name, c.policy.compute->name, c.policy.param->name,
            c.policy.master ? " + fp32 master" : "",
            amp_accum_name(c.policy.accum.kind),
            amp_scaler_kind_name(c.policy.scaler.kind), c.depth, c.width,
            amp_act_name(c.activation), amp_opt_name(c.optimizer), c.lr,
-           c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
+           c.loss_weight, c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
     printf("%8s %12s %12s %5s %10s\n", "step", "loss", "scale", "skip",
            "lost-upd");
     uint64_t upd = 0, lost = 0;
@@ -247,12 +259,12 @@ int cmd_train(int argc, char **argv)
                 (int)sc->growth_interval);
         fprintf(fp, "# depth %d width %d act %s optimizer %s lr %.17g "
                 "momentum %.17g steps %d batch %d ranks %d loss %s "
-                "init_gain %.17g test_frac %.17g target %s\n",
+                "init_gain %.17g loss_weight %.17g test_frac %.17g target %s\n",
                 c.depth, c.width, amp_act_name(c.activation),
                 amp_opt_name(c.optimizer), c.lr, c.momentum, c.steps,
                 c.batch, c.ranks,
                 c.loss_reduction == AMP_LOSS_MEAN ? "mean" : "sum",
-                c.init_gain, c.test_frac, tf->name);
+                c.init_gain, c.loss_weight, c.test_frac, tf->name);
         fprintf(fp, "# train_rows %zu test_rows %zu params %zu "
                 "final_test_acc %.6f skipped %d\n", r.n_train, r.n_test,
                 r.n_params, r.final_test_acc, r.skipped_steps);

@@ -5,7 +5,8 @@
  *   for each rank r (rows r*Bs .. (r+1)*Bs of the batch):
  *     forward:  x_l (compute) -> z_l = x_l W_l + b_l (gemm, rounded into
  *               compute) -> x_{l+1} = act(z_l) (in compute) ... logits
- *     loss:     log-softmax and cross-entropy in binary32, times scale S
+ *     loss:     log-softmax and cross-entropy in binary32, times the loss
+ *               weight W and the scale S
  *     backward: dlogits (binary32) -> compute; per layer dW, db, dx by
  *               gemm in compute; activation backward in compute
  *   all-reduce: dW, db summed over ranks in rank order, each addition
@@ -102,6 +103,7 @@ void amp_train_config_default(amp_train_config *c)
     c->test_frac = 0.2;
     c->init_gain = 1.0;
     c->loss_reduction = AMP_LOSS_MEAN;
+    c->loss_weight = 1.0;
 }
 
 static int fail(char *err, size_t errlen, const char *msg)
@@ -133,6 +135,10 @@ static int check_config(const amp_train_config *c, const amp_dataset *d,
         return fail(err, errlen, "test fraction must be in (0, 1)");
     if (!(c->init_gain > 0) || !isfinite(c->init_gain))
         return fail(err, errlen, "init gain must be positive");
+    if (!(c->loss_weight > 0) || !((float)c->loss_weight > 0) ||
+        !isfinite((float)c->loss_weight))
+        return fail(err, errlen, "loss weight must be positive and a finite "
+                                 "nonzero binary32 value");
     if (c->activation < 0 || c->activation > AMP_ACT_GELU ||
         c->optimizer < 0 || c->optimizer > AMP_OPT_ADAM)
         return fail(err, errlen, "bad activation or optimizer");
@@ -512,7 +518,10 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     cast_weights(t);
     const float S = amp_scaler_scale(&t->sc);
     rec->scale_used = S;
-    const float g0 = c->loss_reduction == AMP_LOSS_MEAN ? S / (float)Bs : S;
+    /* d(W*S*loss)/dlogit = g0 * (softmax - onehot); W = 1 multiplies
+     * exactly, so the default run is unchanged bit for bit */
+    const float WS = S * (float)c->loss_weight;
+    const float g0 = c->loss_reduction == AMP_LOSS_MEAN ? WS / (float)Bs : WS;
     float loss = 0.0f;
     static const float one = 1.0f;
 

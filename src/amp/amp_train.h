@@ -8,8 +8,9 @@
  *    under `accum`, output rounded into `compute`;
  *  - activations run in the format of their input;
  *  - log-softmax, the loss and its reduction: binary32;
- *  - the loss is multiplied by the scaler's scale (binary32) before the
- *    backward pass; gradients flow back in `compute`; weight gradients are
+ *  - the loss is multiplied by the loss weight W and the scaler's scale S
+ *    (binary32) before the backward pass, so every gradient carries the
+ *    factor W*S; gradients flow back in `compute`; weight gradients are
  *    stored in `param`'s format;
  *  - master = 1: a binary32 master copy is updated from unscaled binary32
  *    gradients and rounded into `param` after each step; master = 0: the
@@ -97,6 +98,13 @@ typedef struct amp_train_config {
     double test_frac;       /* held-out fraction (0.2) */
     double init_gain;       /* multiplies the He/Xavier init std (1.0) */
     int loss_reduction;     /* AMP_LOSS_MEAN / AMP_LOSS_SUM */
+    double loss_weight;     /* W > 0 multiplies the binary32 loss, and so
+                               every gradient (1): the 1/N of a mean over N
+                               accumulated micro-batches, or an auxiliary
+                               loss's coefficient.  With SGD, lr/W gives the
+                               same binary32 training (exactly when W is a
+                               power of two and nothing leaves binary32's
+                               normal range) */
     int eval_every;         /* test accuracy every N steps (0: end only) */
     int measure;            /* 1: per-step per-layer range stats */
     const fl_format *target;   /* format for range stats (default compute,
@@ -110,7 +118,8 @@ void amp_train_config_default(amp_train_config *c);
 
 typedef struct amp_step_record {
     int step;
-    float loss;           /* unscaled batch loss (mean over ranks) */
+    float loss;           /* batch cross-entropy before the loss weight and
+                             the scale (mean over ranks) */
     float scale_used;
     float scale_after;
     int skipped;
