@@ -40,3 +40,22 @@ if(FPLAB_HARDEN_BASH)
     TIMEOUT 600
     ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/hardening/lsan.supp")
 endif()
+
+# Bulk rounding (stochastic included) does not depend on the split: one
+# call, two halves, 1/2/3 threads, element-wise scalar.
+add_executable(test_sr_threads ${CMAKE_CURRENT_LIST_DIR}/hardening/test_sr_threads.c)
+target_link_libraries(test_sr_threads PRIVATE fplab Threads::Threads fplab_warnings)
+if(FPLAB_LIBM)
+  target_link_libraries(test_sr_threads PRIVATE ${FPLAB_LIBM})
+endif()
+add_test(NAME hardening_sr_threads COMMAND test_sr_threads)
+set_tests_properties(hardening_sr_threads PROPERTIES LABELS "hardening;unit" TIMEOUT 300)
+
+# Atomic outputs: interrupted and failed runs never destroy a good output.
+if(FPLAB_HARDEN_BASH)
+  add_test(NAME hardening_nothing_lost
+    COMMAND ${FPLAB_HARDEN_BASH} ${CMAKE_CURRENT_LIST_DIR}/hardening/nothing_lost.sh
+            ${FPLAB_EXE} ${CMAKE_CURRENT_BINARY_DIR}/hardening_nothing_lost.d)
+  set_tests_properties(hardening_nothing_lost PROPERTIES LABELS "hardening;cli"
+    TIMEOUT 600 ENVIRONMENT "FPLAB_GNUPLOT=/nonexistent")
+endif()
