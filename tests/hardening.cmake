@@ -59,3 +59,11 @@ if(FPLAB_HARDEN_BASH)
   set_tests_properties(hardening_nothing_lost PROPERTIES LABELS "hardening;cli"
     TIMEOUT 600 ENVIRONMENT "FPLAB_GNUPLOT=/nonexistent")
 endif()
+
+# Same seed, same bytes: train, hist, verify (1 vs 2 threads), calc sr.
+if(FPLAB_HARDEN_BASH)
+  add_test(NAME hardening_repro
+    COMMAND ${FPLAB_HARDEN_BASH} ${CMAKE_CURRENT_LIST_DIR}/hardening/repro.sh
+            ${FPLAB_EXE} ${CMAKE_CURRENT_BINARY_DIR}/hardening_repro.d)
+  set_tests_properties(hardening_repro PROPERTIES LABELS "hardening;cli" TIMEOUT 600)
+endif()
