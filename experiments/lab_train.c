@@ -6,7 +6,12 @@
 
 const char *lab_setting_name(int setting)
 {
-    return setting == LAB_SETTING_DEEP ? "deep" : "default";
+    switch (setting) {
+    case LAB_SETTING_DEEP: return "deep";
+    case LAB_SETTING_TINY: return "tiny";
+    case LAB_SETTING_ADAM: return "adam";
+    default: return "default";
+    }
 }
 
 int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
@@ -26,6 +31,13 @@ int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
         c->init_gain = 0.25;
         c->batch = 256;
         c->steps = 400;
+    } else if (setting == LAB_SETTING_TINY) {
+        c->loss_weight = LAB_TINY_LOSS_WEIGHT;
+        c->lr = 0.05 / LAB_TINY_LOSS_WEIGHT;   /* exact: W is 2^-16 */
+    } else if (setting == LAB_SETTING_ADAM) {
+        c->optimizer = AMP_OPT_ADAM;
+        c->lr = 1e-4;
+        c->steps = 600;
     }
     if (L->quick)
         c->steps = 24;
@@ -35,9 +47,12 @@ int lab_train_setting(const lab_ctx *L, amp_train_config *c, int setting,
 
 void lab_train_describe(const amp_train_config *c, char *buf, size_t len)
 {
+    char lw[48] = "";
+    if (c->loss_weight != 1.0)   /* only where the setting sets one */
+        snprintf(lw, sizeof lw, " loss_weight=%a", c->loss_weight);
     snprintf(buf, len, "depth=%d width=%d act=%s optimizer=%s lr=%g batch=%d "
-             "loss=%s init_gain=%g steps=%d data_seed=%llu", c->depth, c->width,
+             "loss=%s%s init_gain=%g steps=%d data_seed=%llu", c->depth, c->width,
              amp_act_name(c->activation), amp_opt_name(c->optimizer), c->lr,
-             c->batch, c->loss_reduction == AMP_LOSS_SUM ? "sum" : "mean",
+             c->batch, c->loss_reduction == AMP_LOSS_SUM ? "sum" : "mean", lw,
              c->init_gain, c->steps, (unsigned long long)c->seed);
 }

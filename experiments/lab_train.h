@@ -8,7 +8,16 @@
  *   large-batch mean) and binary32 still trains (about 96% test accuracy
  *   after 400 steps), so a difference between policies would show.  (6
  *   layers at gain 0.3 did not train in binary32 within 400 steps.)
- * Steps: 300 (default) / 400 (deep); --quick: 24.
+ * TINY: the default model with loss weight W = 2^-16 and lr 0.05/W (SGD):
+ *   the same binary32 training bit for bit (W is a power of two), but every
+ *   gradient is 2^16 times smaller, as with the 1/N of a mean over N
+ *   accumulated micro-batches; the logit gradients carry W/64 = 2^-22, the
+ *   per-token factor of a mean over a 4M-token batch.  (Naive fp16 still
+ *   trained like binary32 at W = 2^-14; see exp_training.c's sweep.)
+ * ADAM: the default model with Adam at lr 1e-4 (a fine-tuning rate) for
+ *   600 steps: updates of about lr or less against weights of about 0.18
+ *   (He init, fan-in 64), below bfloat16's half ulp 2^-9|w| for most.
+ * Steps: 300 (default, tiny) / 400 (deep) / 600 (adam); --quick: 24.
  */
 #ifndef FPLAB_LAB_TRAIN_H
 #define FPLAB_LAB_TRAIN_H
@@ -17,7 +26,10 @@
 #include "amp.h"
 #include "lab.h"
 
-enum { LAB_SETTING_DEFAULT = 0, LAB_SETTING_DEEP = 1 };
+enum { LAB_SETTING_DEFAULT = 0, LAB_SETTING_DEEP = 1, LAB_SETTING_TINY = 2,
+       LAB_SETTING_ADAM = 3 };
+/* The loss weight of the TINY setting. */
+#define LAB_TINY_LOSS_WEIGHT 0x1p-16
 
 /* Fill c for the setting and policy; -1 with err if the policy is unknown
  * or the lab has no data path. */
