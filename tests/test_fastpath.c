@@ -7,10 +7,15 @@
  * set in its reserved field.  Default run (label unit): random sampling,
  * every operation at least 10^6 cases (times FPLAB_TEST_SCALE) over random
  * formats, modes (all seven), tininess, ftz, daz, saturation and NaN
- * presets.  `test_fastpath exhaustive` (label exhaustive): every pair of
- * binary16 and of bfloat16 encodings for add, sub, mul and div, and every
- * binary32 encoding converted to binary16 and bfloat16 in all seven modes,
- * on all cores.  FPLAB_TEST_SEED replays a random run.
+ * presets; the SIMD array kernels (fast_simd.c) at every level the CPU has,
+ * on arrays of random length with corner-case inputs; the multi-threaded
+ * arrays (fplab/parallel.h) with 1 to 5 threads against one.
+ * `test_fastpath exhaustive` (label exhaustive): every pair of binary16
+ * and of bfloat16 encodings for add, sub, mul and div, and every binary32
+ * encoding converted to binary16 and bfloat16 in all seven modes, by
+ * fl_convert and by the array kernels, on all cores
+ * (FPLAB_EXHAUSTIVE_LIMIT=N: the first N indices of each sweep).
+ * FPLAB_TEST_SEED replays a random run.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +28,7 @@
 
 #include "fplab/fplab.h"
 #include "fast.h"
+#include "fplab/parallel.h"
 
 static uint64_t sm_next(uint64_t *s)
 {
@@ -51,11 +57,13 @@ static long get_scale(void)
 }
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_FMA, OP_DIV, OP_SQRT, OP_CVT32, OP_CVT64,
-       OP_CVTFMT, OP_RFLOAT, OP_RDOUBLE, OP_AFLOAT, OP_ADOUBLE, OP_COUNT };
+       OP_CVTFMT, OP_RFLOAT, OP_RDOUBLE, OP_AFLOAT, OP_ADOUBLE, OP_SIMDF,
+       OP_SIMDD, OP_MT, OP_COUNT };
 static const char *op_names[OP_COUNT] = {
     "add", "sub", "mul", "fma", "div", "sqrt", "convert<-binary32",
     "convert<-binary64", "convert<-binary16", "round_float", "round_double",
-    "round_float_array", "round_double_array" };
+    "round_float_array", "round_double_array", "simd float kernels",
+    "simd double kernels", "array_mt (1-5 threads)" };
 
 /* Formats under test (fast-path ones) and their generic twins. */
 #define NFMT 8
@@ -285,6 +293,163 @@ static uint64_t array_cases(int op, int fi, uint64_t *s, size_t n)
     return n;
 }
 
+/*
+ * SIMD kernels, called directly at every level this CPU and build have
+ * (1 = AVX2, 2 = AVX-512), against the generic code element by element.
+ * Inputs concentrate on the kernels' corners: significands with trailing
+ * zeros (ties at every shift), exponents from below f's smallest subnormal
+ * to beyond its largest finite value, the binade below 2^emin, host
+ * subnormals, zeros, infinities and NaNs (quiet and signaling).
+ */
+static uint64_t simd_input(const fl_format *f, uint64_t *s, int dbl)
+{
+    const int fb = dbl ? 52 : 23, hb = dbl ? 1023 : 127;
+    uint64_t r = sm_next(s), sig = sm_next(s), sign = r & 1, bits;
+    int32_t e;
+    switch (r >> 1 & 15) {
+    case 0: return (sign << (fb + (dbl ? 11 : 8))) | (sig & (((uint64_t)1 << fb) - 1)); /* host subnormal or zero */
+    case 1: /* inf / NaN */
+        bits = ((((uint64_t)1 << (dbl ? 11 : 8)) - 1) << fb) |
+               ((r >> 8 & 1) ? sig & (((uint64_t)1 << fb) - 1) : 0);
+        return (sign << (fb + (dbl ? 11 : 8))) | bits;
+    case 2: return sign << (fb + (dbl ? 11 : 8));                  /* +-0 */
+    case 3: e = f->emin - 1; break;                                 /* border binade */
+    default:
+        e = f->emin - f->prec - 3 + (int32_t)((r >> 8) % (uint64_t)(f->emax - f->emin + f->prec + 7));
+        break;
+    }
+    /* random trailing zeros: exact values, ties, near-ties */
+    sig &= ((uint64_t)1 << fb) - 1;
+    sig &= ~(uint64_t)0 << (r >> 20) % (uint64_t)(fb + 1);
+    if (r >> 30 & 1)
+        sig |= (uint64_t)1 << ((r >> 32) % (uint64_t)fb);   /* a lone bit: tie shapes */
+    if (e + hb < 1)
+        return (sign << (fb + (dbl ? 11 : 8))) | ((sig | ((uint64_t)1 << fb)) >> (1 - e - hb > fb + 1 ? fb + 1 : 1 - e - hb));
+    if (e + hb > 2 * hb)
+        e = hb;
+    return (sign << (fb + (dbl ? 11 : 8))) | ((uint64_t)(e + hb) << fb) | sig;
+}
+
+static long simd_levels(void)
+{
+    return fl__simd_available();
+}
+
+/* One random array through the kernel at `level`, the rest (tail and
+ * undecided lanes are inside the kernel) through fl_round_*; compared with
+ * the generic code on every value and on the OR of the flags. */
+static uint64_t simd_cases(int op, int fi, uint64_t *s, size_t n, int level,
+                           uint64_t *handled)
+{
+    const fl_format *ff = &fast_fmt[fi], *sf = &slow_fmt[fi];
+    fl_ctx c = rnd_ctx(s);
+    size_t i, k;
+    unsigned wf = 0, gf = 0;
+    if (op == OP_SIMDF) {
+        float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w),
+              *g = malloc(n * sizeof *g);
+        for (i = 0; i < n; i++)
+            x[i] = u2f((uint32_t)simd_input(ff, s, 0));
+        for (i = 0; i < n; i++) {
+            fl_ctx ci = c;
+            ci.sr_index = c.sr_index + i;
+            w[i] = fl_round_float(sf, x[i], &ci, &wf);
+        }
+        k = fl__simd_round_float_array(ff, g, x, n, &c, &gf, level);
+        *handled += k;
+        for (i = k; i < n; i++) {
+            fl_ctx ci = c;
+            ci.sr_index = c.sr_index + i;
+            g[i] = fl_round_float(ff, x[i], &ci, &gf);
+        }
+        for (i = 0; i < n; i++)
+            if (f2u(w[i]) != f2u(g[i])) {
+                report(op, ff, &c, f2u(x[i]), i, (uint64_t)level, f2u(w[i]), wf, f2u(g[i]), gf);
+                break;
+            }
+        if (gf != wf)
+            report(op, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
+        free(x); free(w); free(g);
+    } else {
+        double *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w),
+               *g = malloc(n * sizeof *g);
+        for (i = 0; i < n; i++) {
+            fl__d64 v;
+            v.u = simd_input(ff, s, 1);
+            x[i] = v.d;
+        }
+        for (i = 0; i < n; i++) {
+            fl_ctx ci = c;
+            ci.sr_index = c.sr_index + i;
+            w[i] = fl_round_double(sf, x[i], &ci, &wf);
+        }
+        k = fl__simd_round_double_array(ff, g, x, n, &c, &gf, level);
+        *handled += k;
+        for (i = k; i < n; i++) {
+            fl_ctx ci = c;
+            ci.sr_index = c.sr_index + i;
+            g[i] = fl_round_double(ff, x[i], &ci, &gf);
+        }
+        for (i = 0; i < n; i++)
+            if (fl__u_of(w[i]) != fl__u_of(g[i])) {
+                report(op, ff, &c, fl__u_of(x[i]), i, (uint64_t)level,
+                       fl__u_of(w[i]), wf, fl__u_of(g[i]), gf);
+                break;
+            }
+        if (gf != wf)
+            report(op, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
+        free(x); free(w); free(g);
+    }
+    return n;
+}
+
+/* fl_round_*_array_mt with 1..5 threads (in place for some) against the
+ * single-thread call: identical values and flags. */
+static uint64_t mt_cases(int fi, uint64_t *s, size_t n)
+{
+    const fl_format *ff = &fast_fmt[fi];
+    fl_ctx c = rnd_ctx(s);
+    float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w),
+          *g = malloc(n * sizeof *g);
+    unsigned wf = 0;
+    size_t i;
+    int t;
+    for (i = 0; i < n; i++)
+        x[i] = u2f((uint32_t)simd_input(ff, s, 0));
+    fl_round_float_array(ff, w, x, n, &c, &wf);
+    for (t = 1; t <= 5; t++) {
+        unsigned gf = 0;
+        const int inplace = t == 3;
+        if (inplace)
+            memcpy(g, x, n * sizeof *g);
+        fl_round_float_array_mt(ff, g, inplace ? g : x, n, &c, &gf, t);
+        for (i = 0; i < n; i++)
+            if (f2u(w[i]) != f2u(g[i])) {
+                report(OP_MT, ff, &c, f2u(x[i]), i, (uint64_t)t, f2u(w[i]), wf, f2u(g[i]), gf);
+                break;
+            }
+        if (gf != wf)
+            report(OP_MT, ff, &c, 0, n, (uint64_t)t, 0, wf, 0, gf);
+    }
+    {   /* the double version once, 2 threads */
+        double *xd = malloc(n * sizeof *xd), *wd = malloc(n * sizeof *wd),
+               *gd = malloc(n * sizeof *gd);
+        unsigned wdf = 0, gdf = 0;
+        for (i = 0; i < n; i++) {
+            fl__d64 v;
+            v.u = simd_input(ff, s, 1);
+            xd[i] = v.d;
+        }
+        fl_round_double_array(ff, wd, xd, n, &c, &wdf);
+        fl_round_double_array_mt(ff, gd, xd, n, &c, &gdf, 2);
+        if (memcmp(wd, gd, n * sizeof *wd) || wdf != gdf)
+            report(OP_MT, ff, &c, 0, n, 2, 0, wdf, 0, gdf);
+        free(xd); free(wd); free(gd);
+    }
+    free(x); free(w); free(g);
+    return n * 5;
+}
+
 static int run_random(void)
 {
     uint64_t seed = get_seed(), s = seed;
@@ -292,7 +457,32 @@ static int run_random(void)
     int op, bad = 0;
     for (op = 0; op < OP_COUNT; op++) {
         uint64_t cases = 0, handled = 0;
-        if (op == OP_AFLOAT || op == OP_ADOUBLE) {
+        if (op == OP_SIMDF || op == OP_SIMDD) {
+            const int lv = (int)simd_levels();
+            uint64_t per_level = 0;
+            int level;
+            if (lv == 0) {
+                printf("%-20s skipped: no SIMD kernels on this CPU/build\n",
+                       op_names[op]);
+                continue;
+            }
+            for (level = 1; level <= lv; level++) {
+                per_level = 0;
+                while (per_level < per_op / (uint64_t)lv) {
+                    /* lengths up to 300: most not a multiple of 16 */
+                    uint64_t k = simd_cases(op, (int)(sm_next(&s) % NFMT), &s,
+                                            1 + (size_t)(sm_next(&s) % 300),
+                                            level, &handled);
+                    per_level += k;
+                    cases += k;
+                }
+            }
+        } else if (op == OP_MT) {
+            while (cases < per_op)
+                cases += mt_cases((int)(sm_next(&s) % NFMT), &s,
+                                  ((size_t)1 << 14) + (size_t)(sm_next(&s) % 40000));
+            handled = cases;
+        } else if (op == OP_AFLOAT || op == OP_ADOUBLE) {
             while (cases < per_op)
                 cases += array_cases(op, (int)(sm_next(&s) % NFMT), &s,
                                      1 + (size_t)(sm_next(&s) % 4096));
@@ -318,15 +508,60 @@ static int run_random(void)
 /* ---- exhaustive ---------------------------------------------------------- */
 typedef struct { int job; uint64_t lo, hi, cases, mism; } ex_task;
 
+/* Jobs 4 + FL_RM_COUNT + m: every binary32 encoding through the array
+ * kernels (best level) in mode m, blocks of 256 (the kernel's tail too),
+ * against the generic scalar code: each value, and each block's OR of
+ * flags. */
+static void ex_array(ex_task *t, int fi, int rm)
+{
+    enum { B = 256 };
+    float x[B], w[B], g[B];
+    uint64_t i;
+    for (i = t->lo; i < t->hi; i += B) {
+        const size_t n = t->hi - i < B ? (size_t)(t->hi - i) : B;
+        fl_ctx c = fl_ctx_make(rm);
+        unsigned wf = 0, gf = 0;
+        size_t j, k;
+        c.sr_seed = 12345;
+        c.sr_index = i;
+        for (j = 0; j < n; j++) {
+            fl_ctx cj = c;
+            x[j] = u2f((uint32_t)(i + j));
+            cj.sr_index = i + j;
+            w[j] = fl_round_float(&slow_fmt[fi], x[j], &cj, &wf);
+        }
+        k = fl__simd_round_float_array(&fast_fmt[fi], g, x, n, &c, &gf, -1);
+        for (j = k; j < n; j++) {
+            fl_ctx cj = c;
+            cj.sr_index = i + j;
+            g[j] = fl_round_float(&fast_fmt[fi], x[j], &cj, &gf);
+        }
+        t->cases += n;
+        for (j = 0; j < n; j++)
+            if (f2u(w[j]) != f2u(g[j]) && t->mism++ < 5)
+                printf("MISMATCH array %s %s x=%08" PRIx64 ": generic %08" PRIx64
+                       " fast %08" PRIx64 "\n", fast_fmt[fi].name,
+                       fl_rm_name(rm), f2u(x[j]), f2u(w[j]), f2u(g[j]));
+        if (wf != gf && t->mism++ < 5)
+            printf("MISMATCH array %s %s block %08" PRIx64 ": flags generic "
+                   "%02x fast %02x\n", fast_fmt[fi].name, fl_rm_name(rm), i,
+                   wf, gf);
+    }
+}
+
 static void *ex_worker(void *arg)
 {
     ex_task *t = arg;
     uint64_t i;
     fl_ctx c = FL_CTX_INIT;
+    if ((t->job & 31) >= 4 + FL_RM_COUNT) {
+        ex_array(t, t->job >> 5 & 1, (t->job & 31) - 4 - FL_RM_COUNT);
+        return NULL;
+    }
     for (i = t->lo; i < t->hi; i++) {
         uint64_t a, b, w, g;
         unsigned wf = 0, gf = 0;
-        int job = t->job, fi = (job >> 4) & 1, op = job & 15;
+        int job = t->job, fi = (job >> 5) & 1, op = job & 31;
         if (op < 4) {
             a = i >> 16; b = i & 0xFFFF;
             switch (op) {
@@ -357,18 +592,30 @@ static int run_exhaustive(void)
     long nthr = sysconf(_SC_NPROCESSORS_ONLN);
     const char *lim = getenv("FPLAB_EXHAUSTIVE_LIMIT");   /* for a quick look */
     uint64_t space = lim && *lim ? strtoull(lim, NULL, 0) : (uint64_t)1 << 32;
+    /* FPLAB_EXHAUSTIVE_START=S: indices [S, S + limit) instead (a partial
+     * sweep of a chosen range); FPLAB_EXHAUSTIVE_ONLY=array: only the
+     * array-kernel sweeps */
+    const char *st = getenv("FPLAB_EXHAUSTIVE_START"),
+               *only = getenv("FPLAB_EXHAUSTIVE_ONLY");
+    const uint64_t start = st && *st ? strtoull(st, NULL, 0) : 0;
+    const int only_array = only && strcmp(only, "array") == 0;
     uint64_t total = 0, mism = 0, expect = 0;
     int fi, op, t;
+    if (start >= ((uint64_t)1 << 32) || space > ((uint64_t)1 << 32) - start) {
+        fprintf(stderr, "FPLAB_EXHAUSTIVE_START + LIMIT beyond 2^32\n");
+        return 2;
+    }
     if (nthr < 1) nthr = 1;
     if (nthr > 64) nthr = 64;
     for (fi = 0; fi < 2; fi++)
-        for (op = 0; op < 4 + FL_RM_COUNT; op++) {
+        for (op = only_array ? 4 + FL_RM_COUNT : 0;
+             op < 4 + 2 * FL_RM_COUNT; op++) {
             ex_task task[64];
             pthread_t th[64];
             for (t = 0; t < nthr; t++) {
-                task[t].job = fi << 4 | op;
-                task[t].lo = space / (uint64_t)nthr * (uint64_t)t;
-                task[t].hi = t == nthr - 1 ? space : space / (uint64_t)nthr * (uint64_t)(t + 1);
+                task[t].job = fi << 5 | op;
+                task[t].lo = start + space / (uint64_t)nthr * (uint64_t)t;
+                task[t].hi = start + (t == nthr - 1 ? space : space / (uint64_t)nthr * (uint64_t)(t + 1));
                 task[t].cases = task[t].mism = 0;
                 pthread_create(&th[t], NULL, ex_worker, &task[t]);
             }
@@ -379,10 +626,11 @@ static int run_exhaustive(void)
                     c += task[t].cases;
                     m += task[t].mism;
                 }
-                printf("%s %s: %" PRIu64 " cases, %" PRIu64 " mismatches\n",
+                printf("%s %s%s: %" PRIu64 " cases, %" PRIu64 " mismatches\n",
                        fast_fmt[fi].name,
                        op < 4 ? op_names[op < 2 ? op : op + 0 == 2 ? OP_MUL : OP_DIV]
-                              : fl_rm_name(op - 4),
+                              : fl_rm_name((op - 4) % FL_RM_COUNT),
+                       op < 4 ? "" : op < 4 + FL_RM_COUNT ? " convert" : " array kernel",
                        c, m);
                 fflush(stdout);
                 total += c; mism += m; expect += space;

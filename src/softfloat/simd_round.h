@@ -96,43 +96,54 @@ K_INL K_(vu) K_(sel)(K_(vu) m, K_(vu) x, K_(vu) y)
 /*
  * The first n - n % K_W elements; rm is a constant in each inlined copy,
  * so the mode's case analysis leaves the loop.  Returns the count done.
+ *
+ * Per lane, with E = a >> FB the exponent field of H:
+ *   sh = C - min(max(E, 1), Emin),  C = sh0 + Emin
+ * (sh0 in f's normal range, one more per binade below; H's subnormals
+ * share the unit of E = 1).  The lane is "big" (sh > FB) iff
+ * a < ebig << FB with ebig = C - FB; the in-place rounding then runs with
+ * sh clamped to FB and its result is replaced.  At sh == FB the quotient's
+ * last bit is the leading bit (1 for E >= 1), which bit FB of a (E's last
+ * bit) matches unless E = ebig is even: edge_fix.
  */
 K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                       const fl_ctx *c, K_(ft) *dst, const K_(ft) *src,
                       size_t n, unsigned *flags, const int rm)
 {
-    const K_(vu) one = (K_(vu)){0} + 1;
-    const K_(vs) sh0 = (K_(vs)){0} + P->sh0, emin = (K_(vs)){0} + P->Emin;
-    const K_(vu) eminb = (K_(vu)){0} + (K_(ut))P->eminb;
-    const K_(vu) bordlo = (K_(vu)){0} + (K_(ut))P->bordlo;
-    const K_(vu) maxf = (K_(vu)){0} + (K_(ut))P->maxf;
-    const K_(vu) qbits = (K_(vu)){0} + (K_(ut))P->qbits;
-    const int sht = P->sht;
+    const K_(vu) one = (K_(vu)){0} + 1, zero = {0};
+    const K_(st) ebig = P->sh0 + P->Emin - K_FB;
+    const K_(vu) vC = zero + (K_(ut))(P->sh0 + P->Emin);
+    const K_(vu) vlo = zero + (K_(ut))(ebig > 1 ? ebig : 1);
+    const K_(vu) vEmin = zero + (K_(ut))P->Emin;
+    const K_(vu) bigb1 = zero + (ebig > 1 ? ((K_(ut))ebig << K_FB) - 1 : 0);
+    const K_(vu) vebig = zero + (K_(ut))ebig;
+    const int edge_fix = ebig >= 2 && !(ebig & 1);
+    const K_(vu) eminb = zero + (K_(ut))P->eminb, eminb1 = eminb - 1;
+    const K_(vu) bordlo = zero + (K_(ut))P->bordlo;
+    const K_(vu) maxf = zero + (K_(ut))P->maxf;
+    const K_(vu) qbits = zero + (K_(ut))P->qbits;
+    const K_(vu) ovb0 = zero + (K_(ut))P->ovb[0];
+    const K_(vu) ovb1 = zero + (K_(ut))P->ovb[1];
+    const int sht = P->sht, sh0c = P->sh0;
     const K_(ut) mask0 = ((K_(ut))1 << sht) - 1;
+    /* the common block (every lane zero or normal in f, no overflow) */
+    const K_(vu) vm0 = zero + (((K_(ut))1 << sh0c) - 1), hm0 = vm0 >> 1;
+    const K_(vu) lsbon = zero + (K_(ut))(sh0c > 0);
     const int after = P->after, fz = P->fz, daz = P->daz;
     const uint64_t seed = c->sr_seed;
-    /* the common block's constants (shift sh0 < FB: no leading-bit case) */
-    const int sh0c = P->sh0;
-    const K_(vu) vm0 = (K_(vu)){0} + (((K_(ut))1 << sh0c) - 1);
-    const K_(vu) hm0 = vm0 >> 1;
-    const K_(vu) lsbon = (K_(vu)){0} + (K_(ut))(sh0c > 0);
-    const K_(vu) eminb1 = eminb - 1;
-    const K_(vu) ovb0 = (K_(vu)){0} + (K_(ut))P->ovb[0];
-    const K_(vu) ovb1 = (K_(vu)){0} + (K_(ut))P->ovb[1];
-    K_(vu) acc_in = {0}, acc_up = {0}, acc_dn = {0}, acc_uf = {0},
-           acc_o0 = {0}, acc_o1 = {0};
-    unsigned fup = 0, fdn = 0;
+    unsigned fup = 0, fdn = 0, fuf = 0, fl = 0;
+    int tryfast = 1, o0 = 0, o1 = 0;
     K_(v64) idx0;
     size_t i, done = n - n % K_W;
-    unsigned fl = 0;
     int l;
 
     for (l = 0; l < (int)(sizeof idx0 / 8); l++)
         idx0[l] = c->sr_index + (uint64_t)l;
 
     for (i = 0; i < done; i += K_W) {
-        K_(vu) u, s, a, neg, E, e1, d, sh, big, shc, mask, m, lsb, r, inc,
-            tiny, inexact, up, fb, ov, rr = {0};
+        K_(vu) u, x, s, a, a1, neg, E, E1, shc, mask, lsb, r, inc, tiny,
+            res, rr = zero;
+        unsigned gt, lt, bad = 0, skip = 0;
         __builtin_memcpy(&u, src + i, sizeof u);
         s = u & K_SIGN;
         a = u ^ s;
@@ -146,14 +157,12 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             rr = K_(sr)(i0, seed);
 #endif
         }
-        {
-            /* Common block: every lane zero or in f's normal range without
-             * overflow (so no tininess, no daz/ftz effect, constant shift
-             * sh0).  The ternary flags come from comparing result and input
-             * as host floating-point values (no NaNs here). */
+        if (tryfast) {
+            /* Common block: constant shift sh0 (< FB, so bit sh0 of a is
+             * the quotient's last bit); no tininess, daz or ftz effect. */
             K_(vu) rc;
             switch (rm) {
-            case FL_RNE: rc = (a + hm0 + ((a >> sh0c) & one & lsbon)) & ~vm0; break;
+            case FL_RNE: rc = (a + hm0 + ((a >> sh0c) & lsbon)) & ~vm0; break;
             case FL_RNA: rc = (a + ((vm0 + 1) >> 1)) & ~vm0; break;
             case FL_RUP: rc = (a + (vm0 & ~(K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
             case FL_RDN: rc = (a + (vm0 & (K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
@@ -163,45 +172,46 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             }
             if (!K_ANY((K_(vu))((a - 1) < eminb1) | (K_(vu))(rc > maxf))) {
                 rc |= s;
-                fup |= K_FGT(rc, u);
-                fdn |= K_FGT(u, rc);
+                fup |= (unsigned)K_FGT(rc, u);
+                fdn |= (unsigned)K_FGT(u, rc);
                 __builtin_memcpy(dst + i, &rc, sizeof rc);
                 continue;
             }
         }
-        neg = (K_(vu))(s != 0);
+
         if (daz)
             a &= (K_(vu))(a >= K_HID);
+        x = a | s;
+        neg = (K_(vu))((K_(vs))u >> (K_BITS - 1));
         E = a >> K_FB;
-        e1 = K_(sel)((K_(vu))(E > 1), E, one);
-        d = (K_(vu))(emin - (K_(vs))e1);
-        sh = (K_(vu))(sh0 + (K_(vs))K_(sel)((K_(vu))((K_(vs))d > 0), d, (K_(vu)){0}));
-        big = (K_(vu))((K_(vs))sh > K_FB);
-        shc = K_(sel)(big, (K_(vu)){0} + K_FB, sh);
+        E1 = K_(sel)((K_(vu))(E > vlo), E, vlo);
+        E1 = K_(sel)((K_(vu))(E1 < vEmin), E1, vEmin);
+        shc = vC - E1;
         mask = (one << shc) - 1;
-        /* significand with its leading bit: the quotient's last bit is bit
-         * shc of m (for shc == FB the leading bit, not the exponent's) */
-        m = (a & (K_HID - 1)) | (K_HID & (K_(vu))(E != 0));
-        lsb = (m >> shc) & one & (K_(vu))(mask != 0);
+        lsb = (a >> shc) & one;
+        if (edge_fix)
+            lsb ^= (K_(vu))(E == vebig) & one;
+        if (sh0c == 0)
+            lsb &= (K_(vu))(mask != 0);
         switch (rm) {
-        case FL_RNE:
-            inc = (mask >> 1) + lsb;
-            break;
+        case FL_RNE: inc = (mask >> 1) + lsb; break;
         case FL_RNA: inc = (mask + 1) >> 1; break;
         case FL_RUP: inc = mask & ~neg; break;
         case FL_RDN: inc = mask & neg; break;
         case FL_RSR: inc = (rr >> 1) >> ((K_BITS - 1) - shc); break;
-        default: inc = (K_(vu)){0}; break;     /* RTZ; RTO below */
+        default: inc = zero; break;     /* RTZ; RTO below */
         }
         if (rm == FL_RTO)
-            r = (a & ~mask) +
-                ((K_(vu))((a & mask) != 0) & ((one - lsb) << shc));
+            r = (a & ~mask) + ((K_(vu))((a & mask) != 0) & ((one - lsb) << shc));
         else
             r = (a + inc) & ~mask;
 
-        fb = (K_(vu)){0};
-        if (K_ANY(big & (K_(vu))(a != 0))) {
-            /* |x| < 2^FB units <= f's smallest subnormal q: result 0 or q */
+        a1 = a - 1;
+        if (K_ANY((K_(vu))(a1 < bigb1))) {
+            /* sh > FB: |x| below f's smallest subnormal q, result 0 or q */
+            const K_(vu) big = (K_(vu))(a1 < bigb1);
+            const K_(vu) sh = vC - K_(sel)((K_(vu))(E > one), E, one);
+            const K_(vu) m = (a & (K_HID - 1)) | (K_HID & (K_(vu))(E != 0));
             const K_(vu) edge = (K_(vu))(sh == K_FB + 1);
             K_(vu) k;
             switch (rm) {
@@ -209,87 +219,89 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             case FL_RNA: k = edge & (K_(vu))(m >= K_HID); break;
             case FL_RUP: k = ~neg; break;
             case FL_RDN: k = neg; break;
-            case FL_RTO: k = ~(K_(vu)){0}; break;
+            case FL_RTO: k = ~zero; break;
             case FL_RSR: {
-                const K_(vu) wide = (K_(vu))((K_(vs))sh > K_BITS - 1);
-                const K_(vu) shs = K_(sel)(wide, (K_(vu)){0} + (K_BITS - 1), sh);
+                const K_(vu) wide = (K_(vu))(sh > K_BITS - 1);
+                const K_(vu) shs = K_(sel)(wide, zero + (K_BITS - 1), sh);
                 k = (K_(vu))(((m + ((rr >> 1) >> ((K_BITS - 1) - shs))) >> shs) != 0);
-                fb |= big & wide;
+                bad |= (unsigned)K_ANY(big & wide);
                 break;
             }
-            default: k = (K_(vu)){0}; break;
+            default: k = zero; break;
             }
-            k &= (K_(vu))(a != 0);
             r = K_(sel)(big, qbits & k, r);
         }
 
-        /* tininess */
-        tiny = (K_(vu))(a < eminb) & (K_(vu))(a != 0);
-        if (after) {
+        /* Tininess: before rounding a < 2^emin.  After rounding (same
+         * mode and random bits, at p bits, unbounded exponent) a lane can
+         * only stop being tiny if its subnormal rounding reached 2^emin:
+         * rounding to the coarser quantum goes at least as far. */
+        tiny = (K_(vu))(a1 < eminb1);
+        if (after && K_ANY(tiny & (K_(vu))(r >= eminb))) {
             K_(vu) inc0;
             switch (rm) {
             case FL_RNE:
-                inc0 = (K_(vu)){0} + (mask0 >> 1);
+                inc0 = zero + (mask0 >> 1);
                 if (sht > 0)
                     inc0 += (a >> sht) & one;
                 break;
-            case FL_RNA: inc0 = (K_(vu)){0} + ((mask0 + 1) >> 1); break;
+            case FL_RNA: inc0 = zero + ((mask0 + 1) >> 1); break;
             case FL_RUP: inc0 = mask0 & ~neg; break;
             case FL_RDN: inc0 = mask0 & neg; break;
             case FL_RSR: inc0 = (rr >> 1) >> ((K_BITS - 1) - sht); break;
-            default: inc0 = (K_(vu)){0}; break;      /* RTZ, RTO */
+            default: inc0 = zero; break;      /* RTZ, RTO */
             }
             tiny &= ~((K_(vu))(a >= bordlo) & (K_(vu))((a + inc0) >= eminb));
         }
         if (fz)
             r &= ~tiny;
+        res = r | s;
 
-        /* beyond the largest finite: overflow (NaN, infinite inputs and
-         * undecided SR lanes are in fb) */
-        fb |= (K_(vu))(a >= K_SPECIAL);
-        ov = (K_(vu))(r > maxf) & ~fb;
-        inexact = (K_(vu))(r != a) & ~fb & ~ov;
-        up = (K_(vu))(r > a) ^ neg;
-        acc_in |= inexact;
-        acc_up |= inexact & up;
-        acc_dn |= inexact & ~up;
-        acc_uf |= inexact & tiny;
-        acc_o0 |= ov & ~neg;
-        acc_o1 |= ov & neg;
-        r = K_(sel)(ov, K_(sel)(neg, ovb1, ovb0), r | s);
-        {
-            const unsigned bad = (unsigned)K_ANY(fb);
-            if (bad) {
-                K_(ut) x[K_W];
-                int j;
-                __builtin_memcpy(x, &u, sizeof x);
-                __builtin_memcpy(dst + i, &r, sizeof r);
-                for (j = 0; j < K_W; j++)
-                    if (bad >> j & 1) {
-                        fl_ctx ci = *c;
-                        K_(ft) v;
-                        __builtin_memcpy(&v, &x[j], sizeof v);
-                        ci.sr_index = c->sr_index + (uint64_t)(i + (size_t)j);
+        if (K_ANY((K_(vu))(r > maxf))) {
+            /* NaN and infinite inputs go to the scalar path (bad); other
+             * results beyond the largest finite overflow, with the flags
+             * of P->ovfl (skip: no flags from the comparisons below) */
+            const K_(vu) sp = (K_(vu))(a >= K_SPECIAL);
+            const K_(vu) ov = (K_(vu))(r > maxf) & ~sp;
+            o0 |= K_ANY(ov & ~neg) != 0;
+            o1 |= K_ANY(ov & neg) != 0;
+            res = K_(sel)(ov, K_(sel)(neg, ovb1, ovb0), res);
+            bad |= (unsigned)K_ANY(sp);
+            skip = (unsigned)K_ANY(ov);
+        }
+        skip |= bad;
+        gt = (unsigned)K_FGT(res, x) & ~skip;
+        lt = (unsigned)K_FGT(x, res) & ~skip;
+        fup |= gt;
+        fdn |= lt;
+        fuf |= (unsigned)K_ANY(tiny) & (gt | lt);
+        tryfast = !K_ANY(tiny);
+        __builtin_memcpy(dst + i, &res, sizeof res);
+        if (bad) {
+            /* the input lanes from u: dst may be src */
+            K_(ut) xs[K_W];
+            int j;
+            __builtin_memcpy(xs, &u, sizeof xs);
+            for (j = 0; j < K_W; j++)
+                if (bad >> j & 1) {
+                    fl_ctx ci = *c;
+                    K_(ft) v;
+                    __builtin_memcpy(&v, &xs[j], sizeof v);
+                    ci.sr_index = c->sr_index + (uint64_t)(i + (size_t)j);
 #if K_BITS == 32
-                        dst[i + (size_t)j] = fl_round_float(f, v, &ci, &fl);
+                    dst[i + (size_t)j] = fl_round_float(f, v, &ci, &fl);
 #else
-                        dst[i + (size_t)j] = fl_round_double(f, v, &ci, &fl);
+                    dst[i + (size_t)j] = fl_round_double(f, v, &ci, &fl);
 #endif
-                    }
-            } else {
-                __builtin_memcpy(dst + i, &r, sizeof r);
-            }
+                }
         }
     }
-    if (K_ANY(acc_in)) fl |= FL_INEXACT;
-    if (K_ANY(acc_up)) fl |= FL_TERN_UP;
-    if (K_ANY(acc_dn)) fl |= FL_TERN_DOWN;
-    if (K_ANY(acc_uf)) fl |= FL_UNDERFLOW;
     if (fup | fdn) fl |= FL_INEXACT;
     if (fup) fl |= FL_TERN_UP;
     if (fdn) fl |= FL_TERN_DOWN;
-    if (K_ANY(acc_o0)) fl |= P->ovfl[0];
-    if (K_ANY(acc_o1)) fl |= P->ovfl[1];
+    if (fuf) fl |= FL_UNDERFLOW;
+    if (o0) fl |= P->ovfl[0];
+    if (o1) fl |= P->ovfl[1];
     *flags |= fl;
     return done;
 }
