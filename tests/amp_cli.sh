@@ -45,6 +45,21 @@ check train_bad_data rc 2
 check train_bad_data_msg err_has "bad.csv:2: field 2: 'x' is not a number"
 run_rc "$fplab" train --data "$data" --batch 30 --ranks 4
 check train_bad_ranks rc 2
+# --loss-weight: recorded in the header; with lr/W the same binary32 curve
+# (a power of two W multiplies exactly); bad values name the option
+lw=(--policy fp32 --data "$data" --depth 2 --width 16 --batch 32 --steps 20 --seed 3)
+run_rc "$fplab" train "${lw[@]}" --out "$work/w1.dat"
+check lw_ref_rc rc 0
+run_rc "$fplab" train "${lw[@]}" --loss-weight 0x1p-12 --lr 204.8 --out "$work/w2.dat"
+check lw_rc rc 0
+check lw_header grep -q ' loss_weight 0.000244140625 ' "$work/w2.dat"
+check lw_same_curve diff <(grep -v '^#' "$work/w1.dat") <(grep -v '^#' "$work/w2.dat")
+run_rc "$fplab" train --data "$data" --loss-weight 0
+check lw_zero_rc rc 2
+check lw_zero_msg err_has "--loss-weight: '0' must be positive"
+run_rc "$fplab" train --data "$data" --loss-weight x1
+check lw_nan_rc rc 2
+check lw_nan_msg err_has "--loss-weight: 'x1' is not a number"
 
 echo "amp_cli: $checks checks, $fails failed"
-[ "$checks" = 15 ] && [ "$fails" = 0 ]
+[ "$checks" = 23 ] && [ "$fails" = 0 ]

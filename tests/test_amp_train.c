@@ -1,8 +1,9 @@
 /*
  * test_amp_train.c — short training runs: bit-for-bit reproducibility from
  * the seed, learning, overflow -> skip -> backoff, the rank OR-reduction,
- * gradient underflow of naive fp16, and lost updates without master
- * weights.
+ * gradient underflow of naive fp16, lost updates without master
+ * weights, and the loss weight (lr/W undoes it in binary32; at 2^-16 naive
+ * fp16 loses gradients that GradScaler keeps).
  */
 #include <check.h>
 #include <math.h>
@@ -165,6 +166,92 @@ START_TEST(lost_updates_without_master)
 }
 END_TEST
 
+/* The loss weight W multiplies every gradient; with SGD, lr/W undoes it.
+ * In binary32 a power of two W changes no bit of the loss curve; W = 1e-3
+ * (not a power of two) changes it only by rounding. */
+START_TEST(loss_weight_with_lr_over_w)
+{
+    amp_train_config c;
+    config(&c, "fp32");
+    static amp_step_record ref[30], r[30];
+    double acc_ref, acc;
+    run(&c, ref, NULL, &acc_ref);
+    ck_assert_msg(ref[29].loss < ref[0].loss * 0.7, "reference run does not learn: %g -> %g",
+                  ref[0].loss, ref[29].loss);
+    c.loss_weight = 0x1p-12;
+    c.lr = 0.05 / c.loss_weight;
+    run(&c, r, NULL, &acc);
+    for (int s = 0; s < 30; s++)
+        ck_assert_msg(r[s].loss == ref[s].loss, "W = 2^-12, step %d: %a vs %a", s,
+                      r[s].loss, ref[s].loss);
+    ck_assert(acc == acc_ref);
+    n_cases++;
+    c.loss_weight = 1e-3;
+    c.lr = 0.05 / c.loss_weight;
+    run(&c, r, NULL, &acc);
+    double maxrel = 0;
+    for (int s = 0; s < 30; s++) {
+        double d = fabs((double)r[s].loss - (double)ref[s].loss) / (double)ref[s].loss;
+        maxrel = d > maxrel ? d : maxrel;
+    }
+    printf("loss weight 1e-3, lr 50: largest relative loss difference %.3g\n", maxrel);
+    ck_assert_msg(maxrel < 1e-5, "W = 1e-3: relative loss difference %g", maxrel);
+    n_cases++;
+    /* without lr/W the weight is felt: W = 2^-12 at lr 0.05 barely moves */
+    c.loss_weight = 0x1p-12;
+    c.lr = 0.05;
+    run(&c, r, NULL, &acc);
+    ck_assert_msg(r[29].loss > 0.9f * r[0].loss && r[29].loss > 1.5f * ref[29].loss,
+                  "W = 2^-12 at lr 0.05: loss %g -> %g (W = 1: %g)", r[0].loss,
+                  r[29].loss, ref[29].loss);
+    n_cases++;
+}
+END_TEST
+
+/* Loss weight 2^-16 (30 early steps of a small net): without a loss scale
+ * many more fp16 weight-gradient values come out zero or underflow than
+ * binary32's exact zeros; GradScaler's 2^16 leaves none underflowing and
+ * binary32's zeros. */
+START_TEST(loss_weight_underflow_needs_scaling)
+{
+    static const char *const pol[] = {"fp32", "fp16", "fp16-torch"};
+    double zero[3], wuf[3], auf[3];
+    for (int i = 0; i < 3; i++) {
+        amp_train_config c;
+        config(&c, pol[i]);
+        c.loss_weight = 0x1p-16;
+        c.lr = 0.05 / c.loss_weight;
+        c.measure = 1;
+        static amp_step_record r[30];
+        static amp_layer_record lay[30 * 2];
+        double acc;
+        run(&c, r, lay, &acc);
+        uint64_t z = 0, tot = 0, az = 0, au = 0, at = 0, wu = 0;
+        for (int k = 0; k < 30 * 2; k++) {
+            z += lay[k].wgrad.zero_fp32;
+            wu += lay[k].wgrad.underflow;
+            tot += lay[k].wgrad.total;
+            az += lay[k].agrad.zero_fp32;
+            au += lay[k].agrad.underflow;
+            at += lay[k].agrad.total;
+        }
+        zero[i] = (double)z / (double)tot;
+        wuf[i] = (double)wu / (double)tot;
+        auf[i] = (double)(az + au) / (double)at;
+        printf("%s, W = 2^-16: weight gradients %.4f zero, %.4f underflow; "
+               "activation gradients %.4f zero or underflow\n", pol[i], zero[i],
+               wuf[i], auf[i]);
+    }
+    ck_assert_msg(zero[1] + wuf[1] > zero[0] + 0.1 && auf[1] > 0.1,
+                  "fp16: %g + %g vs fp32 zeros %g; activations %g", zero[1], wuf[1],
+                  zero[0], auf[1]);
+    ck_assert_msg(wuf[2] == 0 && auf[2] == 0 && fabs(zero[2] - zero[0]) < 0.01,
+                  "GradScaler: underflow %g %g, zeros %g vs fp32 %g", wuf[2], auf[2],
+                  zero[2], zero[0]);
+    n_cases += 2;
+}
+END_TEST
+
 int main(void)
 {
     char err[512];
@@ -181,6 +268,8 @@ int main(void)
     tcase_add_test(tc, overflow_skips_and_backs_off);
     tcase_add_test(tc, naive_fp16_underflows);
     tcase_add_test(tc, lost_updates_without_master);
+    tcase_add_test(tc, loss_weight_with_lr_over_w);
+    tcase_add_test(tc, loss_weight_underflow_needs_scaling);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
@@ -188,7 +277,7 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     amp_dataset_free(&data);
-    const int expected = 3 + 4 + 2 + 2 + 1;
+    const int expected = 3 + 4 + 2 + 2 + 1 + 3 + 2;
     printf("amp_train: %d cases (expected %d)\n", n_cases, expected);
     return (failed || n_cases != expected) ? 1 : 0;
 }
