@@ -101,39 +101,91 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define ODD16 ODD8, 17, 19, 21, 23, 25, 27, 29, 31
 
 #ifdef FPLAB_AVX512
+/* AVX-512: mask registers */
 #define K_NAME fl__k512_f32
 #define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
 #define K_W 16
 #define K_BITS 32
-#define K_ANY(v) _mm512_movepi32_mask((__m512i)(v))
-#define K_FGT(x, y) _mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_GT_OQ)
 #define K_ODD ODD16
+#define K_M __mmask16
+#define K_I(x) ((__m512i)(x))
+#define K_LT(x, y) _mm512_cmplt_epu32_mask(K_I(x), K_I(y))
+#define K_LE(x, y) _mm512_cmple_epu32_mask(K_I(x), K_I(y))
+#define K_GT(x, y) _mm512_cmpgt_epu32_mask(K_I(x), K_I(y))
+#define K_GE(x, y) _mm512_cmpge_epu32_mask(K_I(x), K_I(y))
+#define K_EQ(x, y) _mm512_cmpeq_epu32_mask(K_I(x), K_I(y))
+#define K_NE(x, y) _mm512_cmpneq_epu32_mask(K_I(x), K_I(y))
+#define K_BLEND(m, x, y) ((K_(vu))_mm512_mask_blend_epi32((m), K_I(y), K_I(x)))
+#define K_MAXU(x, y) ((K_(vu))_mm512_max_epu32(K_I(x), K_I(y)))
+#define K_MINU(x, y) ((K_(vu))_mm512_min_epu32(K_I(x), K_I(y)))
+#define K_MNOT(m) ((K_M)~(m))
+#define K_ANYM(m) ((m) != 0)
+#define K_BITS_OF(m) ((unsigned)(m))
+#define K_FGT(x, y) _mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_GT_OQ)
 #include "simd_round.h"
 
 #define K_NAME fl__k512_f64
 #define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
 #define K_W 8
 #define K_BITS 64
-#define K_ANY(v) _mm512_movepi64_mask((__m512i)(v))
+#define K_M __mmask8
+#define K_LT(x, y) _mm512_cmplt_epu64_mask(K_I(x), K_I(y))
+#define K_LE(x, y) _mm512_cmple_epu64_mask(K_I(x), K_I(y))
+#define K_GT(x, y) _mm512_cmpgt_epu64_mask(K_I(x), K_I(y))
+#define K_GE(x, y) _mm512_cmpge_epu64_mask(K_I(x), K_I(y))
+#define K_EQ(x, y) _mm512_cmpeq_epu64_mask(K_I(x), K_I(y))
+#define K_NE(x, y) _mm512_cmpneq_epu64_mask(K_I(x), K_I(y))
+#define K_BLEND(m, x, y) ((K_(vu))_mm512_mask_blend_epi64((m), K_I(y), K_I(x)))
+#define K_MAXU(x, y) ((K_(vu))_mm512_max_epu64(K_I(x), K_I(y)))
+#define K_MINU(x, y) ((K_(vu))_mm512_min_epu64(K_I(x), K_I(y)))
+#define K_MNOT(m) ((K_M)~(m))
+#define K_ANYM(m) ((m) != 0)
+#define K_BITS_OF(m) ((unsigned)(m))
 #define K_FGT(x, y) _mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ)
 #include "simd_round.h"
+#undef K_I
 #endif
 
+/* AVX2: all-ones lanes as masks */
 #define K_NAME fl__k256_f32
 #define K_TARGET "avx2"
 #define K_W 8
 #define K_BITS 32
-#define K_ANY(v) _mm256_movemask_ps(_mm256_castsi256_ps((__m256i)(v)))
-#define K_FGT(x, y) _mm256_movemask_ps(_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #define K_ODD ODD8
+#define K_M K_(vu)
+#define K_LT(x, y) ((K_(vu))((x) < (y)))
+#define K_LE(x, y) ((K_(vu))((x) <= (y)))
+#define K_GT(x, y) ((K_(vu))((x) > (y)))
+#define K_GE(x, y) ((K_(vu))((x) >= (y)))
+#define K_EQ(x, y) ((K_(vu))((x) == (y)))
+#define K_NE(x, y) ((K_(vu))((x) != (y)))
+#define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
+#define K_MAXU(x, y) ((K_(vu))_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
+#define K_MINU(x, y) ((K_(vu))_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
+#define K_MNOT(m) (~(m))
+#define K_BITS_OF(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
+#define K_ANYM(m) (K_BITS_OF(m) != 0)
+#define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #include "simd_round.h"
 
 #define K_NAME fl__k256_f64
 #define K_TARGET "avx2"
 #define K_W 4
 #define K_BITS 64
-#define K_ANY(v) _mm256_movemask_pd(_mm256_castsi256_pd((__m256i)(v)))
-#define K_FGT(x, y) _mm256_movemask_pd(_mm256_cmp_pd((__m256d)(x), (__m256d)(y), _CMP_GT_OQ))
+#define K_M K_(vu)
+#define K_LT(x, y) ((K_(vu))((x) < (y)))
+#define K_LE(x, y) ((K_(vu))((x) <= (y)))
+#define K_GT(x, y) ((K_(vu))((x) > (y)))
+#define K_GE(x, y) ((K_(vu))((x) >= (y)))
+#define K_EQ(x, y) ((K_(vu))((x) == (y)))
+#define K_NE(x, y) ((K_(vu))((x) != (y)))
+#define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
+#define K_MAXU(x, y) K_BLEND(K_GT(x, y), x, y)
+#define K_MINU(x, y) K_BLEND(K_LT(x, y), x, y)
+#define K_MNOT(m) (~(m))
+#define K_BITS_OF(m) ((unsigned)_mm256_movemask_pd((__m256d)(m)))
+#define K_ANYM(m) (K_BITS_OF(m) != 0)
+#define K_FGT(x, y) ((K_(vu))_mm256_cmp_pd((__m256d)(x), (__m256d)(y), _CMP_GT_OQ))
 #include "simd_round.h"
 
 /* Which kernels this CPU runs: 2 = AVX-512, 1 = AVX2, 0 = none. */

@@ -7,8 +7,12 @@
  *   K_TARGET    the __attribute__((target)) string
  *   K_W         lanes per vector
  *   K_BITS      32 (binary32 arrays) or 64 (binary64 arrays)
- *   K_ANY(v)    the lane bitmask (bit i = lane i) of a 0 / all-ones vector
  *   K_ODD       for K_BITS == 32: the odd indices 1, 3, ..., 2*K_W - 1
+ *   K_M         the mask type; K_LT, K_LE, K_GT, K_GE, K_EQ, K_NE: unsigned
+ *               lane comparisons giving a K_M; K_BLEND(m, x, y): x where
+ *               m, else y; K_MAXU, K_MINU; K_MNOT(m); K_ANYM(m): some lane
+ *               set; K_BITS_OF(m): the lanes as bits (bit i = lane i);
+ *               K_FGT(x, y): the host floating-point x > y (ordered)
  *
  * Lane algorithm (one element, host format H = binary32 or binary64 with
  * FB fraction bits; destination f with p <= 24, ebits <= 8 and every
@@ -105,6 +109,9 @@ K_INL K_(vu) K_(sel)(K_(vu) m, K_(vu) x, K_(vu) y)
  * sh clamped to FB and its result is replaced.  At sh == FB the quotient's
  * last bit is the leading bit (1 for E >= 1), which bit FB of a (E's last
  * bit) matches unless E = ebig is even: edge_fix.
+ *
+ * Masks (K_M) are mask registers with AVX-512 and all-ones lanes with
+ * AVX2; the K_ macros of fast_simd.c hide the difference.
  */
 K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                       const fl_ctx *c, K_(ft) *dst, const K_(ft) *src,
@@ -117,6 +124,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     const K_(vu) vEmin = zero + (K_(ut))P->Emin;
     const K_(vu) bigb1 = zero + (ebig > 1 ? ((K_(ut))ebig << K_FB) - 1 : 0);
     const K_(vu) vebig = zero + (K_(ut))ebig;
+    const K_(vu) hid = zero + K_HID, special = zero + K_SPECIAL;
     const int edge_fix = ebig >= 2 && !(ebig & 1);
     const K_(vu) eminb = zero + (K_(ut))P->eminb, eminb1 = eminb - 1;
     const K_(vu) bordlo = zero + (K_(ut))P->bordlo;
@@ -141,12 +149,13 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
         idx0[l] = c->sr_index + (uint64_t)l;
 
     for (i = 0; i < done; i += K_W) {
-        K_(vu) u, x, s, a, a1, neg, E, E1, shc, mask, lsb, r, inc, tiny,
-            res, rr = zero;
-        unsigned gt, lt, bad = 0, skip = 0;
+        K_(vu) u, x, s, a, a1, negv, E, shc, mask, lsb, r, inc, res, rr = zero;
+        K_M tiny, kbig, kneg, kov;
+        unsigned bad = 0, skip = 0, gtb, ltb, tb;
         __builtin_memcpy(&u, src + i, sizeof u);
         s = u & K_SIGN;
         a = u ^ s;
+        negv = (K_(vu))((K_(vs))u >> (K_BITS - 1));
         if (rm == FL_RSR) {
             K_(v64) i0 = idx0 + (uint64_t)i;
 #if K_BITS == 32
@@ -159,85 +168,86 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
         }
         if (tryfast) {
             /* Common block: constant shift sh0 (< FB, so bit sh0 of a is
-             * the quotient's last bit); no tininess, daz or ftz effect. */
+             * the quotient's last bit); no tininess, daz or ftz effect.
+             * The ternary flags come from comparing result and input as
+             * host floating-point values (no NaNs here). */
             K_(vu) rc;
             switch (rm) {
             case FL_RNE: rc = (a + hm0 + ((a >> sh0c) & lsbon)) & ~vm0; break;
             case FL_RNA: rc = (a + ((vm0 + 1) >> 1)) & ~vm0; break;
-            case FL_RUP: rc = (a + (vm0 & ~(K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
-            case FL_RDN: rc = (a + (vm0 & (K_(vu))((K_(vs))u >> (K_BITS - 1)))) & ~vm0; break;
-            case FL_RTO: rc = (a & ~vm0) | ((K_(vu))((a & vm0) != 0) & (vm0 + 1)); break;
+            case FL_RUP: rc = (a + (vm0 & ~negv)) & ~vm0; break;
+            case FL_RDN: rc = (a + (vm0 & negv)) & ~vm0; break;
+            case FL_RTO: rc = (a & ~vm0) | K_BLEND(K_NE(a & vm0, zero), vm0 + 1, zero); break;
             case FL_RSR: rc = (a + ((rr >> 1) >> ((K_BITS - 1) - sh0c))) & ~vm0; break;
             default: rc = a & ~vm0; break;
             }
-            if (!K_ANY((K_(vu))((a - 1) < eminb1) | (K_(vu))(rc > maxf))) {
+            if (!K_ANYM(K_LT(a - 1, eminb1) | K_GT(rc, maxf))) {
                 rc |= s;
-                fup |= (unsigned)K_FGT(rc, u);
-                fdn |= (unsigned)K_FGT(u, rc);
+                fup |= K_BITS_OF(K_FGT(rc, u));
+                fdn |= K_BITS_OF(K_FGT(u, rc));
                 __builtin_memcpy(dst + i, &rc, sizeof rc);
                 continue;
             }
         }
 
         if (daz)
-            a &= (K_(vu))(a >= K_HID);
+            a = K_BLEND(K_LT(a, hid), zero, a);
         x = a | s;
-        neg = (K_(vu))((K_(vs))u >> (K_BITS - 1));
+        kneg = K_NE(s, zero);
         E = a >> K_FB;
-        E1 = K_(sel)((K_(vu))(E > vlo), E, vlo);
-        E1 = K_(sel)((K_(vu))(E1 < vEmin), E1, vEmin);
-        shc = vC - E1;
+        shc = vC - K_MINU(K_MAXU(E, vlo), vEmin);
         mask = (one << shc) - 1;
         lsb = (a >> shc) & one;
         if (edge_fix)
-            lsb ^= (K_(vu))(E == vebig) & one;
+            lsb ^= K_BLEND(K_EQ(E, vebig), one, zero);
         if (sh0c == 0)
-            lsb &= (K_(vu))(mask != 0);
+            lsb = K_BLEND(K_EQ(mask, zero), zero, lsb);
         switch (rm) {
         case FL_RNE: inc = (mask >> 1) + lsb; break;
         case FL_RNA: inc = (mask + 1) >> 1; break;
-        case FL_RUP: inc = mask & ~neg; break;
-        case FL_RDN: inc = mask & neg; break;
+        case FL_RUP: inc = mask & ~negv; break;
+        case FL_RDN: inc = mask & negv; break;
         case FL_RSR: inc = (rr >> 1) >> ((K_BITS - 1) - shc); break;
         default: inc = zero; break;     /* RTZ; RTO below */
         }
         if (rm == FL_RTO)
-            r = (a & ~mask) + ((K_(vu))((a & mask) != 0) & ((one - lsb) << shc));
+            r = (a & ~mask) + K_BLEND(K_NE(a & mask, zero), (one - lsb) << shc, zero);
         else
             r = (a + inc) & ~mask;
 
         a1 = a - 1;
-        if (K_ANY((K_(vu))(a1 < bigb1))) {
+        kbig = K_LT(a1, bigb1);
+        if (K_ANYM(kbig)) {
             /* sh > FB: |x| below f's smallest subnormal q, result 0 or q */
-            const K_(vu) big = (K_(vu))(a1 < bigb1);
-            const K_(vu) sh = vC - K_(sel)((K_(vu))(E > one), E, one);
-            const K_(vu) m = (a & (K_HID - 1)) | (K_HID & (K_(vu))(E != 0));
-            const K_(vu) edge = (K_(vu))(sh == K_FB + 1);
-            K_(vu) k;
+            const K_(vu) sh = vC - K_MAXU(E, one);
+            const K_(vu) m = (a & (K_HID - 1)) | K_BLEND(K_NE(E, zero), hid, zero);
+            const K_M edge = K_EQ(sh, zero + (K_FB + 1));
+            K_M k;
             switch (rm) {
-            case FL_RNE: k = edge & (K_(vu))(m > K_HID); break;
-            case FL_RNA: k = edge & (K_(vu))(m >= K_HID); break;
-            case FL_RUP: k = ~neg; break;
-            case FL_RDN: k = neg; break;
-            case FL_RTO: k = ~zero; break;
+            case FL_RNE: k = edge & K_GT(m, hid); break;
+            case FL_RNA: k = edge & K_GE(m, hid); break;
+            case FL_RUP: k = K_MNOT(kneg); break;
+            case FL_RDN: k = kneg; break;
+            case FL_RTO: k = K_NE(a, zero); break;
             case FL_RSR: {
-                const K_(vu) wide = (K_(vu))(sh > K_BITS - 1);
-                const K_(vu) shs = K_(sel)(wide, zero + (K_BITS - 1), sh);
-                k = (K_(vu))(((m + ((rr >> 1) >> ((K_BITS - 1) - shs))) >> shs) != 0);
-                bad |= (unsigned)K_ANY(big & wide);
+                const K_M wide = K_GT(sh, zero + (K_BITS - 1));
+                const K_(vu) shs = K_BLEND(wide, zero + (K_BITS - 1), sh);
+                k = K_NE((m + ((rr >> 1) >> ((K_BITS - 1) - shs))) >> shs, zero);
+                bad |= K_BITS_OF(kbig & wide);
                 break;
             }
-            default: k = zero; break;
+            default: k = K_EQ(a, a + 1); break;      /* none */
             }
-            r = K_(sel)(big, qbits & k, r);
+            k &= K_NE(a, zero);
+            r = K_BLEND(kbig, K_BLEND(k, qbits, zero), r);
         }
 
         /* Tininess: before rounding a < 2^emin.  After rounding (same
          * mode and random bits, at p bits, unbounded exponent) a lane can
          * only stop being tiny if its subnormal rounding reached 2^emin:
          * rounding to the coarser quantum goes at least as far. */
-        tiny = (K_(vu))(a1 < eminb1);
-        if (after && K_ANY(tiny & (K_(vu))(r >= eminb))) {
+        tiny = K_LT(a1, eminb1);
+        if (after && K_ANYM(tiny & K_GE(r, eminb))) {
             K_(vu) inc0;
             switch (rm) {
             case FL_RNE:
@@ -246,36 +256,38 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                     inc0 += (a >> sht) & one;
                 break;
             case FL_RNA: inc0 = zero + ((mask0 + 1) >> 1); break;
-            case FL_RUP: inc0 = mask0 & ~neg; break;
-            case FL_RDN: inc0 = mask0 & neg; break;
+            case FL_RUP: inc0 = mask0 & ~negv; break;
+            case FL_RDN: inc0 = mask0 & negv; break;
             case FL_RSR: inc0 = (rr >> 1) >> ((K_BITS - 1) - sht); break;
             default: inc0 = zero; break;      /* RTZ, RTO */
             }
-            tiny &= ~((K_(vu))(a >= bordlo) & (K_(vu))((a + inc0) >= eminb));
+            tiny &= K_MNOT(K_GE(a, bordlo) & K_GE(a + inc0, eminb));
         }
         if (fz)
-            r &= ~tiny;
+            r = K_BLEND(tiny, zero, r);
         res = r | s;
 
-        if (K_ANY((K_(vu))(r > maxf))) {
+        kov = K_GT(r, maxf);
+        if (K_ANYM(kov)) {
             /* NaN and infinite inputs go to the scalar path (bad); other
              * results beyond the largest finite overflow, with the flags
              * of P->ovfl (skip: no flags from the comparisons below) */
-            const K_(vu) sp = (K_(vu))(a >= K_SPECIAL);
-            const K_(vu) ov = (K_(vu))(r > maxf) & ~sp;
-            o0 |= K_ANY(ov & ~neg) != 0;
-            o1 |= K_ANY(ov & neg) != 0;
-            res = K_(sel)(ov, K_(sel)(neg, ovb1, ovb0), res);
-            bad |= (unsigned)K_ANY(sp);
-            skip = (unsigned)K_ANY(ov);
+            const K_M sp = K_GE(a, special);
+            const K_M ov = kov & K_MNOT(sp);
+            o0 |= K_ANYM(ov & K_MNOT(kneg));
+            o1 |= K_ANYM(ov & kneg);
+            res = K_BLEND(ov, K_BLEND(kneg, ovb1, ovb0), res);
+            bad |= K_BITS_OF(sp);
+            skip = K_BITS_OF(ov);
         }
         skip |= bad;
-        gt = (unsigned)K_FGT(res, x) & ~skip;
-        lt = (unsigned)K_FGT(x, res) & ~skip;
-        fup |= gt;
-        fdn |= lt;
-        fuf |= (unsigned)K_ANY(tiny) & (gt | lt);
-        tryfast = !K_ANY(tiny);
+        gtb = K_BITS_OF(K_FGT(res, x)) & ~skip;
+        ltb = K_BITS_OF(K_FGT(x, res)) & ~skip;
+        tb = K_BITS_OF(tiny);
+        fup |= gtb;
+        fdn |= ltb;
+        fuf |= tb & (gtb | ltb);
+        tryfast = tb == 0;
         __builtin_memcpy(dst + i, &res, sizeof res);
         if (bad) {
             /* the input lanes from u: dst may be src */
@@ -336,6 +348,18 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
 #undef K_TARGET
 #undef K_W
 #undef K_BITS
-#undef K_ANY
 #undef K_ODD
 #undef K_FGT
+#undef K_M
+#undef K_LT
+#undef K_LE
+#undef K_GT
+#undef K_GE
+#undef K_EQ
+#undef K_NE
+#undef K_BLEND
+#undef K_MAXU
+#undef K_MINU
+#undef K_MNOT
+#undef K_ANYM
+#undef K_BITS_OF
