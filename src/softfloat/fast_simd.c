@@ -97,6 +97,9 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 
 #ifdef FL__SIMD
 
+/* Arrays of at least this many bytes are written with streaming stores. */
+#define FL__STREAM_BYTES ((size_t)8 << 20)
+
 #define ODD8 1, 3, 5, 7, 9, 11, 13, 15
 #define ODD16 ODD8, 17, 19, 21, 23, 25, 27, 29, 31
 
@@ -122,6 +125,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_ANYM(m) ((m) != 0)
 #define K_BITS_OF(m) ((unsigned)(m))
 #define K_FGT(x, y) _mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_GT_OQ)
+#define K_STREAM(p, v) _mm512_stream_si512((p), K_I(v))
 #include "simd_round.h"
 
 #define K_NAME fl__k512_f64
@@ -142,6 +146,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_ANYM(m) ((m) != 0)
 #define K_BITS_OF(m) ((unsigned)(m))
 #define K_FGT(x, y) _mm512_cmp_pd_mask((__m512d)(x), (__m512d)(y), _CMP_GT_OQ)
+#define K_STREAM(p, v) _mm512_stream_si512((p), K_I(v))
 #include "simd_round.h"
 #undef K_I
 #endif
@@ -166,6 +171,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_BITS_OF(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
+#define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #include "simd_round.h"
 
 #define K_NAME fl__k256_f64
@@ -186,6 +192,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_BITS_OF(m) ((unsigned)_mm256_movemask_pd((__m256d)(m)))
 #define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_pd((__m256d)(x), (__m256d)(y), _CMP_GT_OQ))
+#define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #include "simd_round.h"
 
 /* Which kernels this CPU runs: 2 = AVX-512, 1 = AVX2, 0 = none. */

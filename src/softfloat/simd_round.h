@@ -77,6 +77,16 @@ typedef K_(st) K_(vs) __attribute__((vector_size(K_VB)));
 typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
 
 #define K_INL __attribute__((target(K_TARGET), always_inline)) static inline
+/* Store one vector: streaming (non-temporal, dst aligned to the vector)
+ * for arrays far larger than the caches, which saves reading dst's lines
+ * in; otherwise an ordinary unaligned store. */
+#define K_STORE(p, v)                                                        \
+    do {                                                                     \
+        if (stream)                                                          \
+            K_STREAM((void *)(p), (v));                                      \
+        else                                                                 \
+            __builtin_memcpy((p), &(v), sizeof(v));                          \
+    } while (0)
 
 /* fl_sr_bits(seed, idx) lane by lane (same constants as round.c). */
 K_INL K_(v64) K_(sr)(K_(v64) idx, uint64_t seed)
@@ -115,7 +125,8 @@ K_INL K_(vu) K_(sel)(K_(vu) m, K_(vu) x, K_(vu) y)
  */
 K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                       const fl_ctx *c, K_(ft) *dst, const K_(ft) *src,
-                      size_t n, unsigned *flags, const int rm)
+                      size_t n, unsigned *flags, const int rm,
+                      const int simple, const int stream)
 {
     const K_(vu) one = (K_(vu)){0} + 1, zero = {0};
     const K_(st) ebig = P->sh0 + P->Emin - K_FB;
@@ -125,7 +136,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     const K_(vu) bigb1 = zero + (ebig > 1 ? ((K_(ut))ebig << K_FB) - 1 : 0);
     const K_(vu) vebig = zero + (K_(ut))ebig;
     const K_(vu) hid = zero + K_HID, special = zero + K_SPECIAL;
-    const int edge_fix = ebig >= 2 && !(ebig & 1);
+    const int edge_fix = !simple && ebig >= 2 && !(ebig & 1);
     const K_(vu) eminb = zero + (K_(ut))P->eminb, eminb1 = eminb - 1;
     const K_(vu) bordlo = zero + (K_(ut))P->bordlo;
     const K_(vu) maxf = zero + (K_(ut))P->maxf;
@@ -137,7 +148,8 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     /* the common block (every lane zero or normal in f, no overflow) */
     const K_(vu) vm0 = zero + (((K_(ut))1 << sh0c) - 1), hm0 = vm0 >> 1;
     const K_(vu) lsbon = zero + (K_(ut))(sh0c > 0);
-    const int after = P->after, fz = P->fz, daz = P->daz;
+    /* simple (a constant): no daz, no ftz, no edge fix, sh0 > 0 */
+    const int after = P->after, fz = !simple && P->fz, daz = !simple && P->daz;
     const uint64_t seed = c->sr_seed;
     unsigned fup = 0, fdn = 0, fuf = 0, fl = 0;
     int tryfast = 1, o0 = 0, o1 = 0;
@@ -185,7 +197,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                 rc |= s;
                 fup |= K_BITS_OF(K_FGT(rc, u));
                 fdn |= K_BITS_OF(K_FGT(u, rc));
-                __builtin_memcpy(dst + i, &rc, sizeof rc);
+                K_STORE(dst + i, rc);
                 continue;
             }
         }
@@ -200,7 +212,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
         lsb = (a >> shc) & one;
         if (edge_fix)
             lsb ^= K_BLEND(K_EQ(E, vebig), one, zero);
-        if (sh0c == 0)
+        if (!simple && sh0c == 0)
             lsb = K_BLEND(K_EQ(mask, zero), zero, lsb);
         switch (rm) {
         case FL_RNE: inc = (mask >> 1) + lsb; break;
@@ -247,7 +259,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
          * only stop being tiny if its subnormal rounding reached 2^emin:
          * rounding to the coarser quantum goes at least as far. */
         tiny = K_LT(a1, eminb1);
-        if (after && K_ANYM(tiny & K_GE(r, eminb))) {
+        if (K_ANYM(tiny & K_GE(r, eminb)) && after) {
             K_(vu) inc0;
             switch (rm) {
             case FL_RNE:
@@ -288,7 +300,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
         fdn |= ltb;
         fuf |= tb & (gtb | ltb);
         tryfast = tb == 0;
-        __builtin_memcpy(dst + i, &res, sizeof res);
+        K_STORE(dst + i, res);
         if (bad) {
             /* the input lanes from u: dst may be src */
             K_(ut) xs[K_W];
@@ -308,6 +320,8 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                 }
         }
     }
+    if (stream)
+        _mm_sfence();     /* order the streaming stores before returning */
     if (fup | fdn) fl |= FL_INEXACT;
     if (fup) fl |= FL_TERN_UP;
     if (fdn) fl |= FL_TERN_DOWN;
@@ -323,16 +337,29 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
                      K_(ft) *dst, const K_(ft) *src, size_t n,
                      unsigned *flags)
 {
+    const int simple = !P->daz && !P->fz && P->sh0 > 0 &&
+                       !((P->sh0 + P->Emin - K_FB) >= 2 &&
+                         !((P->sh0 + P->Emin - K_FB) & 1));
+    const int stream = n * sizeof *dst >= FL__STREAM_BYTES &&
+                       ((uintptr_t)dst & (K_VB - 1)) == 0;
+#define K_CASE(m)                                                            \
+    case m:                                                                  \
+        if (simple)                                                          \
+            return stream ? K_(body)(f, P, c, dst, src, n, flags, m, 1, 1)   \
+                          : K_(body)(f, P, c, dst, src, n, flags, m, 1, 0);  \
+        return stream ? K_(body)(f, P, c, dst, src, n, flags, m, 0, 1)       \
+                      : K_(body)(f, P, c, dst, src, n, flags, m, 0, 0);
     switch (c->rm) {
-    case FL_RNE: return K_(body)(f, P, c, dst, src, n, flags, FL_RNE);
-    case FL_RTZ: return K_(body)(f, P, c, dst, src, n, flags, FL_RTZ);
-    case FL_RDN: return K_(body)(f, P, c, dst, src, n, flags, FL_RDN);
-    case FL_RUP: return K_(body)(f, P, c, dst, src, n, flags, FL_RUP);
-    case FL_RNA: return K_(body)(f, P, c, dst, src, n, flags, FL_RNA);
-    case FL_RTO: return K_(body)(f, P, c, dst, src, n, flags, FL_RTO);
-    case FL_RSR: return K_(body)(f, P, c, dst, src, n, flags, FL_RSR);
+    K_CASE(FL_RNE)
+    K_CASE(FL_RTZ)
+    K_CASE(FL_RDN)
+    K_CASE(FL_RUP)
+    K_CASE(FL_RNA)
+    K_CASE(FL_RTO)
+    K_CASE(FL_RSR)
     default: return 0;
     }
+#undef K_CASE
 }
 
 #undef K_
@@ -363,3 +390,5 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
 #undef K_MNOT
 #undef K_ANYM
 #undef K_BITS_OF
+#undef K_STREAM
+#undef K_STORE
