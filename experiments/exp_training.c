@@ -481,7 +481,7 @@ static int run_setting(lab_ctx *L, int setting)
                    "accuracy (every %d steps), fraction of weight updates lost per "
                    "step (w + dw == w in the weight format: binary32 for fp32, fp16 "
                    "and bf16, whose optimizers update binary32 weights, and for o2's "
-                   "master copy) and cumulative skipped steps.  bf16-pure loses "
+                   "master copy) and the loss scale.  bf16-pure loses "
                    "%.1f%% of its updates and reaches %.2f%%; binary32 %.2f%%; best %s "
                    "%.2f%%, worst %s %.2f%%.",
                    eval_every, 100 * sum[bp].lost_frac, 100 * sum[bp].acc,
@@ -510,9 +510,9 @@ out:
 
 int lab_exp_training(lab_ctx *L)
 {
-    lab_say(L, "Four settings of the same MLP on the digits.  In *default* and "
-               "*deep* every policy trains alike: nothing underflows or is lost "
-               "that matters.  *tiny* makes every gradient 2^16 times smaller (loss "
+    lab_say(L, "Four settings of the same MLP on the digits.  *default* and "
+               "*deep* are controls (the spread of test accuracy across the policies "
+               "is given under each figure).  *tiny* makes every gradient 2^16 times smaller (loss "
                "weight W = 2^-16): the loss-scaling failure.  *adam* uses Adam at a "
                "fine-tuning learning rate: the lost-update failure.\n\n");
     for (int s = LAB_SETTING_DEFAULT; s <= LAB_SETTING_ADAM; s++)

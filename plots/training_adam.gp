@@ -35,7 +35,7 @@ set ylabel "fraction of updates lost"
 set title "lost updates (w + dw == w in the weight format)"
 set key center right
 plot for [i=0:5] f index i using 1:5 with lines lw 1.5 title word(names, i+1)
-set autoscale y
+set yrange [0.5:2.0**17]
 set logscale y 2
 set format y "2^{%L}"
 set ylabel "loss scale"
