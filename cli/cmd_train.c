@@ -23,7 +23,7 @@ static void usage(FILE *fp)
 "and a summary (test accuracy, skipped steps, lost updates, scale).\n"
 "\n"
 "  --policy P        fp32 | o0 | fp16 | fp16-static:S | fp16-torch |\n"
-"                    fp16-apex | o1 | o2 | o3 | bf16          (fp32)\n"
+"                    fp16-apex | o1 | o2 | o3 | bf16 | bf16-pure (fp32)\n"
 "  --accum A         low | fp32 | kahan | pairwise | block:MODEL (fp32)\n"
 "                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16\n"
 "  --depth N         linear layers (3)        --width N    hidden units (64)\n"

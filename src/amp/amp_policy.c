@@ -38,6 +38,8 @@ int amp_policy_parse(amp_policy *p, const char *spec, char *err,
         set(p, spec, h, h, 0, AMP_SCALER_NONE);
     else if (!strcmp(spec, "bf16"))
         set(p, spec, &fl_bfloat16, f, 0, AMP_SCALER_NONE);
+    else if (!strcmp(spec, "bf16-pure"))
+        set(p, spec, &fl_bfloat16, &fl_bfloat16, 0, AMP_SCALER_NONE);
     else if (!strncmp(spec, "fp16-static:", 12)) {
         char *end;
         double s = strtod(spec + 12, &end);
@@ -50,7 +52,7 @@ int amp_policy_parse(amp_policy *p, const char *spec, char *err,
         p->scaler.init_scale = s;
     } else {
         snprintf(err, errlen, "unknown policy '%s' (fp32 fp16 fp16-static:S "
-                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16)", spec);
+                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16 bf16-pure)", spec);
         return -1;
     }
     return 0;

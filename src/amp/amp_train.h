@@ -50,6 +50,8 @@ typedef struct amp_policy {
  *   o2              fp16 model and gradients, binary32 master, apex dynamic
  *   o3              fp16 everything, no master, scale 1
  *   bf16            autocast bfloat16, binary32 weights, no scaling
+ *   bf16-pure       bfloat16 weights, gradients and optimizer state, no
+ *                   master copy, no scaling
  * Accumulation defaults to binary32.  Returns 0 or -1 with err filled. */
 int amp_policy_parse(amp_policy *p, const char *spec, char *err,
                      size_t errlen);

@@ -1,0 +1,13 @@
+# fplab train: the block-FMA accumulation policy and the bf16-pure policy.
+# The model as the simulator's accumulation policy (fplab train --accum block:MODEL).
+add_test(NAME train_accum_block COMMAND ${FPLAB_EXE} train --policy fp16-torch
+  --steps 10 --accum block:a100-fp16)
+set_tests_properties(train_accum_block PROPERTIES LABELS "amp"
+  PASS_REGULAR_EXPRESSION "summary: final loss [0-9.]+, test accuracy")
+add_test(NAME train_accum_block_unknown COMMAND ${FPLAB_EXE} train --accum block:v200)
+set_tests_properties(train_accum_block_unknown PROPERTIES LABELS "amp"
+  PASS_REGULAR_EXPRESSION "unknown tensor-core model 'v200'")
+# bf16-pure: bfloat16 weights without a master copy.
+add_test(NAME train_bf16_pure COMMAND ${FPLAB_EXE} train --policy bf16-pure --steps 5)
+set_tests_properties(train_bf16_pure PROPERTIES LABELS "amp"
+  PASS_REGULAR_EXPRESSION "policy bf16-pure: compute bfloat16, weights bfloat16")
