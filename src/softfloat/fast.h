@@ -41,6 +41,8 @@
 
 #define FL__FMT_NOFAST 0x01
 
+#define FL__AINLINE static inline __attribute__((always_inline))
+
 /* Run a fast path; return its result from the calling function if it
  * handled the case.  Used as the first line of the generic entry points. */
 #define FL__TRY_FAST(call)                                                   \
@@ -57,20 +59,20 @@ static inline double fl__d_of(uint64_t u) { fl__d64 v; v.u = u; return v.d; }
 static inline uint64_t fl__u_of(double d) { fl__d64 v; v.d = d; return v.u; }
 
 /* The fast paths apply to f. */
-static inline int fl__fast_fmt(const fl_format *f)
+FL__AINLINE int fl__fast_fmt(const fl_format *f)
 {
     return f->prec <= 24 && f->ebits <= 8 &&
            !(f->reserved & FL__FMT_NOFAST);
 }
 
 /* Magnitudes at or above this encode infinity or NaN (IEEE), NaN (FN). */
-static inline uint64_t fl__fast_special(const fl_format *f)
+FL__AINLINE uint64_t fl__fast_special(const fl_format *f)
 {
     return f->nan_style == FL_NANSTYLE_IEEE ? f->exp_mask
                                             : f->exp_mask | f->frac_mask;
 }
 
-static inline int fl__fast_is_special(const fl_format *f, uint64_t a)
+FL__AINLINE int fl__fast_is_special(const fl_format *f, uint64_t a)
 {
     return (a & (f->sign_mask - 1)) >= fl__fast_special(f);
 }
@@ -83,11 +85,11 @@ static inline int fl__fast_is_special(const fl_format *f, uint64_t a)
  * ones).  Subnormals become signed zeros under daz and in formats without
  * subnormals, as in fl__unpack.
  */
-static inline double fl__fast_decode(const fl_format *f, uint64_t a, int daz)
+FL__AINLINE double fl__fast_decode(const fl_format *f, uint64_t a, int daz)
 {
     uint64_t mag = a & (f->sign_mask - 1);
-    const uint64_t s = (a & f->sign_mask) ? (uint64_t)1 << 63 : 0;
-    if ((mag & f->exp_mask) == 0 && (daz || !f->subnormals))
+    const uint64_t s = (a >> (f->width - 1)) << 63;     /* the sign bit */
+    if ((daz || !f->subnormals) && (mag & f->exp_mask) == 0)
         mag = 0;
     return fl__d_of(s | (mag << (53 - f->prec))) *
            fl__d_of((uint64_t)(2046 - f->bias) << 52);
@@ -100,7 +102,7 @@ static inline double fl__fast_decode(const fl_format *f, uint64_t a, int daz)
  * the neighbour below is one half-size ulp away; RN guarantees x lies
  * within half of that, so the neighbour is still the odd one bracketing x.
  */
-static inline uint64_t fl__fast_odd(double d, double err)
+FL__AINLINE uint64_t fl__fast_odd(double d, double err)
 {
     uint64_t u = fl__u_of(d);
     if (err != 0 && !(u & 1))
@@ -113,29 +115,35 @@ static inline uint64_t fl__fast_odd(double d, double err)
  * bit sticky.  The inline part is fl__round_pack specialised to a result
  * in [2^emin, 2^(emax+1)) that does not overflow: the double's own
  * exponent and fraction are rounded in place (a carry moves into the
- * exponent field) and rebiased.  With sig53 = the double's significand,
+ * exponent field) and rebiased.  Overflow in formats with infinities and
+ * subnormal results in RNE without ftz are also inline (the same case
+ * analysis as fl__round_pack's); the rest goes to fl__round_pack.  With sig53 = the double's significand,
  * fl__round_pack sees sig64 = sig53 << 11 and shift 64 - p; the discarded
  * part and the increment shift down by 11 bits without changing any carry
  * (the low 11 bits of sig64 are zero), including SR's random addend:
  * (sr >> p) >> 11 = sr >> (64 - sh).
  */
-static inline uint64_t fl__fast_pack(const fl_format *f, const fl_ctx *c,
-                                     uint64_t u, unsigned *flags)
+FL__AINLINE uint64_t fl__fast_pack(const fl_format *f, const fl_ctx *c,
+                                   uint64_t u, unsigned *flags)
 {
     const int p = f->prec, sh = 53 - p;
     const int sign = (int)(u >> 63);
     const uint64_t a = u & ~((uint64_t)1 << 63);
     const int32_t e = (int32_t)(a >> 52) - 1023;
 
-    if (e >= f->emin && e <= f->emax) {
+    /* emin <= e <= emax as one unsigned comparison */
+    if ((uint32_t)(e - f->emin) <= (uint32_t)(f->emax - f->emin)) {
         const uint64_t mask = ((uint64_t)1 << sh) - 1;
         const uint64_t rebias = (uint64_t)(1023 - f->bias) << (p - 1);
-        const uint64_t sbit = sign ? f->sign_mask : 0;
+        const uint64_t sbit = ((uint64_t)0 - (uint64_t)sign) & f->sign_mask;
         const uint64_t q = a >> sh;
         uint64_t t;
         if (a & mask) {
             uint64_t inc;
-            switch (c->rm) {
+            const int rm = c->rm;
+            if (rm == FL_RNE)           /* the common mode, before the switch */
+                inc = (mask >> 1) + (q & 1);
+            else switch (rm) {
             case FL_RNE: inc = (mask >> 1) + (q & 1); break;
             case FL_RNA: inc = (mask >> 1) + 1; break;
             case FL_RUP: inc = sign ? 0 : mask; break;
@@ -155,6 +163,49 @@ static inline uint64_t fl__fast_pack(const fl_format *f, const fl_ctx *c,
         } else if (q - rebias <= f->max_bits) {
             return sbit | (q - rebias);
         }
+        if (f->has_inf)
+            goto overflow;              /* rounded beyond the largest finite */
+    } else if (e > f->emax && f->has_inf) {
+    overflow: {
+            /* fl__round_pack's overflow: infinity or the largest finite,
+             * by mode, sign and saturation */
+            const int rm = c->rm;
+            int to_inf = rm == FL_RNE || rm == FL_RNA || rm == FL_RSR ||
+                         (rm == FL_RUP && !sign) || (rm == FL_RDN && sign);
+            if (f->saturate || c->saturate)
+                to_inf = 0;
+            *flags |= FL_OVERFLOW | FL_INEXACT |
+                      (to_inf != sign ? FL_TERN_UP : FL_TERN_DOWN);
+            return (((uint64_t)0 - (uint64_t)sign) & f->sign_mask) |
+                   (to_inf ? f->exp_mask : f->max_bits);
+        }
+    } else if (e < f->emin && c->rm == FL_RNE && !c->ftz && f->subnormals &&
+               (a >> 52) != 0) {
+        /* A subnormal result in RNE: S = sh + (emin - e) bits of the
+         * 53-bit significand go; at S >= 54 it is below half the smallest
+         * subnormal.  Underflow when inexact and tiny; tiny after rounding
+         * fails only if e = emin - 1 and the p-bit rounding (sh bits)
+         * reaches 2^emin, i.e. carries out of the 53 bits. */
+        const int32_t S = sh + (f->emin - e);
+        const uint64_t sig = (a & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+        const uint64_t sbit = ((uint64_t)0 - (uint64_t)sign) & f->sign_mask;
+        uint64_t q = 0, rest = sig;
+        int up = 0, tiny = 1;
+        if (S < 54) {
+            const uint64_t half = (uint64_t)1 << (S - 1);
+            q = sig >> S;
+            rest = sig & ((half << 1) - 1);
+            up = rest > half || (rest == half && (q & 1));
+            q += (uint64_t)up;
+        }
+        if (rest == 0)
+            return sbit | q;                            /* exact */
+        if (c->tininess == FL_TINY_AFTER && e == f->emin - 1)
+            tiny = (sig + (((uint64_t)1 << (sh - 1)) - 1) +
+                    ((sig >> sh) & 1)) >> 53 == 0;
+        *flags |= FL_INEXACT | (tiny ? FL_UNDERFLOW : 0) |
+                  (up != sign ? FL_TERN_UP : FL_TERN_DOWN);
+        return sbit | q;
     }
     /* Everything else: the one rounding routine, on the same value. */
     if (a >> 52)
@@ -167,7 +218,7 @@ static inline uint64_t fl__fast_pack(const fl_format *f, const fl_ctx *c,
 /* A zero sum x + y (or product + addend): -0 only from -0 + -0 (the
  * binary64 sum is then -0), +0 + +0 stays +0, anything else is an exact
  * cancellation. */
-static inline uint64_t fl__fast_zero_sum(const fl_format *f, const fl_ctx *c,
+FL__AINLINE uint64_t fl__fast_zero_sum(const fl_format *f, const fl_ctx *c,
                                          double s, double x, double y)
 {
     if (fl__u_of(s) >> 63)
@@ -182,7 +233,7 @@ static inline uint64_t fl__fast_zero_sum(const fl_format *f, const fl_ctx *c,
  * doubles without overflow (here |x|, |y| < 2^129).  For binary16 err is
  * always 0 (the exact sum spans at most 41 bits).
  */
-static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
+FL__AINLINE int fl__fast_add_g(const fl_format *f, uint64_t a, uint64_t b,
                                const fl_ctx *c, unsigned *flags,
                                uint64_t *out)
 {
@@ -197,6 +248,12 @@ static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
         *out = fl__fast_zero_sum(f, c, s, x, y);
         return 1;
     }
+    /* The exact sum is a multiple of 2^(emin-p+1) below 2^(emax+2): with
+     * emax - emin + p + 1 <= 53 bits it is s itself (binary16, fp8) */
+    if (f->emax - f->emin + f->prec + 1 <= 53) {
+        *out = fl__fast_pack(f, c, fl__u_of(s), flags);
+        return 1;
+    }
     bb = s - x;
     err = (x - (s - bb)) + (y - bb);
     if (err != 0 && c->rm == FL_RSR)
@@ -207,7 +264,7 @@ static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
 
 /* a * b: p <= 24, so the product of two significands has at most 48 bits
  * and |product| lies in [2^-300, 2^258]: exact in binary64. */
-static inline int fl__fast_mul(const fl_format *f, uint64_t a, uint64_t b,
+FL__AINLINE int fl__fast_mul_g(const fl_format *f, uint64_t a, uint64_t b,
                                const fl_ctx *c, unsigned *flags,
                                uint64_t *out)
 {
@@ -226,7 +283,7 @@ static inline int fl__fast_mul(const fl_format *f, uint64_t a, uint64_t b,
 
 /* a * b + addend: the product is exact (as in fl__fast_mul), then TwoSum
  * of product and addend as in fl__fast_add. */
-static inline int fl__fast_fma(const fl_format *f, uint64_t a, uint64_t b,
+FL__AINLINE int fl__fast_fma_g(const fl_format *f, uint64_t a, uint64_t b,
                                uint64_t d, const fl_ctx *c, unsigned *flags,
                                uint64_t *out)
 {
@@ -259,7 +316,7 @@ static inline int fl__fast_fma(const fl_format *f, uint64_t a, uint64_t b,
  * last subtraction is exact because its result r is representable.  The
  * exact quotient is above q iff r > 0.
  */
-static inline int fl__fast_div(const fl_format *f, uint64_t a, uint64_t b,
+FL__AINLINE int fl__fast_div_g(const fl_format *f, uint64_t a, uint64_t b,
                                const fl_ctx *c, unsigned *flags,
                                uint64_t *out)
 {
@@ -301,7 +358,7 @@ static inline int fl__fast_div(const fl_format *f, uint64_t a, uint64_t b,
  * the root is within one unit) corrected with exact 64-bit squares.  R with
  * a sticky bit for N != R^2 is round-to-odd at 31 >= p + 2 bits.
  */
-static inline int fl__fast_sqrt(const fl_format *f, uint64_t a,
+FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
                                 const fl_ctx *c, unsigned *flags,
                                 uint64_t *out)
 {
@@ -342,6 +399,84 @@ static inline int fl__fast_sqrt(const fl_format *f, uint64_t a,
     (void)f; (void)a; (void)c; (void)flags; (void)out;
     return 0;
 #endif
+}
+
+/*
+ * Format specialisation.  A descriptor is fully determined by its eight
+ * parameter bytes (width .. reserved; the other fields are derived from
+ * them).  For binary16, bfloat16 and binary32 the scalar fast paths run on
+ * a compile-time copy, so every field folds into the code; any other
+ * descriptor (other formats, FL__FMT_NOFAST copies) runs the same code on
+ * its own fields.  The key is read as one little-endian 64-bit word.
+ */
+#define FL__KEY(w, e, p)                                                     \
+    ((uint64_t)(w) | (uint64_t)(e) << 8 | (uint64_t)(p) << 16 |             \
+     (uint64_t)1 << 24 /* has_inf */ | (uint64_t)1 << 40 /* subnormals */)
+static const fl_format fl__k_binary16 = {
+    "binary16", 16, 5, 11, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 15, -14, 15,
+    0x8000, 0x7C00, 0x3FF, 0x7BFF };
+static const fl_format fl__k_bfloat16 = {
+    "bfloat16", 16, 8, 8, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 127, -126, 127,
+    0x8000, 0x7F80, 0x7F, 0x7F7F };
+static const fl_format fl__k_binary32 = {
+    "binary32", 32, 8, 24, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 127, -126, 127,
+    0x80000000, 0x7F800000, 0x7FFFFF, 0x7F7FFFFF };
+
+FL__AINLINE uint64_t fl__fmt_key(const fl_format *f)
+{
+    uint64_t k;
+    __builtin_memcpy(&k, &f->width, sizeof k);
+    return k;
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FL__FAST_SPECIALISE(call)                                            \
+    do {                                                                     \
+        const fl_format *F;                                                  \
+        switch (fl__fmt_key(f)) {                                            \
+        case FL__KEY(16, 5, 11): F = &fl__k_binary16; return call;           \
+        case FL__KEY(16, 8, 8): F = &fl__k_bfloat16; return call;            \
+        case FL__KEY(32, 8, 24): F = &fl__k_binary32; return call;           \
+        default: F = f; return call;                                         \
+        }                                                                    \
+    } while (0)
+#else
+#define FL__FAST_SPECIALISE(call)                                            \
+    do {                                                                     \
+        const fl_format *F = f;                                              \
+        return call;                                                         \
+    } while (0)
+#endif
+
+static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    FL__FAST_SPECIALISE(fl__fast_add_g(F, a, b, c, flags, out));
+}
+static inline int fl__fast_mul(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    FL__FAST_SPECIALISE(fl__fast_mul_g(F, a, b, c, flags, out));
+}
+static inline int fl__fast_fma(const fl_format *f, uint64_t a, uint64_t b,
+                               uint64_t d, const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    FL__FAST_SPECIALISE(fl__fast_fma_g(F, a, b, d, c, flags, out));
+}
+static inline int fl__fast_div(const fl_format *f, uint64_t a, uint64_t b,
+                               const fl_ctx *c, unsigned *flags,
+                               uint64_t *out)
+{
+    FL__FAST_SPECIALISE(fl__fast_div_g(F, a, b, c, flags, out));
+}
+static inline int fl__fast_sqrt(const fl_format *f, uint64_t a,
+                                const fl_ctx *c, unsigned *flags,
+                                uint64_t *out)
+{
+    FL__FAST_SPECIALISE(fl__fast_sqrt_g(F, a, c, flags, out));
 }
 
 /* Any source with prec <= 53 inside binary64 that fl__fast_decode or a
