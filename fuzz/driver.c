@@ -3,12 +3,17 @@
  * seed corpora and the regression inputs run as ordinary tests (and in the
  * sanitizer builds).
  *
- *   fuzz_NAME_replay [--min N] PATH...
+ *   fuzz_NAME_replay [--min N] [--known] PATH...
  *
  * Each PATH is a file or a directory (its regular files, not recursive).
  * Every input goes through LLVMFuzzerTestOneInput; a failed property
  * aborts.  The run fails unless at least N inputs (default 1) were read,
  * so an empty or missing corpus cannot pass.
+ *
+ * --known: the inputs are open bugs (fuzz/known/NAME).  Each runs in a
+ * child process; one that still fails is reported KNOWN, one that passes
+ * XPASS (the bug is fixed: move the input to fuzz/regress/NAME).  Neither
+ * fails the run.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -16,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static long replayed;
+static int known_mode;
 static FILE *logf;   /* descriptor 2 as the harness found it */
 
 static int replay_file(const char *path)
@@ -56,7 +63,21 @@ static int replay_file(const char *path)
     memcpy(exact, buf, n);
     free(buf);
     fprintf(logf, "replay: %s (%zu bytes)\n", path, n);
-    LLVMFuzzerTestOneInput(exact, n);
+    if (known_mode) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            LLVMFuzzerTestOneInput(exact, n);
+            _exit(0);
+        }
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid)
+            abort();
+        fprintf(logf, "%s %s\n", WIFEXITED(st) && WEXITSTATUS(st) == 0
+                ? "XPASS (fixed: move it to fuzz/regress)" : "KNOWN", path);
+    } else {
+        LLVMFuzzerTestOneInput(exact, n);
+    }
     free(exact);
     replayed++;
     return 0;
@@ -122,9 +143,13 @@ int main(int argc, char **argv)
     if (logf == NULL)
         logf = stderr;
     setvbuf(logf, NULL, _IONBF, 0);
-    if (argc > 2 && !strcmp(argv[1], "--min")) {
-        min = strtol(argv[2], NULL, 10);
-        i = 3;
+    if (i + 1 < argc && !strcmp(argv[i], "--min")) {
+        min = strtol(argv[i + 1], NULL, 10);
+        i += 2;
+    }
+    if (i < argc && !strcmp(argv[i], "--known")) {
+        known_mode = 1;
+        i++;
     }
     for (; i < argc; i++)
         if (replay_path(argv[i]) != 0)

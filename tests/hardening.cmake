@@ -26,6 +26,13 @@ foreach(h parse calc testfloat npy csv text diff)
   set_tests_properties(fuzz_replay_${h} PROPERTIES LABELS "hardening;fuzz"
     TIMEOUT 300
     ENVIRONMENT "LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/hardening/lsan.supp")
+  # Inputs of open bugs: reported KNOWN while they fail, XPASS once fixed.
+  if(EXISTS ${FPLAB_FUZZ_DIR}/known/${h})
+    add_test(NAME fuzz_known_${h} COMMAND fuzz_${h}_replay --min 1 --known
+             ${FPLAB_FUZZ_DIR}/known/${h})
+    set_tests_properties(fuzz_known_${h} PROPERTIES LABELS "hardening;fuzz"
+      TIMEOUT 300)
+  endif()
 endforeach()
 
 # Every subcommand against bad input: exit status and a message naming the

@@ -69,6 +69,7 @@ mk c_nonutf8     '1,2,0\n3,\377,1\n'
 mk c_frac_label  '1,2,0\n3,4,1.5\n'
 mk c_big_label   '1,2,0\n3,4,2000\n'
 mk c_neg_label   '1,2,0\n3,4,-1\n'
+mk c_huge        '8e78,1,0\n1,2,1\n3,4,0\n5,6,1\n'
 : > "$W/c_empty"
 { yes '1' | head -n 300000 | tr '\n' ','; printf '0\n'; } > "$W/c_wide"
 mk c_corrupt.gz  '\037\213\010\000garbage that is not deflate data'
