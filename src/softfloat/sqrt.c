@@ -13,6 +13,9 @@
  * formats.
  */
 #include "internals.h"
+#ifndef __CUDACC__
+#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#endif
 
 /* floor(sqrt(n)) for n < 4^k, k <= 32; *rem = n - root^2. */
 static FPLAB_HOSTDEV uint64_t isqrt64(uint64_t n, int k, uint64_t *rem)
@@ -61,6 +64,9 @@ static FPLAB_HOSTDEV uint64_t isqrt_wide(fl_u128 n, int k, int *inexact)
 FPLAB_HOSTDEV uint64_t fl_sqrt(const fl_format *f, uint64_t a,
                                const fl_ctx *c, unsigned *flags)
 {
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_sqrt(f, a, c, flags, &fl__fast_r));
+#endif
     const fl_unp x = fl__unpack(f, a, c);
     const int k = f->prec + 2;                         /* root bits, <= 55 */
     int32_t top, s;
