@@ -169,12 +169,10 @@ static int one_case(int op, int fi, uint64_t *s, int *handled)
         got = fl_div(ff, a, b, &c, &gf); want = fl_div(sf, a, b, &c, &wf);
         break;
     case OP_SQRT:
-        /* direct call: the dispatch in sqrt.c may not be there yet */
         if (sm_next(s) & 3)
             a &= ~ff->sign_mask;
-        *handled = fl__fast_sqrt(ff, a, &c, &gf, &got);
-        if (!*handled)
-            got = fl_sqrt(sf, a, &c, &gf);
+        *handled = fl__fast_sqrt(ff, a, &c, &tf, &tmp);
+        got = fl_sqrt(ff, a, &c, &gf);
         want = fl_sqrt(sf, a, &c, &wf);
         break;
     case OP_CVT32:
