@@ -37,8 +37,12 @@ static void usage(FILE *fp)
 "  --threads  default: all online cores\n"
 "  --no-flags compare values only\n"
 "  --daz      denormals-are-zero on inputs (models vcvtneps2bf16)\n"
+"  --nan-any  compare NaN results as any NaN (default: bit for bit when the\n"
+"             oracle reproduces a NaN preset)\n"
 "  --show K   print the first K mismatches (default 10, at most %d)\n"
 "  --log FILE append one tab-separated line per mode (for reports)\n"
+"  --inject-every N  self-test: corrupt the core's result at every index\n"
+"             divisible by N (the sweep must then report mismatches)\n"
 "Under mpirun each rank sweeps one shard; rank 0 prints the reduced result.\n"
 "Exit: 0 no mismatch, 1 mismatches, 2 bad usage, 77 nothing could run.\n",
             FL_SWEEP_MAXREC);
@@ -85,7 +89,8 @@ int cmd_verify(int argc, char **argv)
     const char *fmt_s = NULL, *src_s = "binary32", *op_s = NULL;
     const char *rm_s = "rne", *orc_s = "auto", *log_s = NULL;
     int exhaustive = 0, have_random = 0, no_flags = 0, daz = 0, quiet = 0;
-    uint64_t random_n = 0, seed = 1, u;
+    int nan_any = 0;
+    uint64_t random_n = 0, seed = 1, u, inject = 0;
     int threads = online_cores(), show = 10, op, i;
     int modes[FL_RM_COUNT], nmodes = 0, any_run = 0, any_mm = 0;
     int rank = 0, nranks = 1, use_mpi = 0, rc_final;
@@ -115,6 +120,7 @@ int cmd_verify(int argc, char **argv)
         else if (!strcmp(a, "--exhaustive")) exhaustive = 1;
         else if (!strcmp(a, "--no-flags")) no_flags = 1;
         else if (!strcmp(a, "--daz")) daz = 1;
+        else if (!strcmp(a, "--nan-any")) nan_any = 1;
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--random")) {
             NEEDV();
@@ -130,6 +136,10 @@ int cmd_verify(int argc, char **argv)
             if (cli_parse_u64(v, &u) != 0 || u == 0 || u > 1024)
                 return cli_error("verify: --threads: '%s' is not in 1..1024", v);
             threads = (int)u;
+        } else if (!strcmp(a, "--inject-every")) {
+            NEEDV();
+            if (cli_parse_u64(v, &inject) != 0 || inject == 0)
+                return cli_error("verify: --inject-every: '%s' is not a positive integer", v);
         } else if (!strcmp(a, "--show")) {
             NEEDV();
             if (cli_parse_u64(v, &u) != 0 || u > FL_SWEEP_MAXREC)
@@ -141,8 +151,6 @@ int cmd_verify(int argc, char **argv)
     }
     if (!fmt_s || !op_s)
         return cli_error("verify: --format and --op are required (see --help)");
-    if (exhaustive == have_random)
-        return cli_error("verify: give exactly one of --exhaustive and --random N");
     if (cli_parse_format(fmt_s, &fmt, "verify: --format") != 0)
         return CLI_USAGE;
     op = fl_orc_op_parse(op_s);
@@ -154,6 +162,8 @@ int cmd_verify(int argc, char **argv)
     } else {
         src = fmt;
     }
+    if (strcmp(orc_s, "auto") && !fl_oracle_by_name(orc_s))
+        return cli_error("verify: --oracle: '%s' is not one of mpfr hw cuda-host auto", orc_s);
     if (!strcmp(rm_s, "all")) {
         static const int all[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP, FL_RNA, FL_RTO};
         for (i = 0; i < 6; i++) modes[nmodes++] = all[i];
@@ -162,6 +172,9 @@ int cmd_verify(int argc, char **argv)
         if (rm < 0) return CLI_USAGE;
         modes[nmodes++] = rm;
     }
+
+    if (exhaustive == have_random)
+        return cli_error("verify: give exactly one of --exhaustive and --random N");
 
 #ifdef FPLAB_HAVE_MPI
     /* Only when launched by an MPI launcher: a plain run stays MPI-free. */
@@ -233,6 +246,8 @@ int cmd_verify(int argc, char **argv)
         cfg.hi = space / (uint64_t)nranks * (uint64_t)(rank + 1) +
                  (space % (uint64_t)nranks) * (uint64_t)(rank + 1) / (uint64_t)nranks;
         cfg.check_flags = !no_flags;
+        cfg.inject_every = inject;
+        cfg.nan_any = nan_any;
         cfg.progress = rank == 0 && !quiet && isatty(2);
         snprintf(label, sizeof label, "%s %s %s vs %s", fmt.name,
                  fl_orc_op_name(op), fl_rm_name(modes[i]), o->name);

@@ -199,6 +199,13 @@ static inline uint32_t f2u(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
 static inline float u2f(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 static inline uint64_t d2u(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static inline double u2d(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+/* Finiteness from the bits: an arithmetic test (x - x == 0) would raise
+ * invalid in MXCSR for an infinity. */
+static inline int fin32(float x) { return (f2u(x) & 0x7F800000u) != 0x7F800000u; }
+static inline int fin64(double x)
+{
+    return (d2u(x) & 0x7FF0000000000000ull) != 0x7FF0000000000000ull;
+}
 
 /* binary16 -> binary32, exact (invalid for a signaling NaN). */
 static inline float hw_h2f(uint16_t h)
@@ -259,12 +266,14 @@ static inline float hw_d2f(double a)
     __asm__ volatile("vcvtsd2ss %1, %1, %0" : "=x"(r) : "x"(a));
     return r;
 }
-/* a*b + c in one rounding (FMA3, 213 form: dst = src2*dst + src3 with
- * dst = a, so the operand order seen by the NaN rule is a, b, c). */
+/* a*b + c in one rounding (FMA3).  Which NaN comes out when several
+ * operands are NaN follows the order of the multiplicands in the form's
+ * formula (measured: the 213 form b*a + c returns b's NaN before a's), so
+ * the 231 form, c = a*b + c, gives the NaN order a, b, c of the x86 preset. */
 static inline float hw_fma32(float a, float b, float c)
 {
-    __asm__ volatile("vfmadd213ss %2, %1, %0" : "+x"(a) : "x"(b), "x"(c));
-    return a;
+    __asm__ volatile("vfmadd231ss %2, %1, %0" : "+x"(c) : "x"(a), "x"(b));
+    return c;
 }
 
 /* ------------------------------------------------- binary16 through fp32 */
@@ -305,14 +314,14 @@ static inline float hw_fma16_to_odd(float a, float b, float c, int rc_exact,
         mx_set(mx_word(rc_exact));
         s = hw_add64(p, hw_f2d(c));
         m |= mx_get();
-    } else if (s == s && s - s == 0) {
+    } else if (fin64(s)) {
         s = u2d(d2u(s) | 1);                  /* round to odd */
     }
     mx_set(mx_word(3));
     y = hw_d2f(s);
     {
         unsigned m2 = mx_get();
-        if ((m2 & MX_PE) && y == y && y - y == 0)
+        if ((m2 & MX_PE) && fin32(y))
             y = u2f(f2u(y) | 1);
         m |= m2;
     }
@@ -337,7 +346,7 @@ static uint16_t hw_op16(int op, int rc, uint16_t a, uint16_t b, uint16_t c,
         float fa = hw_h2f(a), fb = hw_h2f(b), fc = hw_h2f(c);
         unsigned pre = mx_get();
         unsigned acc = 0;
-        if (fa - fa == 0 && fb - fb == 0 && fc - fc == 0) {
+        if (fin32(fa) && fin32(fb) && fin32(fc)) {
             y = hw_fma16_to_odd(fa, fb, fc, rc, &acc);
         } else {
             /* a NaN or infinity is involved: binary32 fma is exact here
@@ -585,12 +594,12 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
             } else {                                   /* from binary64 */
                 double d = u2d(a[i]);
                 unsigned acc = 0;
-                if (d - d == 0) {
+                if (fin64(d)) {
                     /* round to odd into binary32, then F16C */
                     mx_set(mx_word(3));
                     y = hw_d2f(d);
                     acc = mx_get();
-                    if ((acc & MX_PE) && y - y == 0)
+                    if ((acc & MX_PE) && fin32(y))
                         y = u2f(f2u(y) | 1);
                 } else {
                     y = hw_d2f(d);                     /* inf, NaN: exact */

@@ -237,7 +237,7 @@ static void *sweep_worker(void *arg)
     const fl_orc_job *j = &cfg->job;
     const fl_oracle *o = cfg->orc;
     const unsigned fmask = cfg->check_flags ? o->flags_reported(j) : 0;
-    const int exact_nan = o->nan_preset >= 0;
+    const int exact_nan = o->nan_preset >= 0 && !cfg->nan_any;
     const int ar = fl_orc_op_arity(j->op);
     const uint64_t span = cfg->hi - cfg->lo;
     const uint64_t nchunks = (span + FL_SWEEP_CHUNK - 1) / FL_SWEEP_CHUNK;
@@ -262,11 +262,25 @@ static void *sweep_worker(void *arg)
         const size_t n = (size_t)((cfg->hi - i0) < FL_SWEEP_CHUNK
                                   ? (cfg->hi - i0) : FL_SWEEP_CHUNK);
         size_t i;
-        for (i = 0; i < n; i++)
-            fl_sweep_inputs(cfg, i0 + i, &A[i], &B[i], &C[i]);
+        if (cfg->exhaustive && ar == 2) {
+            /* the common exhaustive case, without a call per input */
+            const int w = j->src->width;
+            const uint64_t m = ((uint64_t)1 << w) - 1;
+            for (i = 0; i < n; i++) {
+                A[i] = ((i0 + i) >> w) & m;
+                B[i] = (i0 + i) & m;
+            }
+        } else {
+            for (i = 0; i < n; i++)
+                fl_sweep_inputs(cfg, i0 + i, &A[i], &B[i], &C[i]);
+        }
         o->compute(j, n, A, ar >= 2 ? B : NULL, ar >= 3 ? C : NULL, W,
                    fmask ? WF : NULL);
         fl_orc_core_compute(j, n, A, B, C, G, fmask ? GF : NULL);
+        if (cfg->inject_every)
+            for (i = 0; i < n; i++)
+                if ((i0 + i) % cfg->inject_every == 0)
+                    G[i] ^= 1;
         for (i = 0; i < n; i++) {
             unsigned wf = fmask ? WF[i] : 0, gf = fmask ? GF[i] : 0;
             int verr = !fl_orc_same_value(j->fmt, W[i], G[i], exact_nan);

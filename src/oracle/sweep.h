@@ -32,6 +32,10 @@ typedef struct fl_sweep_cfg {
     int check_flags;         /* compare the flags the oracle reports */
     int progress;            /* progress line with rate and ETA on stderr */
     const char *label;       /* progress line prefix */
+    int nan_any;             /* compare NaN results as any NaN */
+    uint64_t inject_every;   /* self-test of the engine: when nonzero, the
+                                core's result of every index divisible by it
+                                is corrupted (last bit flipped) */
 } fl_sweep_cfg;
 
 typedef struct fl_sweep_rec {
