@@ -19,6 +19,7 @@
 #include <immintrin.h>
 
 #include "fplab/fplab.h"
+#include "fplab/parallel.h"
 #ifdef FPLAB_HAVE_MPFR
 #include <mpfr.h>
 #endif
@@ -27,6 +28,11 @@
  * shared, loaded machine does not distort them; the two-thread workload
  * and its one-thread reference use wall time (use_wall). */
 static int use_wall;
+/* Self-timed workloads (self_timed = 1) add their own elapsed time to
+ * fn_time: the two-thread CPU-time workload reports the larger of its
+ * threads' CPU times (the compute part, free of other jobs' scheduling). */
+static int self_timed;
+static double fn_time;
 static double now(void)
 {
     struct timespec t;
@@ -56,10 +62,12 @@ static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
     size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1, m;
     fn(n, arg);                                       /* warm up */
     for (i = 0; i < k; i++) {
+        fn_time = 0;
         t = now();
         for (m = 0; m < inner; m++)
             fn(n, arg);
-        r[i] = (double)n * (double)inner / (now() - t) / 1e6;
+        t = self_timed ? fn_time : now() - t;
+        r[i] = (double)n * (double)inner / t / 1e6;
     }
     for (i = 1; i < k; i++)
         for (j = i; j > 0 && r[j] < r[j - 1]; j--) {
@@ -108,27 +116,53 @@ static void w_round_d(size_t n, void *arg)
     sink += fl;
 }
 
-/* Two threads, each a contiguous half with its own sr_index offset. */
-typedef struct { size_t lo, hi; unsigned fl; } half_t;
+/* fplab/parallel.h with 1 and 2 threads (wall time). */
+static void w_round_f_mt1(size_t n, void *arg)
+{
+    unsigned fl = 0;
+    (void)arg;
+    fl_round_float_array_mt(cur_fmt, fdst, fsrc, n, &cur_ctx, &fl, 1);
+    sink += fl;
+}
+static void w_round_f_2t(size_t n, void *arg)
+{
+    unsigned fl = 0;
+    (void)arg;
+    fl_round_float_array_mt(cur_fmt, fdst, fsrc, n, &cur_ctx, &fl, 2);
+    sink += fl;
+}
+
+/* The same split by hand, each thread timing its own CPU time; the
+ * workload's time is the slower thread's (self-timed). */
+typedef struct { size_t lo, hi; unsigned fl; double cpu; } half_t;
 static void *half_worker(void *p)
 {
     half_t *h = p;
     fl_ctx c = cur_ctx;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     c.sr_index += h->lo;
     fl_round_float_array(cur_fmt, fdst + h->lo, fsrc + h->lo, h->hi - h->lo,
                          &c, &h->fl);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    h->cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     return NULL;
 }
-static void w_round_f_2t(size_t n, void *arg)
+static void w_round_f_cpu(size_t n, void *arg, int two)
 {
     pthread_t t;
-    half_t h[2] = { { 0, n / 2, 0 }, { n / 2, n, 0 } };
+    half_t h[2] = { { 0, two ? n / 2 : n, 0, 0 }, { n / 2, n, 0, 0 } };
     (void)arg;
-    pthread_create(&t, NULL, half_worker, &h[1]);
+    if (two)
+        pthread_create(&t, NULL, half_worker, &h[1]);
     half_worker(&h[0]);
-    pthread_join(t, NULL);
+    if (two)
+        pthread_join(t, NULL);
+    fn_time += two && h[1].cpu > h[0].cpu ? h[1].cpu : h[0].cpu;
     sink += h[0].fl | h[1].fl;
 }
+static void w_round_f_cpu1(size_t n, void *arg) { w_round_f_cpu(n, arg, 0); }
+static void w_round_f_cpu2(size_t n, void *arg) { w_round_f_cpu(n, arg, 1); }
 
 /* ---- yardsticks ---------------------------------------------------------- */
 __attribute__((target("avx2,f16c")))
@@ -251,6 +285,8 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
     row_t *r;
     if (filter && !strstr(name, filter))
         return;
+    if (nrows == (int)(sizeof rows / sizeof rows[0]))
+        return;
     r = &rows[nrows++];
     cur_fmt = f;
     cur_ctx = fl_ctx_make(rm);
@@ -324,18 +360,23 @@ int main(int argc, char **argv)
             run("f32->binary16 SR", &fl_binary16, FL_RSR, w_round_f, y_f16c, "F16C", n, k ? 1000 : 0, 0);
         }
         run("memcpy f32", &fl_binary16, FL_RNE, y_memcpy, NULL, NULL, NBIG, 0, 0);
-        run("f32->binary16 RNE 1 thread", &fl_binary16, FL_RNE, w_round_f, NULL, NULL, NBIG, 0, 0);
+        /* threads: the compute part (slower thread's CPU time) and wall */
+        self_timed = 1;
+        run("f32->binary16 RNE 2 thr (cpu)", &fl_binary16, FL_RNE, w_round_f_cpu2, w_round_f_cpu1, "1 thread", NBIG, 1.8, 1);
+        run("f32->binary16 SR 2 thr (cpu)", &fl_binary16, FL_RSR, w_round_f_cpu2, w_round_f_cpu1, "1 thread", NBIG, 1.8, 1);
+        self_timed = 0;
         use_wall = 1;
-        run("f32->binary16 RNE 2 threads", &fl_binary16, FL_RNE, w_round_f_2t, w_round_f, "1 thread", NBIG, 1.8, 1);
-        /* identical results from 1 and 2 threads, SR included */
+        run("f32->binary16 RNE 2 thr (wall)", &fl_binary16, FL_RNE, w_round_f_2t, w_round_f_mt1, "1 thread", NBIG, 0, 1);
+        run("f32->binary16 SR 2 thr (wall)", &fl_binary16, FL_RSR, w_round_f_2t, w_round_f_mt1, "1 thread", NBIG, 0, 1);
+        /* identical results and flags from 1 and 2 threads, SR included */
         {
             float *a = malloc(NBIG * sizeof *a);
+            unsigned f1 = 0, f2 = 0;
             cur_fmt = &fl_binary16; cur_ctx = fl_ctx_make(FL_RSR); cur_ctx.sr_seed = 7;
-            w_round_f(NBIG, NULL);
-            memcpy(a, fdst, NBIG * sizeof *a);
-            w_round_f_2t(NBIG, NULL);
+            fl_round_float_array(cur_fmt, a, fsrc, NBIG, &cur_ctx, &f1);
+            fl_round_float_array_mt(cur_fmt, fdst, fsrc, NBIG, &cur_ctx, &f2, 2);
             printf("SR 1 vs 2 threads: %s\n",
-                   memcmp(a, fdst, NBIG * sizeof *a) ? "DIFFERENT" : "identical");
+                   memcmp(a, fdst, NBIG * sizeof *a) || f1 != f2 ? "DIFFERENT" : "identical");
             free(a);
         }
         use_wall = 0;
