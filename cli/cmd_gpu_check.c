@@ -40,11 +40,29 @@ static void usage(FILE *fp)
 #ifndef FPLAB_HAVE_CUDA
 int cmd_gpu_check(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    /* The arguments are checked as in a CUDA build, so bad usage is exit 2
+     * everywhere, before the skip. */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
+        } else if (!strcmp(a, "--quick")) {
+            continue;
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--random") ||
+                   !strcmp(a, "--tiles")) {
+            uint64_t v;
+            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0)
+                return cli_error("gpu-check: %s needs a non-negative integer", a);
+            i++;
+        } else if (!strcmp(a, "--out")) {
+            if (i + 1 >= argc)
+                return cli_error("gpu-check: --out needs a file name");
+            i++;
+        } else {
+            return cli_error("gpu-check: unknown argument '%s' (see --help)", a);
         }
+    }
     fprintf(stderr, "fplab gpu-check: skipped: this fplab was built without "
                     "the CUDA toolkit\n");
     return CLI_SKIP;

@@ -42,15 +42,17 @@ int cli_parse_format(const char *spec, fl_format *out, const char *where)
         return -1;
     }
     /* The core names every ieee:E:M format "ieee"; messages and reports
-     * should say which one.  (One small string per parse, kept for the
-     * life of the process.) */
-    if (out->name != NULL && !strcmp(out->name, "ieee")) {
-        char buf[32];
-        char *name;
-        snprintf(buf, sizeof buf, "ieee:%d:%d", out->ebits, out->prec - 1);
-        name = strdup(buf);
-        if (name != NULL)
-            out->name = name;
+     * should say which one.  There are at most 10 x 52 such formats, so
+     * each name is made once in a fixed table and shared (the command is
+     * single-threaded). */
+    if (out->name != NULL && !strcmp(out->name, "ieee") && out->ebits >= 2 &&
+        out->ebits <= 11 && out->prec >= 2 && out->prec <= 53) {
+        static char names[10][52][12];
+        char *name = names[out->ebits - 2][out->prec - 2];
+        if (!name[0])
+            snprintf(name, sizeof names[0][0], "ieee:%d:%d", out->ebits,
+                     out->prec - 1);
+        out->name = name;
     }
     return 0;
 }

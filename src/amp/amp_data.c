@@ -2,6 +2,7 @@
  * amp_data.c — CSV (optionally gzip-compressed) feature tables.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,7 +61,8 @@ static size_t split_fields(const char *s, const char *end, const char **fs,
     return nf;
 }
 
-/* Parse a whole field as a finite double; -1 if it is not one. */
+/* Parse a whole field as a finite double; -1 if it is not one, -2 if it
+ * is beyond binary32's range. */
 static int field_number(const char *a, const char *b, double *v)
 {
     char buf[64];
@@ -74,6 +76,10 @@ static int field_number(const char *a, const char *b, double *v)
     double x = strtod(buf, &endp);
     if (*endp || !isfinite(x))
         return -1;
+    /* features are held in binary32: a value beyond its range would become
+     * an infinity and poison training silently */
+    if (fabs(x) > FLT_MAX)
+        return -2;
     *v = x;
     return 0;
 }
@@ -134,7 +140,7 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
             double v;
             int numeric = 1;
             for (size_t i = 0; i < nf && numeric; i++)
-                numeric = field_number(fs[i], fe[i], &v) == 0;
+                numeric = field_number(fs[i], fe[i], &v) != -1;  /* -2: a number, out of range */
             if (!numeric && line == 1)
                 continue;
         }
@@ -164,10 +170,13 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
         size_t j = 0;
         for (size_t i = 0; i < nf; i++) {
             double v;
-            if (field_number(fs[i], fe[i], &v)) {
+            int bad = field_number(fs[i], fe[i], &v);
+            if (bad) {
                 int fl = (int)(fe[i] - fs[i]);
-                fail(err, errlen, "%s:%zu: field %zu: '%.*s' is not a "
-                     "number", name, line, i + 1, fl > 40 ? 40 : fl, fs[i]);
+                fail(err, errlen, "%s:%zu: field %zu: '%.*s' %s", name, line,
+                     i + 1, fl > 40 ? 40 : fl, fs[i],
+                     bad == -2 ? "is beyond binary32's range"
+                               : "is not a number");
                 goto out;
             }
             if (i == li) {

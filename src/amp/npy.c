@@ -588,6 +588,8 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
     }
     if (!rc && ferror(fp))
         rc = fail(err, errlen, "%s: read error", path);
+    if (!rc && n == 0)
+        rc = fail(err, errlen, "%s: no numbers in the file", path);
 out:
     free(line);
     fclose(fp);
@@ -616,7 +618,11 @@ int amp_array_read(amp_array *a, const char *path, int dtype, char *err,
     }
     size_t got = fread(head, 1, 6, fp);
     fclose(fp);
-    if (got >= 1 && head[0] == 0x93)
+    if (got == 0) {
+        array_reset(a);
+        return fail(err, errlen, "%s: empty file", path);
+    }
+    if (head[0] == 0x93)
         return amp_npy_read(a, path, err, errlen);   /* magic checked there */
     return amp_text_read(a, path, err, errlen);
 }
