@@ -291,6 +291,26 @@ START_TEST(nan_preset_arm_riscv_cuda_use_the_default_nan)
 }
 END_TEST
 
+/* fma(0, inf, quiet NaN): IEEE leaves invalid to the implementation;
+ * x86 FMA3 is silent, ARM (FPMulAdd), RISC-V and CUDA raise it. */
+START_TEST(nan_preset_fma_zero_times_inf_plus_quiet_nan)
+{
+    for (int p = 0; p < FL_NANP_COUNT; p++) {
+        fl_ctx c = fl_ctx_make(FL_RNE);
+        unsigned fl = 0;
+        uint64_t r;
+        c.nan = (uint8_t)p;
+        r = fl_fma(&fl_binary16, H_ZERO, H_INF, 0x7E05, &c, &fl);
+        cases++;
+        ck_assert_msg(fl_is_nan(&fl_binary16, r) &&
+                      (fl & FL_IEEE_FLAGS) ==
+                      (p == FL_NANP_X86 ? 0u : (unsigned)FL_INVALID),
+                      "fma(0, inf, qNaN) nan=%s: %#llx flags %02x",
+                      fl_nan_preset_name(p), (unsigned long long)r, fl);
+    }
+}
+END_TEST
+
 START_TEST(nan_preset_integer_results)
 {
     /* NaN, +overflow, -overflow to i32 and u32 under each preset */
@@ -603,6 +623,7 @@ int main(void)
     tcase_add_test(tc, flags_are_ored_into_the_callers_word);
     tcase_add_test(tc, nan_preset_x86_propagates_first_nan_quieted);
     tcase_add_test(tc, nan_preset_arm_riscv_cuda_use_the_default_nan);
+    tcase_add_test(tc, nan_preset_fma_zero_times_inf_plus_quiet_nan);
     tcase_add_test(tc, nan_preset_integer_results);
     tcase_add_test(tc, ftz_flushes_tiny_results_with_sign);
     tcase_add_test(tc, daz_reads_subnormals_as_signed_zero);

@@ -529,7 +529,19 @@ static int rint_value(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
         return 0;
     }
     changed = round_integral(out, a->v, c->rm);
-    rc = finish(r, &q, f, c);   /* an integer of <= p bits: exact */
+    /* an integer of <= p bits: exact, unless rounding up the largest
+     * finite value of a format whose integers reach past it overflowed */
+    rc = finish(r, &q, f, c);
+    if (r->flags & FL_OVERFLOW) {
+        /* ternary as MPFR's mpfr_rint: the result against the operand */
+        operand res;
+        MPFR_DECL_INIT(rv, W);
+        res.v = rv;
+        decode(&res, f, r->bits, 0);
+        r->ternary = r->is_nan ? 0 : mpfr_cmp(rv, a->v) > 0 ? 1
+                                   : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
+        return rc;
+    }
     if (changed) {
         if (exact)
             r->flags |= FL_INEXACT;
@@ -562,7 +574,10 @@ int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
         ((o[0].kind == K_ZERO && o[1].kind == K_INF) ||
          (o[0].kind == K_INF && o[1].kind == K_ZERO));
     if (any_nan) {
-        if (any_snan || (op == FL_MPFR_FMA && prod_invalid))
+        /* 0 * inf + quiet NaN: invalid on ARM, RISC-V, CUDA (and in
+         * SoftFloat); x86 FMA3 returns the NaN without invalid. */
+        if (any_snan || (op == FL_MPFR_FMA && prod_invalid &&
+                         c->nan != FL_NANP_X86))
             r->flags |= FL_INVALID;
         set_nan(r, f);
         return 0;

@@ -22,7 +22,11 @@
  * matter of the core's NaN preset and are tested separately.
  *
  * Conventions that IEEE 754 leaves open, fixed here (the core must agree):
- *   - 0 * inf + NaN raises invalid (as Berkeley SoftFloat does);
+ *   - 0 * inf + quiet NaN raises invalid under the ARM, RISC-V and CUDA
+ *     NaN presets (ARM FPMulAdd, SoftFloat) but not under x86 (FMA3
+ *     hardware returns the NaN silently);
+ *   - the ternary of round-to-integral compares the result with the
+ *     operand (as mpfr_rint does), also when the integer overflowed;
  *   - round-to-odd of a value that overflows gives the largest finite value
  *     (with overflow and inexact), never infinity or NaN;
  *   - saturation (format or context) turns an overflowing finite result into
