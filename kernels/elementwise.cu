@@ -105,65 +105,56 @@ __device__ static void record(fk_rec *rec, const fl_format *f, uint64_t a,
 
 /* --- the intrinsics under test ----------------------------------------- */
 
-__device__ static uint64_t gpu_half(int op, uint16_t a, uint16_t b, uint16_t c)
+/* Raw bits in and out of the two 16-bit types (overloads, so one template
+ * serves both: the intrinsics themselves are overloaded for both types). */
+__device__ static uint16_t tobits(__half x) { return __half_as_ushort(x); }
+__device__ static uint16_t tobits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+__device__ static void frombits(__half *x, uint16_t b) { *x = __ushort_as_half(b); }
+__device__ static void frombits(__nv_bfloat16 *x, uint16_t b) { *x = __ushort_as_bfloat16(b); }
+
+template <typename T>
+__device__ static uint64_t gpu_16(int op, uint16_t a, uint16_t b, uint16_t c)
 {
-    __half x = __ushort_as_half(a), y = __ushort_as_half(b),
-           z = __ushort_as_half(c);
+    T x, y, z;
+    frombits(&x, a);
+    frombits(&y, b);
+    frombits(&z, c);
     switch (op) {
-    case FK_ADD: return __half_as_ushort(__hadd(x, y));
-    case FK_SUB: return __half_as_ushort(__hsub(x, y));
-    case FK_MUL: return __half_as_ushort(__hmul(x, y));
-    case FK_DIV: return __half_as_ushort(__hdiv(x, y));
-    case FK_ADD_RN: return __half_as_ushort(__hadd_rn(x, y));
-    case FK_SUB_RN: return __half_as_ushort(__hsub_rn(x, y));
-    case FK_MUL_RN: return __half_as_ushort(__hmul_rn(x, y));
-    case FK_ADD_SAT: return __half_as_ushort(__hadd_sat(x, y));
-    case FK_SUB_SAT: return __half_as_ushort(__hsub_sat(x, y));
-    case FK_MUL_SAT: return __half_as_ushort(__hmul_sat(x, y));
+    case FK_ADD: return tobits(__hadd(x, y));
+    case FK_SUB: return tobits(__hsub(x, y));
+    case FK_MUL: return tobits(__hmul(x, y));
+    case FK_DIV: return tobits(__hdiv(x, y));
+    case FK_ADD_RN: return tobits(__hadd_rn(x, y));
+    case FK_SUB_RN: return tobits(__hsub_rn(x, y));
+    case FK_MUL_RN: return tobits(__hmul_rn(x, y));
+    case FK_ADD_SAT: return tobits(__hadd_sat(x, y));
+    case FK_SUB_SAT: return tobits(__hsub_sat(x, y));
+    case FK_MUL_SAT: return tobits(__hmul_sat(x, y));
     case FK_EQ: return __heq(x, y);
     case FK_NE: return __hne(x, y);
     case FK_LT: return __hlt(x, y);
     case FK_LE: return __hle(x, y);
     case FK_GT: return __hgt(x, y);
     case FK_GE: return __hge(x, y);
-    case FK_SQRT: return __half_as_ushort(hsqrt(x));
-    case FK_RCP: return __half_as_ushort(hrcp(x));
-    case FK_TO_F32: return __float_as_uint(__half2float(x));
-    case FK_FMA: return __half_as_ushort(__hfma(x, y, z));
-    case FK_FMA_SAT: return __half_as_ushort(__hfma_sat(x, y, z));
+    case FK_SQRT: return tobits(hsqrt(x));
+    case FK_RCP: return tobits(hrcp(x));
+    case FK_TO_F32: return __float_as_uint(static_cast<float>(x));
+    case FK_FMA: return tobits(__hfma(x, y, z));
+    case FK_FMA_SAT: return tobits(__hfma_sat(x, y, z));
     default: return 0;
     }
 }
 
+__device__ static uint64_t gpu_half(int op, uint16_t a, uint16_t b, uint16_t c)
+{
+    return gpu_16<__half>(op, a, b, c);
+}
+
+/* bfloat16 arithmetic needs sm_80; older targets compile a stub. */
 __device__ static uint64_t gpu_bf16(int op, uint16_t a, uint16_t b, uint16_t c)
 {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    __nv_bfloat16 x = __ushort_as_bfloat16(a), y = __ushort_as_bfloat16(b),
-                  z = __ushort_as_bfloat16(c);
-    switch (op) {
-    case FK_ADD: return __bfloat16_as_ushort(__hadd(x, y));
-    case FK_SUB: return __bfloat16_as_ushort(__hsub(x, y));
-    case FK_MUL: return __bfloat16_as_ushort(__hmul(x, y));
-    case FK_DIV: return __bfloat16_as_ushort(__hdiv(x, y));
-    case FK_ADD_RN: return __bfloat16_as_ushort(__hadd_rn(x, y));
-    case FK_SUB_RN: return __bfloat16_as_ushort(__hsub_rn(x, y));
-    case FK_MUL_RN: return __bfloat16_as_ushort(__hmul_rn(x, y));
-    case FK_ADD_SAT: return __bfloat16_as_ushort(__hadd_sat(x, y));
-    case FK_SUB_SAT: return __bfloat16_as_ushort(__hsub_sat(x, y));
-    case FK_MUL_SAT: return __bfloat16_as_ushort(__hmul_sat(x, y));
-    case FK_EQ: return __heq(x, y);
-    case FK_NE: return __hne(x, y);
-    case FK_LT: return __hlt(x, y);
-    case FK_LE: return __hle(x, y);
-    case FK_GT: return __hgt(x, y);
-    case FK_GE: return __hge(x, y);
-    case FK_SQRT: return __bfloat16_as_ushort(hsqrt(x));
-    case FK_RCP: return __bfloat16_as_ushort(hrcp(x));
-    case FK_TO_F32: return __float_as_uint(__bfloat162float(x));
-    case FK_FMA: return __bfloat16_as_ushort(__hfma(x, y, z));
-    case FK_FMA_SAT: return __bfloat16_as_ushort(__hfma_sat(x, y, z));
-    default: return 0;
-    }
+    return gpu_16<__nv_bfloat16>(op, a, b, c);
 #else
     return 0;
 #endif
