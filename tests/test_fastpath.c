@@ -299,11 +299,36 @@ static uint64_t array_cases(int op, int fi, uint64_t *s, size_t n)
  * to beyond its largest finite value, the binade below 2^emin, host
  * subnormals, zeros, infinities and NaNs (quiet and signaling).
  */
+static uint64_t simd_input_m(const fl_format *f, uint64_t *s, int dbl,
+                             int mild);
 static uint64_t simd_input(const fl_format *f, uint64_t *s, int dbl)
+{
+    return simd_input_m(f, s, dbl, 0);
+}
+
+/* mild: no NaN, infinity or overflow, so whole vector blocks stay on the
+ * kernels' block paths (the host-conversion and common blocks) */
+static uint64_t simd_input_m(const fl_format *f, uint64_t *s, int dbl,
+                             int mild)
 {
     const int fb = dbl ? 52 : 23, hb = dbl ? 1023 : 127;
     uint64_t r = sm_next(s), sig = sm_next(s), sign = r & 1, bits;
     int32_t e;
+    if (mild == 3)                  /* just below 2^emin */
+        goto below_emin;
+    if (mild == 2) {                /* normal range only */
+        e = f->emin + (int32_t)((r >> 8) % (uint64_t)(f->emax - f->emin));
+        goto finite;
+    }
+    if (mild) {
+        e = f->emin - f->prec - 3 +
+            (int32_t)((r >> 8) % (uint64_t)(f->emax - f->emin + f->prec + 3));
+        if ((r >> 1 & 15) == 0)
+            return sign << (fb + (dbl ? 11 : 8));              /* +-0 */
+        if ((r >> 1 & 15) == 1)
+            goto below_emin;
+        goto finite;
+    }
     switch (r >> 1 & 15) {
     case 0: return (sign << (fb + (dbl ? 11 : 8))) | (sig & (((uint64_t)1 << fb) - 1)); /* host subnormal or zero */
     case 1: /* inf / NaN */
@@ -312,10 +337,21 @@ static uint64_t simd_input(const fl_format *f, uint64_t *s, int dbl)
         return (sign << (fb + (dbl ? 11 : 8))) | bits;
     case 2: return sign << (fb + (dbl ? 11 : 8));                  /* +-0 */
     case 3: e = f->emin - 1; break;                                 /* border binade */
+    case 4:
+    below_emin:
+        /* just below 2^emin: rounds to 2^emin at p bits or only at the
+         * subnormal precision (tininess after rounding) */
+        e = f->emin - 1;
+        sig = (((uint64_t)1 << fb) - 1) - (sig >> (64 - fb) >> (r >> 8) % 24);
+        if (e + hb < 1)
+            return (sign << (fb + (dbl ? 11 : 8))) |
+                   ((sig | ((uint64_t)1 << fb)) >> (1 - e - hb));
+        return (sign << (fb + (dbl ? 11 : 8))) | ((uint64_t)(e + hb) << fb) | sig;
     default:
         e = f->emin - f->prec - 3 + (int32_t)((r >> 8) % (uint64_t)(f->emax - f->emin + f->prec + 7));
         break;
     }
+finite:
     /* random trailing zeros: exact values, ties, near-ties */
     sig &= ((uint64_t)1 << fb) - 1;
     sig &= ~(uint64_t)0 << (r >> 20) % (uint64_t)(fb + 1);
@@ -343,11 +379,18 @@ static uint64_t simd_cases(int op, int fi, uint64_t *s, size_t n, int level,
     fl_ctx c = rnd_ctx(s);
     size_t i, k;
     unsigned wf = 0, gf = 0;
+    /* 0: any inputs; 1: no NaN/inf/overflow; 2: normal-range values with
+     * one lane of kind 1 or 3 (just below 2^emin), so that one lane's
+     * flags show in the OR */
+    const int mild = (int)(sm_next(s) % 3);
+    const size_t odd = (size_t)(sm_next(s) % n);
+    const int oddk = 1 + 2 * (int)(sm_next(s) & 1);   /* kind 1 or 3 */
     if (op == OP_SIMDF) {
         float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w),
               *g = malloc(n * sizeof *g);
         for (i = 0; i < n; i++)
-            x[i] = u2f((uint32_t)simd_input(ff, s, 0));
+            x[i] = u2f((uint32_t)simd_input_m(ff, s, 0,
+                                              mild == 2 && i == odd ? oddk : mild));
         for (i = 0; i < n; i++) {
             fl_ctx ci = c;
             ci.sr_index = c.sr_index + i;
@@ -373,7 +416,7 @@ static uint64_t simd_cases(int op, int fi, uint64_t *s, size_t n, int level,
                *g = malloc(n * sizeof *g);
         for (i = 0; i < n; i++) {
             fl__d64 v;
-            v.u = simd_input(ff, s, 1);
+            v.u = simd_input_m(ff, s, 1, mild == 2 && i == odd ? oddk : mild);
             x[i] = v.d;
         }
         for (i = 0; i < n; i++) {
@@ -503,16 +546,18 @@ static int run_random(void)
             for (level = 1; level <= lv; level++) {
                 per_level = 0;
                 if (op == OP_SIMDF) {   /* streaming stores once per level */
-                    uint64_t k = stream_case((int)(sm_next(&s) % NFMT), &s,
-                                             level, &handled);
-                    per_level += k;
-                    cases += k;
+                    /* counted in cases, not in the level's quota */
+                    cases += stream_case((int)(sm_next(&s) % NFMT), &s,
+                                         level, &handled);
                 }
                 while (per_level < per_op / (uint64_t)lv) {
                     /* lengths up to 300: most not a multiple of 16 */
+                    /* lengths up to 300, or one or two vectors */
+                    const size_t len = (sm_next(&s) & 1)
+                        ? 1 + (size_t)(sm_next(&s) % 300)
+                        : (size_t)(level == 2 ? 16 : 8) * (1 + (sm_next(&s) & 1));
                     uint64_t k = simd_cases(op, (int)(sm_next(&s) % NFMT), &s,
-                                            1 + (size_t)(sm_next(&s) % 300),
-                                            level, &handled);
+                                            len, level, &handled);
                     per_level += k;
                     cases += k;
                 }

@@ -153,6 +153,12 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     const uint64_t seed = c->sr_seed;
     unsigned fup = 0, fdn = 0, fuf = 0, fl = 0;
     int tryfast = 1, o0 = 0, o1 = 0;
+#ifdef K_HW16
+    /* the host conversion applies: binary16 (every field, see fast.h's
+     * keys) in one of its four modes, no daz / ftz (simple) */
+    const int hw16 = simple && P->hw16 &&
+                     (rm == FL_RNE || rm == FL_RTZ || rm == FL_RDN || rm == FL_RUP);
+#endif
     K_(v64) idx0;
     size_t i, done = n - n % K_W;
     int l;
@@ -178,6 +184,32 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             rr = K_(sr)(i0, seed);
 #endif
         }
+#ifdef K_HW16
+        if (hw16) {
+            /* binary16 in RNE, RTZ, RDN, RUP without daz/ftz: the host's
+             * F16C conversion rounds (subnormals, ties and directed modes
+             * as IEEE 754 requires); the block is taken when no lane
+             * overflows or is NaN/infinite and, for tininess after
+             * rounding, no tiny lane reached 2^emin (those blocks take the
+             * general path below).  Flags as in the common block, plus
+             * underflow = tiny and inexact. */
+            const K_(vu) y = K_HW16(u, rm);
+            const K_(vu) ay = y & ~(K_(vu))(zero + K_SIGN);
+            const K_M tny = K_LT(a - 1, eminb1);
+            K_M no = K_GT(K_MAXU(a, ay), maxf);
+            if (after)
+                no |= tny & K_GE(ay, eminb);
+            if (!K_ANYM(no)) {
+                const unsigned g = K_BITS_OF(K_FGT(y, u)),
+                               t = K_BITS_OF(K_FGT(u, y));
+                fup |= g;
+                fdn |= t;
+                fuf |= K_BITS_OF(tny) & (g | t);
+                K_STORE(dst + i, y);
+                continue;
+            }
+        }
+#endif
         if (tryfast) {
             /* Common block: constant shift sh0 (< FB, so bit sh0 of a is
              * the quotient's last bit); no tininess, daz or ftz effect.
@@ -391,4 +423,5 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
 #undef K_ANYM
 #undef K_BITS_OF
 #undef K_STREAM
+#undef K_HW16
 #undef K_STORE
