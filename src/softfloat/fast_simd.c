@@ -33,6 +33,8 @@ typedef struct {
     unsigned ovfl[2];  /* and its flags */
     int after, fz, daz;
     int hw16;          /* f is binary16: the F16C conversion may round */
+    double mq;         /* q * 2^FB: adding and subtracting it rounds |x| <
+                          2^emin to a multiple of q (nearest even) */
 } fl__kpar;
 
 /*
@@ -92,6 +94,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
     }
     P->after = c->tininess == FL_TINY_AFTER;
     P->hw16 = fb == 23 && fl__fmt_key(f) == FL__KEY(16, 5, 11);
+    P->mq = fl__d_of((uint64_t)(k + fb + 1023) << 52);   /* 2^(k + FB) */
     P->fz = c->ftz || !f->subnormals;
     P->daz = c->daz != 0;
     return 1;

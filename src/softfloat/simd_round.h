@@ -72,6 +72,7 @@ typedef double K_(ft);
 
 typedef K_(ut) K_(vu) __attribute__((vector_size(K_VB)));
 typedef K_(st) K_(vs) __attribute__((vector_size(K_VB)));
+typedef K_(ft) K_(vf) __attribute__((vector_size(K_VB)));
 /* 64-bit lanes for the random bits: all lanes (64-bit kernel) or one half
  * of them (32-bit kernel); the same vector width either way. */
 typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
@@ -153,6 +154,9 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     const uint64_t seed = c->sr_seed;
     unsigned fup = 0, fdn = 0, fuf = 0, fl = 0;
     int tryfast = 1, o0 = 0, o1 = 0;
+    /* the RNE block (host nearest-even addition for tiny lanes) */
+    const int rne_blk = rm == FL_RNE && !P->daz && !P->fz;
+    const K_(vf) vMq = (K_(vf)){0} + (K_(ft))P->mq;     /* exact: a power of two */
 #ifdef K_HW16
     /* the host conversion applies: binary16 (every field, see fast.h's
      * keys) in one of its four modes, no daz / ftz (simple) */
@@ -234,6 +238,50 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             }
         }
 
+        if (rne_blk) {
+            /* RNE block, any format: lanes in f's normal range round in
+             * place with the constant shift sh0 (as the common block);
+             * tiny lanes (below 2^emin, where f's quantum is the constant
+             * q) by the host's own nearest-even addition: |x| + Mq is a
+             * multiple of q (Mq = q * 2^FB > |x|, so the sum stays in Mq's
+             * binade, whose ulp is q), and subtracting Mq is exact.
+             * Overflow as in the general path, tininess after rounding as
+             * there; NaN/infinite inputs send the block to the general
+             * path. */
+            const K_(vu) rc = (a + hm0 + ((a >> sh0c) & lsbon)) & ~vm0;
+            const K_M tny = K_LT(a - 1, eminb1);
+            const K_(vu) rt = (K_(vu))(((K_(vf))a + vMq) - vMq);
+            const K_(vu) r2 = K_BLEND(tny, rt, rc);
+            K_M tny2 = tny;
+            if (after && K_ANYM(tny & K_GE(r2, eminb))) {
+                /* reached 2^emin: tiny unless the p-bit rounding (sht
+                 * bits, RNE) reaches it too */
+                K_(vu) inc0 = zero + (mask0 >> 1);
+                if (sht > 0)
+                    inc0 += (a >> sht) & one;
+                tny2 &= K_MNOT(K_GE(a, bordlo) & K_GE(a + inc0, eminb));
+            }
+            if (!K_ANYM(K_GE(a, special))) {
+                const K_M kov = K_GT(r2, maxf);
+                K_(vu) res = r2 | s;
+                unsigned g, t, keep = ~0u;
+                if (K_ANYM(kov)) {
+                    const K_M kn = K_NE(s, zero);
+                    o0 |= K_ANYM(kov & K_MNOT(kn));
+                    o1 |= K_ANYM(kov & kn);
+                    res = K_BLEND(kov, K_BLEND(kn, ovb1, ovb0), res);
+                    keep = ~K_BITS_OF(kov);
+                }
+                g = K_BITS_OF(K_FGT(res, u)) & keep;
+                t = K_BITS_OF(K_FGT(u, res)) & keep;
+                fup |= g;
+                fdn |= t;
+                fuf |= K_BITS_OF(tny2) & (g | t);
+                tryfast = !K_ANYM(tny);
+                K_STORE(dst + i, res);
+                continue;
+            }
+        }
         if (daz)
             a = K_BLEND(K_LT(a, hid), zero, a);
         x = a | s;
