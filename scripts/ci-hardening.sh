@@ -66,7 +66,7 @@ pass_tsan() {
     local f=build-tsan/fplab
     "$f" verify --format binary16 --op fma --rm all --oracle mpfr \
         --random 20000 --seed 1 --threads 2
-    "$f" verify --format bfloat16 --op add --rm all --oracle hw \
+    "$f" verify --format binary16 --op add --rm all --oracle hw \
         --random 20000 --seed 2 --threads 2
     "$f" verify --format binary16 --op sqrt --oracle auto --exhaustive \
         --threads 2
