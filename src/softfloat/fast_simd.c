@@ -16,6 +16,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FL__SIMD 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -105,12 +106,6 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 /* Arrays of at least this many bytes are written with streaming stores. */
 #define FL__STREAM_BYTES ((size_t)8 << 20)
 
-/* The F16C rounding-control immediate of a mode (RNE, RDN, RUP, RTZ). */
-#define FL__F16IMM(rm)                                                       \
-    ((rm) == FL_RDN ? _MM_FROUND_TO_NEG_INF                                  \
-     : (rm) == FL_RUP ? _MM_FROUND_TO_POS_INF                                \
-     : (rm) == FL_RTZ ? _MM_FROUND_TO_ZERO : _MM_FROUND_TO_NEAREST_INT)
-
 #define ODD8 1, 3, 5, 7, 9, 11, 13, 15
 #define ODD16 ODD8, 17, 19, 21, 23, 25, 27, 29, 31
 
@@ -137,8 +132,8 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_BITS_OF(m) ((unsigned)(m))
 #define K_FGT(x, y) _mm512_cmp_ps_mask((__m512)(x), (__m512)(y), _CMP_GT_OQ)
 #define K_STREAM(p, v) _mm512_stream_si512((p), K_I(v))
-#define K_HW16(u, rm)                                                        \
-    ((K_(vu))_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)(u), FL__F16IMM(rm))))
+#define K_HW16(u, imm)                                                       \
+    ((K_(vu))_mm512_cvtph_ps(_mm512_cvtps_ph((__m512)(u), (imm))))
 #include "simd_round.h"
 
 #define K_NAME fl__k512_f64
@@ -185,8 +180,8 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
-#define K_HW16(u, rm)                                                        \
-    ((K_(vu))_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)(u), FL__F16IMM(rm))))
+#define K_HW16(u, imm)                                                       \
+    ((K_(vu))_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)(u), (imm))))
 #include "simd_round.h"
 
 #define K_NAME fl__k256_f64
@@ -220,8 +215,13 @@ static int fl__simd_level(void)
         __builtin_cpu_supports("avx512dq"))
         return 2;
 #endif
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
-        return 1;
+    if (__builtin_cpu_supports("avx2")) {
+        /* F16C: CPUID leaf 1, ECX bit 29 (not every compiler's
+         * __builtin_cpu_supports knows it) */
+        unsigned a, b, c, d;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)))
+            return 1;
+    }
     return 0;
 }
 #endif /* FL__SIMD */

@@ -92,13 +92,16 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
 /* fl_sr_bits(seed, idx) lane by lane (same constants as round.c). */
 K_INL K_(v64) K_(sr)(K_(v64) idx, uint64_t seed)
 {
-    K_(v64) z = seed + 0x9E3779B97F4A7C15ull * (idx + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    /* the constants as uint64_t (vector operands of the same type) */
+    const uint64_t g = 0x9E3779B97F4A7C15ull, m1 = 0xBF58476D1CE4E5B9ull,
+                   m2 = 0x94D049BB133111EBull, s2 = 0xD1B54A32D192ED03ull;
+    K_(v64) z = seed + g * (idx + 1);
+    z = (z ^ (z >> 30)) * m1;
+    z = (z ^ (z >> 27)) * m2;
     z ^= z >> 31;
-    z += seed ^ 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z += seed ^ s2;
+    z = (z ^ (z >> 30)) * m1;
+    z = (z ^ (z >> 27)) * m2;
     return z ^ (z >> 31);
 }
 
@@ -197,7 +200,13 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
              * rounding, no tiny lane reached 2^emin (those blocks take the
              * general path below).  Flags as in the common block, plus
              * underflow = tiny and inexact. */
-            const K_(vu) y = K_HW16(u, rm);
+            K_(vu) y;
+            switch (rm) {   /* the rounding immediate must be a literal */
+            case FL_RDN: y = K_HW16(u, _MM_FROUND_TO_NEG_INF); break;
+            case FL_RUP: y = K_HW16(u, _MM_FROUND_TO_POS_INF); break;
+            case FL_RTZ: y = K_HW16(u, _MM_FROUND_TO_ZERO); break;
+            default: y = K_HW16(u, _MM_FROUND_TO_NEAREST_INT); break;
+            }
             const K_(vu) ay = y & ~(K_(vu))(zero + K_SIGN);
             const K_M tny = K_LT(a - 1, eminb1);
             K_M no = K_GT(K_MAXU(a, ay), maxf);
