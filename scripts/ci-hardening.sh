@@ -13,9 +13,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${FUZZ_SECONDS:-10}
-# Properties whose open bugs the short CI runs skip (fuzz/known/ holds
-# their inputs; docs/reliability.md lists them).  Empty: all strict.
-fuzz_known=${FPLAB_FUZZ_KNOWN-csv-overflow}
 passes=("$@")
 [ ${#passes[@]} -gt 0 ] || passes=(asan tsan valgrind fuzz)
 supp="$PWD/tests/hardening/lsan.supp"
@@ -139,7 +136,7 @@ pass_fuzz() {
         cp fuzz/corpus/"$name"/* "$work/corpus/"
         [ -d fuzz/regress/"$name" ] && cp fuzz/regress/"$name"/* "$work/corpus/"
         echo "fuzz_$name: $(ls "$work/corpus" | wc -l) inputs"
-        LSAN_OPTIONS=suppressions=$supp FPLAB_FUZZ_KNOWN=$fuzz_known \
+        LSAN_OPTIONS=suppressions=$supp \
         "$h" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$work/artifacts/" \
             "$work/corpus" > "$work/log" 2>&1 ||
