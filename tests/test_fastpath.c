@@ -679,11 +679,12 @@ static int run_exhaustive(void)
     uint64_t space = lim && *lim ? strtoull(lim, NULL, 0) : (uint64_t)1 << 32;
     /* FPLAB_EXHAUSTIVE_START=S: indices [S, S + limit) instead (a partial
      * sweep of a chosen range); FPLAB_EXHAUSTIVE_ONLY=array: only the
-     * array-kernel sweeps */
+     * array-kernel sweeps, =scalar: only the others */
     const char *st = getenv("FPLAB_EXHAUSTIVE_START"),
                *only = getenv("FPLAB_EXHAUSTIVE_ONLY");
     const uint64_t start = st && *st ? strtoull(st, NULL, 0) : 0;
     const int only_array = only && strncmp(only, "array", 5) == 0;
+    const int only_scalar = only && strcmp(only, "scalar") == 0;
     /* FPLAB_EXHAUSTIVE_ONLY=array:FORMAT and FPLAB_EXHAUSTIVE_RM=rne,rtz,..
      * narrow the array sweeps to one format and some modes */
     const char *only_fmt = only_array && only[5] == ':' ? only + 6 : NULL;
@@ -702,6 +703,8 @@ static int run_exhaustive(void)
             ex_task task[64];
             pthread_t th[64];
             if (only_fmt && strcmp(only_fmt, fast_fmt[fi].name) != 0)
+                continue;
+            if (only_scalar && op >= 4 + FL_RM_COUNT)
                 continue;
             if (rms && *rms && op >= 4 + FL_RM_COUNT &&
                 !strstr(rms, fl_rm_name(op - 4 - FL_RM_COUNT)))
