@@ -51,6 +51,17 @@ int cmd_scaler(int argc, char **argv)
             path = a;
             continue;
         }
+        static const char *const known[] = {
+            "--policy", "--interval", "--growth-interval", "--window",
+            "--init-scale", "--growth", "--backoff", "--max-scale",
+            "--min-scale", NULL};
+        int k = 0;
+        while (known[k] && strcmp(a, known[k]))
+            k++;
+        if (!known[k]) {
+            usage(stderr);
+            return cli_error("scaler: unknown option '%s'", a);
+        }
         if (i + 1 >= argc)
             return cli_error("scaler: %s needs a value", a);
         const char *v = argv[++i];
@@ -76,6 +87,11 @@ int cmd_scaler(int argc, char **argv)
         if (cli_parse_double(v, dst) || !isfinite(*dst) || *dst < 0)
             return cli_error("scaler: %s: '%s' is not a non-negative "
                              "number", a, v);
+        /* as torch.amp.GradScaler asserts: growth > 1, backoff < 1 */
+        if (dst == &growth && !(growth > 1))
+            return cli_error("scaler: --growth: '%s' must be > 1", v);
+        if (dst == &backoff && !(backoff > 0 && backoff < 1))
+            return cli_error("scaler: --backoff: '%s' must be in (0, 1)", v);
     }
     if (!policy) {
         usage(stderr);

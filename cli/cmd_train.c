@@ -55,8 +55,25 @@ static void usage(FILE *fp)
 "exit status: 0 success, 2 bad usage or bad data.\n");
 }
 
+/* Options that take a value (unknown ones are reported as such, before
+ * any complaint about a missing value). */
+static const char *const value_opts[] = {
+    "--accum", "--act", "--backoff", "--batch", "--data", "--depth",
+    "--eval-every", "--feature-scale", "--growth", "--growth-interval",
+    "--init-gain", "--init-scale", "--label", "--log-every", "--loss",
+    "--loss-weight", "--lr", "--max-scale", "--min-scale", "--momentum",
+    "--optimizer", "--out", "--policy", "--ranks", "--seed", "--steps",
+    "--target", "--test-frac", "--width", NULL};
+
 static int need(int i, int argc, char **argv)
 {
+    int known = 0;
+    for (int k = 0; value_opts[k]; k++)
+        known |= !strcmp(argv[i], value_opts[k]);
+    if (!known) {
+        cli_error("train: unknown option '%s' (see --help)", argv[i]);
+        return -1;
+    }
     if (i + 1 >= argc) {
         cli_error("train: %s needs a value", argv[i]);
         return -1;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,50 @@ int cli_parse_double(const char *s, double *v)
 
 /* ---------------------------------------------------------------------- */
 
+/* Temp files of outputs not yet committed.  On SIGINT, SIGTERM or SIGHUP
+ * they are removed (unlink is async-signal-safe) and the signal is
+ * re-raised with its default action: an interrupted run leaves neither a
+ * half-written output nor its temp file.  (SIGKILL cannot be caught: then
+ * the "<path>.tmp.<pid>" file stays, and the output is still untouched.) */
+#define CLI_MAX_LIVE 64
+static char *volatile live_tmp[CLI_MAX_LIVE];
+
+static void on_fatal_signal(int sig)
+{
+    for (int i = 0; i < CLI_MAX_LIVE; i++)
+        if (live_tmp[i] != NULL)
+            unlink(live_tmp[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void live_add(char *tmp)
+{
+    static int installed;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        installed = 1;
+    }
+    for (int i = 0; i < CLI_MAX_LIVE; i++)
+        if (live_tmp[i] == NULL) {
+            live_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void live_remove(const char *tmp)
+{
+    for (int i = 0; i < CLI_MAX_LIVE; i++)
+        if (live_tmp[i] == tmp)
+            live_tmp[i] = NULL;
+}
+
 int cli_out_open(cli_out *o, const char *path)
 {
     size_t n;
@@ -155,11 +200,14 @@ int cli_out_open(cli_out *o, const char *path)
         o->path = o->tmp = NULL;
         return -1;
     }
+    live_add(o->tmp);
     return 0;
 }
 
 static void out_free(cli_out *o)
 {
+    if (o->tmp != NULL)
+        live_remove(o->tmp);
     free(o->path);
     free(o->tmp);
     o->path = o->tmp = NULL;

@@ -263,8 +263,18 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
             free(buf);
             return NULL;
         }
-        if (got == 0)
+        if (got == 0) {
+            /* end of data: a truncated or corrupt gzip stream says so here */
+            int zerr = Z_OK;
+            const char *msg = gzerror(gz, &zerr);
+            if (zerr != Z_OK && zerr != Z_STREAM_END) {
+                fail(err, errlen, "%s: corrupt gzip data: %s", path, msg);
+                gzclose(gz);
+                free(buf);
+                return NULL;
+            }
             break;
+        }
         n += (size_t)got;
     }
     gzclose(gz);

@@ -27,8 +27,10 @@ int amp_scaler_init(amp_scaler *s, const amp_scaler_config *c)
     if (!(c->init_scale > 0) || !isfinite(c->init_scale))
         return -1;
     if (c->kind == AMP_SCALER_TORCH) {
-        if (!(c->growth_factor > 0) || !(c->backoff_factor > 0) ||
-            c->growth_interval < 1)
+        /* torch.amp.GradScaler asserts growth_factor > 1 and
+         * backoff_factor < 1 */
+        if (!(c->growth_factor > 1) || !(c->backoff_factor > 0) ||
+            !(c->backoff_factor < 1) || c->growth_interval < 1)
             return -1;
         /* torch stores the scale in a binary32 tensor: the init rounds. */
         if (!isfinite((float)c->init_scale))
