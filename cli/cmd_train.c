@@ -51,6 +51,9 @@ static void usage(FILE *fp)
 "  --log-every N     log line every N steps (steps/10)\n"
 "  --eval-every N    test accuracy every N steps (0: end only)\n"
 "  --out FILE        per-step data with a '#' header (written atomically)\n"
+"  --hist-out FILE   per step, layer and kind (weight / activation gradient):\n"
+"                    histogram of log2|g| as computed (2^-64 .. 2^20, zeros\n"
+"                    apart), with a '#' header (written atomically)\n"
 "\n"
 "exit status: 0 success, 2 bad usage or bad data.\n");
 }
@@ -62,8 +65,40 @@ static const char *const value_opts[] = {
     "--eval-every", "--feature-scale", "--growth", "--growth-interval",
     "--init-gain", "--init-scale", "--label", "--log-every", "--loss",
     "--loss-weight", "--lr", "--max-scale", "--min-scale", "--momentum",
-    "--optimizer", "--out", "--policy", "--ranks", "--seed", "--steps",
+    "--optimizer", "--out", "--hist-out", "--policy", "--ranks", "--seed", "--steps",
     "--target", "--test-frac", "--width", NULL};
+
+/* --hist-out: one row per step, layer and kind, written as training goes
+ * (the output is committed only when the run finishes). */
+enum { HIST_LO = -64, HIST_HI = 20 };
+
+struct hist_state {
+    FILE *fp;
+    amp_hist h;
+};
+
+static void hist_row(struct hist_state *st, int step, int layer, char kind,
+                     float scale, const float *g, size_t n)
+{
+    amp_hist_reset(&st->h);
+    amp_hist_add(&st->h, g, n, 1.0f);
+    fprintf(st->fp, "%d %d %c %.9g %" PRIu64 " %" PRIu64 " %" PRIu64
+            " %" PRIu64 " %" PRIu64, step, layer, kind, (double)scale,
+            st->h.total, st->h.zeros, st->h.nonfinite, st->h.below,
+            st->h.above);
+    for (int k = 0; k < HIST_HI - HIST_LO; k++)
+        fprintf(st->fp, " %" PRIu64, st->h.bins[k]);
+    fputc('\n', st->fp);
+}
+
+static void hist_step(void *user, const amp_step_view *v)
+{
+    struct hist_state *st = user;
+    for (int l = 0; l < v->layers; l++) {
+        hist_row(st, v->step, l, 'w', v->scale_used, v->wgrad[l], v->wgrad_n[l]);
+        hist_row(st, v->step, l, 'a', v->scale_used, v->agrad[l], v->agrad_n[l]);
+    }
+}
 
 static int need(int i, int argc, char **argv)
 {
@@ -112,7 +147,8 @@ int cmd_train(int argc, char **argv)
     amp_train_config c;
     amp_train_config_default(&c);
     char err[512];
-    const char *policy = "fp32", *out_path = NULL, *accum = NULL;
+    const char *policy = "fp32", *out_path = NULL, *accum = NULL,
+               *hist_path = NULL;
     static const char default_data[] = FPLAB_SOURCE_DIR "/data/digits.csv.gz";
     c.data_path = default_data;
     int log_every = -1, lr_set = 0;
@@ -187,6 +223,7 @@ int cmd_train(int argc, char **argv)
             else return cli_error("train: --label: '%s' (first last)", v);
         } else if (!strcmp(a, "--data")) c.data_path = v;
         else if (!strcmp(a, "--out")) out_path = v;
+        else if (!strcmp(a, "--hist-out")) hist_path = v;
         else if (!strcmp(a, "--target")) {
             if (cli_parse_format(v, &target, "--target"))
                 return CLI_USAGE;
@@ -224,9 +261,49 @@ int cmd_train(int argc, char **argv)
     if (log_every < 0)
         log_every = c.steps >= 10 ? c.steps / 10 : 1;
 
+    struct hist_state hs = {NULL, {0}};
+    cli_out ho;
+    if (hist_path) {
+        if (amp_hist_init(&hs.h, HIST_LO, HIST_HI))
+            return cli_error("train: out of memory");
+        if (cli_out_open(&ho, hist_path)) {
+            amp_hist_free(&hs.h);
+            return CLI_USAGE;
+        }
+        hs.fp = ho.fp;
+        fprintf(hs.fp, "# fplab %s train --hist-out\n", FPLAB_VERSION);
+        fprintf(hs.fp, "# seed %" PRIu64 " policy %s compute %s depth %d "
+                "width %d steps %d batch %d lr %.17g loss_weight %.17g\n",
+                c.seed, policy, c.policy.compute->name, c.depth, c.width,
+                c.steps, c.batch, c.lr, c.loss_weight);
+        fprintf(hs.fp, "# gradients as computed, i.e. multiplied by the loss "
+                "scale of the step (kind w: weight gradient after the "
+                "all-reduce; a: gradient of the layer's output)\n");
+        fprintf(hs.fp, "# bin k counts 2^(%d+k) <= |g| < 2^(%d+k+1); below: "
+                "0 < |g| < 2^%d; above: |g| >= 2^%d\n", HIST_LO, HIST_LO,
+                HIST_LO, HIST_HI);
+        fprintf(hs.fp, "# step layer kind scale total zeros nonfinite below "
+                "above bins[%d..%d]\n", HIST_LO, HIST_HI - 1);
+        c.on_step = hist_step;
+        c.user = &hs;
+    }
+
     amp_train_result r;
-    if (amp_train_run(&c, &r, err, sizeof err))
+    if (amp_train_run(&c, &r, err, sizeof err)) {
+        if (hist_path) {
+            cli_out_abort(&ho);
+            amp_hist_free(&hs.h);
+        }
         return cli_error("train: %s", err);
+    }
+    if (hist_path) {
+        int bad = cli_out_commit(&ho);
+        amp_hist_free(&hs.h);
+        if (bad) {
+            amp_train_result_free(&r);
+            return CLI_USAGE;
+        }
+    }
 
     const fl_format *tf = c.target ? c.target
         : amp_format_is_f32(c.policy.compute) ? &fl_binary16

@@ -11,3 +11,6 @@ set_tests_properties(train_accum_block_unknown PROPERTIES LABELS "amp"
 add_test(NAME train_bf16_pure COMMAND ${FPLAB_EXE} train --policy bf16-pure --steps 5)
 set_tests_properties(train_bf16_pure PROPERTIES LABELS "amp"
   PASS_REGULAR_EXPRESSION "policy bf16-pure: compute bfloat16, weights bfloat16")
+# Per-step, per-layer gradient histograms.
+add_test(NAME train_hist_out COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/train_hist.sh ${FPLAB_EXE})
+set_tests_properties(train_hist_out PROPERTIES LABELS "amp")
