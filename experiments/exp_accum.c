@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fplab/tensorcore.h"
+
 #ifdef FPLAB_HAVE_MPFR
 #include <mpfr.h>
 #endif
@@ -87,13 +89,16 @@ static double exact_value(const exact_acc *e, int *mismatch)
     return v;
 }
 
-enum { A_H = 0, A_HSR, A_S, A_KAHAN, NACC };
+enum { A_H = 0, A_HSR, A_S, A_KAHAN, A_TC, NACC };
 static const char *const acc_name[NACC] = {"binary16", "binary16-sr", "binary32",
-                                           "binary32-kahan"};
+                                           "binary32-kahan", "h100-tc"};
 
 typedef struct run_state {
     uint64_t h, hsr, s;        /* accumulators (bits) */
     float k_sum, k_c;          /* Kahan in binary32 (native float, RNE) */
+    uint64_t tc;               /* tensor-core model: binary32 accumulator */
+    uint64_t ta[16], tb[16];   /* its pending block of products */
+    int tn;
     exact_acc ex;
     long last_change;          /* last index where the binary16 sum moved */
 } run_state;
@@ -121,14 +126,15 @@ int lab_exp_accum(lab_ctx *L)
     FILE *fp = lab_data_begin(L, "accum.dat",
                               "relative error of running sums and dot products",
                               "inputs binary16; accumulators binary16 binary16(sr) "
-                              "binary32 binary32(kahan)",
+                              "binary32 binary32(kahan) h100-fp16 tensor-core model",
                               "nmax=%ld x,y=uniform[0,1) rounded to binary16 "
                               "checkpoints=1-2-5 sequence exact=%s", nmax, oracle);
     if (!fp)
         return -1;
     fprintf(fp, "# columns: N sum_err_binary16 sum_err_binary16_sr sum_err_binary32 "
                 "sum_err_kahan dot_err_binary16 dot_err_binary16_sr dot_err_binary32 "
-                "dot_err_kahan exact_sum exact_dot binary16_sum binary16_dot\n");
+                "dot_err_kahan exact_sum exact_dot binary16_sum binary16_dot "
+                "sum_err_tc dot_err_tc\n");
     run_state st[2];   /* 0: sum, 1: dot */
     memset(st, 0, sizeof st);
     exact_init(&st[0].ex);
@@ -143,6 +149,7 @@ int lab_exp_accum(lab_ctx *L)
     double final_err[2][NACC] = {{0}}, fin_exact[2] = {0}, fin_h[2] = {0};
     long cross_max = 0;   /* first N whose exact sum exceeds binary16's max */
     const double h_max = fl_to_double(h, h->max_bits);
+    const fl_tc_model *tcm = &fl_tc_h100_fp16;
     for (long i = 1; i <= nmax; i++) {
         uint64_t x = fl_from_double(h, lab_rng_uniform(&rng), &rne, &fl);
         uint64_t y = fl_from_double(h, lab_rng_uniform(&rng), &rne, &fl);
@@ -166,6 +173,14 @@ int lab_exp_accum(lab_ctx *L)
                 kahan_add(&r->k_sum, &r->k_c, (float)xv * (float)yv);  /* exact */
                 exact_add(&r->ex, xv * yv);                           /* exact */
             }
+            /* the tensor-core model: blocks of 16 exact products, aligned
+             * and truncated, added to the binary32 accumulator (RZ) */
+            r->ta[r->tn] = x;
+            r->tb[r->tn] = k == 0 ? one : y;
+            if (++r->tn == tcm->block) {
+                r->tc = fl_tc_block_fma(tcm, r->ta, r->tb, r->tn, r->tc, &fl);
+                r->tn = 0;
+            }
             if (r->h != old)
                 r->last_change = i;
         }
@@ -176,8 +191,12 @@ int lab_exp_accum(lab_ctx *L)
             for (int k = 0; k < 2; k++) {
                 run_state *r = &st[k];
                 ex[k] = exact_value(&r->ex, &mismatch);
+                /* a checkpoint inside a block: finish it on a copy */
+                uint64_t tcv = r->tn ? fl_tc_block_fma(tcm, r->ta, r->tb, r->tn,
+                                                       r->tc, &fl) : r->tc;
                 double v[NACC] = {fl_to_double(h, r->h), fl_to_double(h, r->hsr),
-                                  fl_to_double(s, r->s), (double)r->k_sum};
+                                  fl_to_double(s, r->s), (double)r->k_sum,
+                                  fl_to_double(s, tcv)};
                 for (int a = 0; a < NACC; a++) {
                     err[k][a] = fabs(v[a] - ex[k]) / ex[k];
                     final_err[k][a] = err[k][a];
@@ -186,9 +205,9 @@ int lab_exp_accum(lab_ctx *L)
                 fin_h[k] = v[0];
             }
             fprintf(fp, "%ld %.6e %.6e %.6e %.6e %.6e %.6e %.6e %.6e %.17g %.17g "
-                        "%.9g %.9g\n", i, err[0][0], err[0][1], err[0][2], err[0][3],
-                    err[1][0], err[1][1], err[1][2], err[1][3], ex[0], ex[1],
-                    fin_h[0], fin_h[1]);
+                        "%.9g %.9g %.6e %.6e\n", i, err[0][0], err[0][1], err[0][2],
+                    err[0][3], err[1][0], err[1][1], err[1][2], err[1][3], ex[0],
+                    ex[1], fin_h[0], fin_h[1], err[0][A_TC], err[1][A_TC]);
             if (i == next) {
                 static const int mul[3] = {2, 5, 10};
                 next = next / (step125 == 0 ? 1 : step125 == 1 ? 2 : 5) * mul[step125];
@@ -213,11 +232,15 @@ int lab_exp_accum(lab_ctx *L)
                "dot product last changed at term %ld, at %.6g (relative error "
                "%.3g).  A binary32 accumulator ends with relative "
                "errors %.2e (sum) and %.2e (dot), Kahan in binary32 %.2e and "
-               "%.2e, and binary16 with stochastic rounding %.2e and %.2e.",
+               "%.2e, binary16 with stochastic rounding %.2e and %.2e, and the "
+               "H100 tensor-core model (blocks of %d exact products aligned with "
+               "%d extra bits and truncated, binary32 accumulator rounded toward "
+               "zero; Fasi et al. 2021, Khattak & Mikaitis 2025) %.2e and %.2e.",
                oracle, st[0].last_change, fin_h[0], nmax, fin_exact[0],
                final_err[0][A_H], st[1].last_change, fin_h[1], final_err[1][A_H],
                final_err[0][A_S], final_err[1][A_S], final_err[0][A_KAHAN],
-               final_err[1][A_KAHAN], final_err[0][A_HSR], final_err[1][A_HSR]);
+               final_err[1][A_KAHAN], final_err[0][A_HSR], final_err[1][A_HSR],
+               tcm->block, tcm->neab, final_err[0][A_TC], final_err[1][A_TC]);
     if (cross_max)
         lab_say(L, "Beyond N = %ld the exact sum exceeds binary16's largest finite "
                    "value %g, so a binary16 accumulator that keeps growing (as "

@@ -29,10 +29,12 @@ set title "sum of x_i"
 plot f using 1:($2>0?$2:1e-17) with linespoints lw 2 pt 7 title "binary16 acc", \
      f using 1:($3>0?$3:1e-17) with linespoints lw 2 pt 5 title "binary16 SR acc", \
      f using 1:($4>0?$4:1e-17) with linespoints lw 2 pt 9 title "binary32 acc", \
-     f using 1:($5>0?$5:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan"
+     f using 1:($5>0?$5:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan", \
+     f using 1:($14>0?$14:1e-17) with linespoints lw 2 pt 11 title "H100 tensor-core model"
 set title "dot product sum x_i y_i"
 plot f using 1:($6>0?$6:1e-17) with linespoints lw 2 pt 7 title "binary16 acc", \
      f using 1:($7>0?$7:1e-17) with linespoints lw 2 pt 5 title "binary16 SR acc", \
      f using 1:($8>0?$8:1e-17) with linespoints lw 2 pt 9 title "binary32 acc", \
-     f using 1:($9>0?$9:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan"
+     f using 1:($9>0?$9:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan", \
+     f using 1:($15>0?$15:1e-17) with linespoints lw 2 pt 11 title "H100 tensor-core model"
 unset multiplot
