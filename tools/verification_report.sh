@@ -105,10 +105,21 @@ tmp=$out.tmp.$$
   echo
   echo "## Not run here"
   echo
-  grep -q 'binary16	add	rne	hw	exhaustive' "$log" ||
-    echo "- The exhaustive 2^32 sweeps of binary16/bfloat16 add, sub, mul, div in all"
-  grep -q 'binary16	add	rne	hw	exhaustive' "$log" ||
-    echo "  modes (\`ctest -L exhaustive\` with FPLAB_EXHAUSTIVE=1, or plan exhaustive16)."
+  for f in binary16 bfloat16; do
+    for op in add sub mul div; do
+      for m in rne rtz rdn rup rna rto; do
+        grep -q "^$f	$op	$m	[a-z-]*	exhaustive" "$log" || echo "$f $op $m"
+      done
+    done
+  done >"$tmp.missing"
+  if [ -s "$tmp.missing" ]; then
+    echo "- Exhaustive 2^32 sweeps not run yet (only MPFR covers rna/rto and the"
+    echo "  bfloat16 directed modes: hours per mode on this machine; each is"
+    echo "  sampled above; \`ctest -L exhaustive\` runs them all):"
+    awk '{ k = $1 " " $2; m[k] = m[k] " " $3 } END { for (k in m) print "  " k ":" m[k] }' \
+      "$tmp.missing" | sort
+  fi
+  rm -f "$tmp.missing"
   echo "- AVX512-FP16 native instructions (the CPU lacks them)."
 } >"$tmp" && mv "$tmp" "$out"
 echo "wrote $out"
