@@ -11,20 +11,9 @@
 #ifdef FPLAB_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#include "amp_err.h"
 #include "amp_data.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void amp_dataset_free(amp_dataset *d)
 {
@@ -92,15 +81,15 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
 {
     memset(d, 0, sizeof *d);
     if (label_pos != AMP_LABEL_LAST && label_pos != AMP_LABEL_FIRST)
-        return fail(err, errlen, "%s: bad label position", name);
+        return amp_errorf(err, errlen, "%s: bad label position", name);
     if (!(feature_scale >= 0) || !isfinite(feature_scale))
-        return fail(err, errlen, "%s: bad feature scale", name);
+        return amp_errorf(err, errlen, "%s: bad feature scale", name);
     const char **fs = malloc(AMP_MAX_FIELDS * sizeof *fs);
     const char **fe = malloc(AMP_MAX_FIELDS * sizeof *fe);
     size_t cap_rows = 0, nf_expected = 0;
     int rc = -1;
     if (!fs || !fe) {
-        fail(err, errlen, "%s: out of memory", name);
+        amp_errorf(err, errlen, "%s: out of memory", name);
         goto out;
     }
     const char *p = text, *end = text + len;
@@ -120,17 +109,17 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
         if (t == q)
             continue;
         if (memchr(ls, 0, (size_t)(q - ls))) {
-            fail(err, errlen, "%s:%zu: NUL byte (binary data?)", name, line);
+            amp_errorf(err, errlen, "%s:%zu: NUL byte (binary data?)", name, line);
             goto out;
         }
         size_t nf = split_fields(ls, q, fs, fe, AMP_MAX_FIELDS);
         if (nf > AMP_MAX_FIELDS) {
-            fail(err, errlen, "%s:%zu: %zu fields, more than %d", name, line,
+            amp_errorf(err, errlen, "%s:%zu: %zu fields, more than %d", name, line,
                  nf, AMP_MAX_FIELDS);
             goto out;
         }
         if (nf < 2) {
-            fail(err, errlen, "%s:%zu: 1 field; need features and a label",
+            amp_errorf(err, errlen, "%s:%zu: 1 field; need features and a label",
                  name, line);
             goto out;
         }
@@ -147,7 +136,7 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
         if (nf_expected == 0)
             nf_expected = nf;
         else if (nf != nf_expected) {
-            fail(err, errlen, "%s:%zu: %zu fields, expected %zu as on the "
+            amp_errorf(err, errlen, "%s:%zu: %zu fields, expected %zu as on the "
                  "first data line", name, line, nf, nf_expected);
             goto out;
         }
@@ -160,7 +149,7 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
             if (ny)
                 d->y = ny;
             if (!nx || !ny) {
-                fail(err, errlen, "%s:%zu: out of memory", name, line);
+                amp_errorf(err, errlen, "%s:%zu: out of memory", name, line);
                 goto out;
             }
             cap_rows = nc;
@@ -173,7 +162,7 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
             int bad = field_number(fs[i], fe[i], &v);
             if (bad) {
                 int fl = (int)(fe[i] - fs[i]);
-                fail(err, errlen, "%s:%zu: field %zu: '%.*s' %s", name, line,
+                amp_errorf(err, errlen, "%s:%zu: field %zu: '%.*s' %s", name, line,
                      i + 1, fl > 40 ? 40 : fl, fs[i],
                      bad == -2 ? "is beyond binary32's range"
                                : "is not a number");
@@ -181,7 +170,7 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
             }
             if (i == li) {
                 if (v != floor(v) || v < 0 || v > 1023) {
-                    fail(err, errlen, "%s:%zu: field %zu: label %g is not "
+                    amp_errorf(err, errlen, "%s:%zu: field %zu: label %g is not "
                          "an integer in 0..1023", name, line, i + 1, v);
                     goto out;
                 }
@@ -195,13 +184,13 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
         d->n++;
     }
     if (d->n == 0) {
-        fail(err, errlen, "%s: no data rows", name);
+        amp_errorf(err, errlen, "%s: no data rows", name);
         goto out;
     }
     d->dim = nf_expected - 1;
     d->classes = maxlabel + 1;
     if (d->classes < 2) {
-        fail(err, errlen, "%s: only one class (label %d) in the data", name,
+        amp_errorf(err, errlen, "%s: only one class (label %d) in the data", name,
              maxlabel);
         goto out;
     }
@@ -231,13 +220,13 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) {
-        fail(err, errlen, "%s: out of memory", path);
+        amp_errorf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
 #ifdef FPLAB_HAVE_ZLIB
     gzFile gz = gzopen(path, "rb");
     if (!gz) {
-        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         free(buf);
         return NULL;
     }
@@ -245,7 +234,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
         if (n == cap) {
             char *nb = cap > (SIZE_MAX / 2) ? NULL : realloc(buf, cap * 2);
             if (!nb) {
-                fail(err, errlen, "%s: out of memory", path);
+                amp_errorf(err, errlen, "%s: out of memory", path);
                 gzclose(gz);
                 free(buf);
                 return NULL;
@@ -258,7 +247,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
         if (got < 0) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);
-            fail(err, errlen, "%s: read error: %s", path, msg);
+            amp_errorf(err, errlen, "%s: read error: %s", path, msg);
             gzclose(gz);
             free(buf);
             return NULL;
@@ -268,7 +257,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
             int zerr = Z_OK;
             const char *msg = gzerror(gz, &zerr);
             if (zerr != Z_OK && zerr != Z_STREAM_END) {
-                fail(err, errlen, "%s: corrupt gzip data: %s", path, msg);
+                amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
                 gzclose(gz);
                 free(buf);
                 return NULL;
@@ -281,7 +270,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 #else
     FILE *fp = fopen(path, "rb");
     if (!fp) {
-        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         free(buf);
         return NULL;
     }
@@ -289,7 +278,7 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
         if (n == cap) {
             char *nb = realloc(buf, cap * 2);
             if (!nb) {
-                fail(err, errlen, "%s: out of memory", path);
+                amp_errorf(err, errlen, "%s: out of memory", path);
                 fclose(fp);
                 free(buf);
                 return NULL;
@@ -305,13 +294,13 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
     int bad = ferror(fp);
     fclose(fp);
     if (bad) {
-        fail(err, errlen, "%s: read error", path);
+        amp_errorf(err, errlen, "%s: read error", path);
         free(buf);
         return NULL;
     }
     if (n >= 2 && (unsigned char)buf[0] == 0x1f &&
         (unsigned char)buf[1] == 0x8b) {
-        fail(err, errlen, "%s: gzip-compressed, and this build has no zlib: "
+        amp_errorf(err, errlen, "%s: gzip-compressed, and this build has no zlib: "
              "gunzip it first", path);
         free(buf);
         return NULL;

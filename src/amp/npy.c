@@ -10,6 +10,7 @@
  *                padded with spaces and ended by '\n'
  *   then         the data, prod(shape) elements of descr, nothing after.
  */
+#include "amp_err.h"
 #include "npy.h"
 
 #include <errno.h>
@@ -21,18 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int amp_dtype_parse(const char *s)
 {
@@ -173,10 +162,10 @@ static int expect(hparse *p, char c, const char *what)
 {
     skip_ws(p);
     if (p->s >= p->end)
-        return fail(p->err, p->errlen, "%s: header ends where %s ('%c') was expected",
+        return amp_errorf(p->err, p->errlen, "%s: header ends where %s ('%c') was expected",
                     p->name, what, c);
     if (*p->s != c)
-        return fail(p->err, p->errlen, "%s: header has '%c' where %s ('%c') was expected",
+        return amp_errorf(p->err, p->errlen, "%s: header has '%c' where %s ('%c') was expected",
                     p->name, *p->s, what, c);
     p->s++;
     return 0;
@@ -186,17 +175,17 @@ static int parse_str(hparse *p, char *out, size_t outlen)
 {
     skip_ws(p);
     if (p->s >= p->end || (*p->s != '\'' && *p->s != '"'))
-        return fail(p->err, p->errlen, "%s: header: expected a quoted string", p->name);
+        return amp_errorf(p->err, p->errlen, "%s: header: expected a quoted string", p->name);
     char q = *p->s++;
     size_t k = 0;
     while (p->s < p->end && *p->s != q) {
         if (*p->s == '\\' || k + 1 >= outlen)
-            return fail(p->err, p->errlen, "%s: header: string too long or escaped "
+            return amp_errorf(p->err, p->errlen, "%s: header: string too long or escaped "
                         "(not a plain dtype)", p->name);
         out[k++] = *p->s++;
     }
     if (p->s >= p->end)
-        return fail(p->err, p->errlen, "%s: header: unterminated string", p->name);
+        return amp_errorf(p->err, p->errlen, "%s: header: unterminated string", p->name);
     p->s++;
     out[k] = 0;
     return 0;
@@ -215,7 +204,7 @@ static int parse_bool(hparse *p, int *v)
         *v = 0;
         return 0;
     }
-    return fail(p->err, p->errlen, "%s: header: 'fortran_order' must be True or False",
+    return amp_errorf(p->err, p->errlen, "%s: header: 'fortran_order' must be True or False",
                 p->name);
 }
 
@@ -231,13 +220,13 @@ static int parse_shape(hparse *p, amp_array *a)
             break;
         }
         if (p->s >= p->end || *p->s < '0' || *p->s > '9')
-            return fail(p->err, p->errlen, "%s: header: shape must be a tuple of "
+            return amp_errorf(p->err, p->errlen, "%s: header: shape must be a tuple of "
                         "non-negative integers", p->name);
         uint64_t v = 0;
         while (p->s < p->end && *p->s >= '0' && *p->s <= '9') {
             unsigned d = (unsigned)(*p->s++ - '0');
             if (v > (UINT64_MAX - d) / 10 || v * 10 + d > SIZE_MAX)
-                return fail(p->err, p->errlen, "%s: header: shape dimension %d "
+                return amp_errorf(p->err, p->errlen, "%s: header: shape dimension %d "
                             "does not fit in %zu bits", p->name, a->ndim,
                             sizeof(size_t) * CHAR_BIT);
             v = v * 10 + d;
@@ -245,7 +234,7 @@ static int parse_shape(hparse *p, amp_array *a)
         if (p->s < p->end && (*p->s == 'L' || *p->s == 'l'))
             p->s++;
         if (a->ndim >= AMP_NPY_MAXDIM)
-            return fail(p->err, p->errlen, "%s: header: more than %d dimensions",
+            return amp_errorf(p->err, p->errlen, "%s: header: more than %d dimensions",
                         p->name, AMP_NPY_MAXDIM);
         a->shape[a->ndim++] = (size_t)v;
         skip_ws(p);
@@ -257,7 +246,7 @@ static int parse_shape(hparse *p, amp_array *a)
             p->s++;
             break;
         }
-        return fail(p->err, p->errlen, "%s: header: malformed shape tuple", p->name);
+        return amp_errorf(p->err, p->errlen, "%s: header: malformed shape tuple", p->name);
     }
     return 0;
 }
@@ -285,7 +274,7 @@ static int parse_descr(hparse *p, const char *d, amp_array *a)
     a->big_endian = big;
     return 0;
 bad:
-    return fail(p->err, p->errlen, "%s: unsupported dtype '%s' (fplab reads "
+    return amp_errorf(p->err, p->errlen, "%s: unsupported dtype '%s' (fplab reads "
                 "<f2 <f4 <f8 and big-endian >f2 >f4 >f8)", p->name, d);
 }
 
@@ -295,7 +284,7 @@ static int parse_header(hparse *p, amp_array *a)
     char key[32], descr[64];
     skip_ws(p);
     if (p->s < p->end && *p->s == '[')
-        return fail(p->err, p->errlen, "%s: header is not a dict", p->name);
+        return amp_errorf(p->err, p->errlen, "%s: header is not a dict", p->name);
     if (expect(p, '{', "the header dict"))
         return -1;
     for (;;) {
@@ -311,7 +300,7 @@ static int parse_header(hparse *p, amp_array *a)
         if (!strcmp(key, "descr")) {
             skip_ws(p);
             if (p->s < p->end && *p->s == '[')
-                return fail(p->err, p->errlen, "%s: unsupported dtype: a structured "
+                return amp_errorf(p->err, p->errlen, "%s: unsupported dtype: a structured "
                             "(record) array; fplab reads plain float arrays", p->name);
             if (parse_str(p, descr, sizeof descr) || parse_descr(p, descr, a))
                 return -1;
@@ -325,7 +314,7 @@ static int parse_header(hparse *p, amp_array *a)
                 return -1;
             have_shape++;
         } else {
-            return fail(p->err, p->errlen, "%s: header has an unexpected key '%s'",
+            return amp_errorf(p->err, p->errlen, "%s: header has an unexpected key '%s'",
                         p->name, key);
         }
         skip_ws(p);
@@ -339,9 +328,9 @@ static int parse_header(hparse *p, amp_array *a)
     }
     skip_ws(p);
     if (p->s != p->end)
-        return fail(p->err, p->errlen, "%s: header has text after the dict", p->name);
+        return amp_errorf(p->err, p->errlen, "%s: header has text after the dict", p->name);
     if (have_descr != 1 || have_order != 1 || have_shape != 1)
-        return fail(p->err, p->errlen, "%s: header must have each of 'descr', "
+        return amp_errorf(p->err, p->errlen, "%s: header must have each of 'descr', "
                     "'fortran_order', 'shape' exactly once", p->name);
     return 0;
 }
@@ -352,10 +341,10 @@ int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
     static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
     array_reset(a);
     if (len < 6 || memcmp(buf, magic, 6))
-        return fail(err, errlen, "%s: bad magic: not a .npy file (expected "
+        return amp_errorf(err, errlen, "%s: bad magic: not a .npy file (expected "
                     "\\x93NUMPY at offset 0)", name);
     if (len < 8)
-        return fail(err, errlen, "%s: truncated: file ends inside the version "
+        return amp_errorf(err, errlen, "%s: truncated: file ends inside the version "
                     "bytes (%zu bytes)", name, len);
     int major = buf[6], minor = buf[7];
     size_t lenbytes;
@@ -364,27 +353,27 @@ int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
     else if ((major == 2 || major == 3) && minor == 0)
         lenbytes = 4;
     else
-        return fail(err, errlen, "%s: unsupported .npy format version %d.%d "
+        return amp_errorf(err, errlen, "%s: unsupported .npy format version %d.%d "
                     "(fplab reads 1.0, 2.0, 3.0)", name, major, minor);
     if (len < 8 + lenbytes)
-        return fail(err, errlen, "%s: truncated: file ends inside the header "
+        return amp_errorf(err, errlen, "%s: truncated: file ends inside the header "
                     "length (%zu bytes)", name, len);
     size_t hlen = 0;
     for (size_t k = lenbytes; k-- > 0;)
         hlen = hlen << 8 | buf[8 + k];
     if (hlen > AMP_NPY_MAX_HEADER)
-        return fail(err, errlen, "%s: oversized header: %zu bytes (at most %u "
+        return amp_errorf(err, errlen, "%s: oversized header: %zu bytes (at most %u "
                     "accepted; real headers are a few hundred)", name, hlen,
                     AMP_NPY_MAX_HEADER);
     size_t off = 8 + lenbytes + hlen;
     if (len < off)
-        return fail(err, errlen, "%s: truncated header: header length says %zu "
+        return amp_errorf(err, errlen, "%s: truncated header: header length says %zu "
                     "bytes but only %zu follow", name, hlen, len - 8 - lenbytes);
     hparse p = {(const char *)buf + 8 + lenbytes, (const char *)buf + off, name,
                 err, errlen};
     for (size_t k = 0; k < hlen; k++)
         if (p.s[k] == 0)
-            return fail(err, errlen, "%s: header contains a NUL byte at offset %zu",
+            return amp_errorf(err, errlen, "%s: header contains a NUL byte at offset %zu",
                         name, 8 + lenbytes + k);
     if (parse_header(&p, a)) {
         a->ndim = 0;
@@ -402,11 +391,11 @@ int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
     char shp[256];
     amp_array_shape_str(a, shp, sizeof shp);
     if (len - off < bytes)
-        return fail(err, errlen, "%s: data shorter than the header claims: shape "
+        return amp_errorf(err, errlen, "%s: data shorter than the header claims: shape "
                     "%s of %s needs %zu bytes, the file holds %zu", name, shp,
                     amp_dtype_name(a->dtype), bytes, len - off);
     if (len - off > bytes)
-        return fail(err, errlen, "%s: %zu unexpected bytes after the data (shape "
+        return amp_errorf(err, errlen, "%s: %zu unexpected bytes after the data (shape "
                     "%s of %s is %zu bytes)", name, len - off - bytes, shp,
                     amp_dtype_name(a->dtype), bytes);
     a->n = n;
@@ -414,14 +403,14 @@ int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
         a->data = malloc(n * sizeof *a->data);
         if (!a->data) {
             a->n = 0;
-            return fail(err, errlen, "%s: out of memory for %zu values", name, n);
+            return amp_errorf(err, errlen, "%s: out of memory for %zu values", name, n);
         }
         decode(a->data, buf + off, n, a->dtype, a->big_endian);
     }
     return 0;
 overflow:
     a->ndim = 0;
-    return fail(err, errlen, "%s: shape product overflows: the header's shape "
+    return amp_errorf(err, errlen, "%s: shape product overflows: the header's shape "
                 "is larger than any file can hold", name);
 }
 
@@ -433,24 +422,24 @@ static int slurp(const char *path, unsigned char **buf, size_t *len, char *err,
     *len = 0;
     FILE *fp = fopen(path, "rb");
     if (!fp)
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
         fclose(fp);
-        return fail(err, errlen, "%s: not a regular file", path);
+        return amp_errorf(err, errlen, "%s: not a regular file", path);
     }
     size_t size = (size_t)st.st_size;
     unsigned char *b = malloc(size ? size : 1);
     if (!b) {
         fclose(fp);
-        return fail(err, errlen, "%s: out of memory for %zu bytes", path, size);
+        return amp_errorf(err, errlen, "%s: out of memory for %zu bytes", path, size);
     }
     size_t got = fread(b, 1, size, fp);
     int bad = ferror(fp);
     fclose(fp);
     if (bad || got != size) {
         free(b);
-        return fail(err, errlen, "%s: read error", path);
+        return amp_errorf(err, errlen, "%s: read error", path);
     }
     *buf = b;
     *len = size;
@@ -475,14 +464,14 @@ int amp_raw_read(amp_array *a, const char *path, int dtype, char *err,
     array_reset(a);
     size_t w = amp_dtype_size(dtype);
     if (!w)
-        return fail(err, errlen, "%s: raw read needs a dtype f16, f32 or f64", path);
+        return amp_errorf(err, errlen, "%s: raw read needs a dtype f16, f32 or f64", path);
     unsigned char *buf;
     size_t len;
     if (slurp(path, &buf, &len, err, errlen))
         return -1;
     if (len % w) {
         free(buf);
-        return fail(err, errlen, "%s: %zu bytes is not a whole number of %s "
+        return amp_errorf(err, errlen, "%s: %zu bytes is not a whole number of %s "
                     "values (%zu bytes each)", path, len, amp_dtype_name(dtype), w);
     }
     a->n = len / w;
@@ -494,7 +483,7 @@ int amp_raw_read(amp_array *a, const char *path, int dtype, char *err,
         if (!a->data) {
             free(buf);
             a->n = 0;
-            return fail(err, errlen, "%s: out of memory", path);
+            return amp_errorf(err, errlen, "%s: out of memory", path);
         }
         decode(a->data, buf, a->n, dtype, 0);
     }
@@ -512,7 +501,7 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
     array_reset(a);
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0, n = 0, dcap = 0, lineno = 0;
     double *data = NULL;
@@ -523,7 +512,7 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
         while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == '\r'))
             line[--got] = 0;
         if (memchr(line, 0, (size_t)got)) {
-            rc = fail(err, errlen, "%s:%zu: NUL byte in a text file (is it binary? "
+            rc = amp_errorf(err, errlen, "%s:%zu: NUL byte in a text file (is it binary? "
                       "use --dtype for raw data)", path, lineno);
             break;
         }
@@ -545,14 +534,14 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
             char save = *s;
             *s = 0;
             if (!*start) {
-                rc = fail(err, errlen, "%s:%zu:%d: empty field", path, lineno, field);
+                rc = amp_errorf(err, errlen, "%s:%zu:%d: empty field", path, lineno, field);
                 goto out;
             }
             char *endp;
             errno = 0;
             double v = strtod(start, &endp);
             if (endp == start || *endp) {
-                rc = fail(err, errlen, "%s:%zu:%d: '%.40s' is not a number", path,
+                rc = amp_errorf(err, errlen, "%s:%zu:%d: '%.40s' is not a number", path,
                           lineno, field, start);
                 goto out;
             }
@@ -562,7 +551,7 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
                 size_t nc = dcap ? dcap * 2 : 1024;
                 double *nd = realloc(data, nc * sizeof *nd);
                 if (!nd) {
-                    rc = fail(err, errlen, "%s:%zu: out of memory", path, lineno);
+                    rc = amp_errorf(err, errlen, "%s:%zu: out of memory", path, lineno);
                     goto out;
                 }
                 data = nd;
@@ -579,7 +568,7 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
                 while (*s == ' ' || *s == '\t')
                     s++;
                 if (!*s) {
-                    rc = fail(err, errlen, "%s:%zu:%d: empty field after a trailing "
+                    rc = amp_errorf(err, errlen, "%s:%zu:%d: empty field after a trailing "
                               "separator", path, lineno, field + 1);
                     goto out;
                 }
@@ -587,9 +576,9 @@ int amp_text_read(amp_array *a, const char *path, char *err, size_t errlen)
         }
     }
     if (!rc && ferror(fp))
-        rc = fail(err, errlen, "%s: read error", path);
+        rc = amp_errorf(err, errlen, "%s: read error", path);
     if (!rc && n == 0)
-        rc = fail(err, errlen, "%s: no numbers in the file", path);
+        rc = amp_errorf(err, errlen, "%s: no numbers in the file", path);
 out:
     free(line);
     fclose(fp);
@@ -614,13 +603,13 @@ int amp_array_read(amp_array *a, const char *path, int dtype, char *err,
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         array_reset(a);
-        return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     }
     size_t got = fread(head, 1, 6, fp);
     fclose(fp);
     if (got == 0) {
         array_reset(a);
-        return fail(err, errlen, "%s: empty file", path);
+        return amp_errorf(err, errlen, "%s: empty file", path);
     }
     if (head[0] == 0x93)
         return amp_npy_read(a, path, err, errlen);   /* magic checked there */
