@@ -20,6 +20,12 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parse a format spec (preset, alias or ieee:E:M).  On failure prints a
  * message naming `where` (e.g. "--format") and returns -1. */
 int cli_parse_format(const char *spec, fl_format *out, const char *where);
+/* The arguments of a subcommand that takes exactly one FORMAT and no
+ * options (`fplab info`, `fplab table`): prints usage on --help and returns
+ * 1; parses the format into *out (its spelling into *spec) and returns 0;
+ * or prints a message naming cmd and the problem and returns -1. */
+int cli_one_format(const char *cmd, int argc, char **argv,
+                   void (*usage)(FILE *), fl_format *out, const char **spec);
 /* Rounding mode by fplab or TestFloat name; -1 (message printed) if bad. */
 int cli_parse_rm(const char *s, const char *where);
 /* Unsigned decimal or 0x-hex integer, whole string; -1 if bad (no message). */

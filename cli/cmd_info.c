@@ -69,25 +69,11 @@ static int pow2_in(const fl_format *f, int k, uint64_t *bits)
 
 int cmd_info(int argc, char **argv)
 {
-    const char *spec = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        }
-        if (!strncmp(argv[i], "--", 2))
-            return cli_error("info: unknown option '%s' (try 'fplab info "
-                             "--help')", argv[i]);
-        if (spec != NULL)
-            return cli_error("info: one FORMAT only, got '%s' and '%s'",
-                             spec, argv[i]);
-        spec = argv[i];
-    }
-    if (spec == NULL)
-        return cli_error("info: need a FORMAT (try 'fplab info --help')");
+    const char *spec;
     fl_format f;
-    if (cli_parse_format(spec, &f, "info: FORMAT") != 0)
-        return CLI_USAGE;
+    int rc = cli_one_format("info", argc, argv, usage, &f, &spec);
+    if (rc != 0)
+        return rc > 0 ? CLI_OK : CLI_USAGE;
 
     const int p = f.prec;
     printf("%-19s %s\n", "format", f.name);

@@ -52,25 +52,11 @@ static const char *class_word(fl_class k)
 
 int cmd_table(int argc, char **argv)
 {
-    const char *spec = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        }
-        if (!strncmp(argv[i], "--", 2))
-            return cli_error("table: unknown option '%s' (try 'fplab table "
-                             "--help')", argv[i]);
-        if (spec != NULL)
-            return cli_error("table: one FORMAT only, got '%s' and '%s'",
-                             spec, argv[i]);
-        spec = argv[i];
-    }
-    if (spec == NULL)
-        return cli_error("table: need a FORMAT (try 'fplab table --help')");
+    const char *spec;
     fl_format f;
-    if (cli_parse_format(spec, &f, "table: FORMAT") != 0)
-        return CLI_USAGE;
+    int rc = cli_one_format("table", argc, argv, usage, &f, &spec);
+    if (rc != 0)
+        return rc > 0 ? CLI_OK : CLI_USAGE;
     if (f.width > TABLE_MAX_WIDTH)
         return cli_error("table: %s is %d bits wide; the table is for "
                          "formats of at most %d bits (try 'fplab info %s')",

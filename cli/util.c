@@ -58,6 +58,36 @@ int cli_parse_format(const char *spec, fl_format *out, const char *where)
     return 0;
 }
 
+int cli_one_format(const char *cmd, int argc, char **argv,
+                   void (*usage)(FILE *), fl_format *out, const char **spec)
+{
+    char where[64];
+    *spec = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!strncmp(argv[i], "--", 2)) {
+            cli_error("%s: unknown option '%s' (try 'fplab %s --help')", cmd,
+                      argv[i], cmd);
+            return -1;
+        }
+        if (*spec != NULL) {
+            cli_error("%s: one FORMAT only, got '%s' and '%s'", cmd, *spec,
+                      argv[i]);
+            return -1;
+        }
+        *spec = argv[i];
+    }
+    if (*spec == NULL) {
+        cli_error("%s: need a FORMAT (try 'fplab %s --help')", cmd, cmd);
+        return -1;
+    }
+    snprintf(where, sizeof where, "%s: FORMAT", cmd);
+    return cli_parse_format(*spec, out, where) != 0 ? -1 : 0;
+}
+
 int cli_parse_rm(const char *s, const char *where)
 {
     int rm = s ? fl_rm_parse(s) : -1;
