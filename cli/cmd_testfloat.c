@@ -226,11 +226,14 @@ static int parse_hex_field(const char *s, int digits, uint64_t *v,
         else if (*p >= 'A' && *p <= 'F')
             d = *p - 'A' + 10;
         else {
-            snprintf(why, wl, "'%s' is not a hex number", s);
+            snprintf(why, wl, "'%.40s%s' is not a hex number", s,
+                     strlen(s) > 40 ? "..." : "");
             return -1;
         }
         if (n >= digits) {
-            snprintf(why, wl, "'%s' has more than %d hex digits", s, digits);
+            /* quote at most 40 characters, so the reason always fits */
+            snprintf(why, wl, "'%.40s%s' has more than %d hex digits", s,
+                     strlen(s) > 40 ? "..." : "", digits);
             return -1;
         }
         x = (x << 4) | (uint64_t)d;

@@ -58,6 +58,7 @@ START_TEST(hist_bins_constructed)
     amp_hist h3;
     ck_assert_int_eq(amp_hist_init(&h3, -20, 16), 0);
     ck_assert_int_eq(amp_hist_merge(&h3, &h), -1);
+    amp_hist_free(&h3);
     ck_assert_int_eq(amp_hist_init(&h3, 5, 5), -1);
     amp_hist_free(&h);
     amp_hist_free(&h2);

@@ -247,7 +247,11 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
         if (got < 0) {
             int zerr;
             const char *msg = gzerror(gz, &zerr);
-            amp_errorf(err, errlen, "%s: read error: %s", path, msg);
+            if (zerr == Z_ERRNO)
+                amp_errorf(err, errlen, "%s: read error: %s", path,
+                           strerror(errno));
+            else
+                amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
             gzclose(gz);
             free(buf);
             return NULL;
