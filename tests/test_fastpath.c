@@ -9,11 +9,15 @@
  * formats, modes (all seven), tininess, ftz, daz, saturation and NaN
  * presets; the SIMD array kernels (fast_simd.c) at every level the CPU has,
  * on arrays of random length with corner-case inputs; the multi-threaded
- * arrays (fplab/parallel.h) with 1 to 5 threads against one.
+ * arrays (fplab/parallel.h) with 1 to 5 threads against one; the
+ * element-wise fl_add_array .. fl_div_array (AVX-512 kernels of
+ * fast_simd_binop.c) on random formats, contexts and lengths, in place and
+ * not, element by element.
  * `test_fastpath exhaustive` (label exhaustive): every pair of binary16
- * and of bfloat16 encodings for add, sub, mul and div, and every binary32
- * encoding converted to binary16 and bfloat16 in all seven modes, by
- * fl_convert and by the array kernels, on all cores
+ * and of bfloat16 encodings for add, sub, mul and div (by the scalar entry
+ * points, and by fl_*_array in nearest-even), and every binary32 encoding
+ * converted to binary16 and bfloat16 in all seven modes, by fl_convert and
+ * by the array kernels, on all cores
  * (FPLAB_EXHAUSTIVE_LIMIT=N: the first N indices of each sweep).
  * FPLAB_TEST_SEED replays a random run.
  */
@@ -58,12 +62,13 @@ static long get_scale(void)
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_FMA, OP_DIV, OP_SQRT, OP_CVT32, OP_CVT64,
        OP_CVTFMT, OP_RFLOAT, OP_RDOUBLE, OP_AFLOAT, OP_ADOUBLE, OP_SIMDF,
-       OP_SIMDD, OP_MT, OP_COUNT };
+       OP_SIMDD, OP_MT, OP_BINARR, OP_COUNT };
 static const char *op_names[OP_COUNT] = {
     "add", "sub", "mul", "fma", "div", "sqrt", "convert<-binary32",
     "convert<-binary64", "convert<-binary16", "round_float", "round_double",
     "round_float_array", "round_double_array", "simd float kernels",
-    "simd double kernels", "array_mt (1-5 threads)" };
+    "simd double kernels", "array_mt (1-5 threads)",
+    "add/sub/mul/div_array" };
 
 /* Formats under test (fast-path ones) and their generic twins. */
 #define NFMT 8
@@ -527,6 +532,60 @@ static uint64_t mt_cases(int fi, uint64_t *s, size_t n)
     return n * 5;
 }
 
+/* fl_add_array .. fl_div_array (the AVX-512 kernels of fast_simd_binop.c
+ * where the CPU has them, else the scalar loop) against the generic scalar
+ * code, element by element, value and whole flag word; every third array
+ * is computed in place (r == a). */
+static uint64_t binarr_cases(int fi, uint64_t *s, size_t n, uint64_t *handled)
+{
+    const fl_format *ff = &fast_fmt[fi], *sf = &slow_fmt[fi];
+    uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *r = malloc(n * 8);
+    unsigned *fl = malloc(n * sizeof *fl);
+    const int op = (int)(sm_next(s) % 4), inplace = sm_next(s) % 3 == 0;
+    fl_ctx c = rnd_ctx(s);
+    size_t i;
+    if (!a || !b || !r || !fl) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    for (i = 0; i < n; i++) {
+        a[i] = rnd_operand(ff, s);
+        /* half the time b near a (cancellation, ties, equal operands) */
+        b[i] = (sm_next(s) & 1) ? rnd_operand(ff, s)
+                                : (a[i] ^ (sm_next(s) & 3)) ^
+                                      ((sm_next(s) & 1) ? ff->sign_mask : 0);
+    }
+    if (inplace)
+        memcpy(r, a, n * 8);
+    {
+        const uint64_t *src = inplace ? r : a;
+        switch (op) {
+        case 0: fl_add_array(ff, r, src, b, n, &c, fl); break;
+        case 1: fl_sub_array(ff, r, src, b, n, &c, fl); break;
+        case 2: fl_mul_array(ff, r, src, b, n, &c, fl); break;
+        default: fl_div_array(ff, r, src, b, n, &c, fl); break;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        fl_ctx ci = c;
+        unsigned wf = 0;
+        uint64_t w;
+        ci.sr_index = c.sr_index + i;
+        switch (op) {
+        case 0: w = fl_add(sf, a[i], b[i], &ci, &wf); break;
+        case 1: w = fl_sub(sf, a[i], b[i], &ci, &wf); break;
+        case 2: w = fl_mul(sf, a[i], b[i], &ci, &wf); break;
+        default: w = fl_div(sf, a[i], b[i], &ci, &wf); break;
+        }
+        if (w != r[i] || wf != fl[i])
+            report(OP_BINARR, ff, &ci, a[i], b[i], (uint64_t)op, w, wf,
+                   r[i], fl[i]);
+    }
+    *handled += n;
+    free(a); free(b); free(r); free(fl);
+    return n;
+}
+
 static int run_random(void)
 {
     uint64_t seed = get_seed(), s = seed;
@@ -567,6 +626,11 @@ static int run_random(void)
                 cases += mt_cases((int)(sm_next(&s) % NFMT), &s,
                                   ((size_t)1 << 14) + (size_t)(sm_next(&s) % 40000));
             handled = cases;
+        } else if (op == OP_BINARR) {
+            while (cases < per_op)
+                cases += binarr_cases((int)(sm_next(&s) % NFMT), &s,
+                                      1 + (size_t)(sm_next(&s) % 600),
+                                      &handled);
         } else if (op == OP_AFLOAT || op == OP_ADOUBLE) {
             while (cases < per_op)
                 cases += array_cases(op, (int)(sm_next(&s) % NFMT), &s,
@@ -634,11 +698,57 @@ static void ex_array(ex_task *t, int fi, int rm)
     }
 }
 
+/* Jobs 4 + 2 * FL_RM_COUNT + k: every pair of 16-bit encodings through
+ * fl_add_array .. fl_div_array (op k, nearest-even) in blocks of 256,
+ * against the generic scalar code, value and flag word per element. */
+static void ex_binarr(ex_task *t, int fi, int op)
+{
+    enum { B = 256 };
+    uint64_t a[B], b[B], r[B];
+    unsigned fl[B];
+    const fl_ctx c = FL_CTX_INIT;
+    uint64_t i;
+    for (i = t->lo; i < t->hi; i += B) {
+        const size_t n = t->hi - i < B ? (size_t)(t->hi - i) : B;
+        size_t j;
+        for (j = 0; j < n; j++) {
+            a[j] = (i + j) >> 16;
+            b[j] = (i + j) & 0xFFFF;
+        }
+        switch (op) {
+        case 0: fl_add_array(&fast_fmt[fi], r, a, b, n, &c, fl); break;
+        case 1: fl_sub_array(&fast_fmt[fi], r, a, b, n, &c, fl); break;
+        case 2: fl_mul_array(&fast_fmt[fi], r, a, b, n, &c, fl); break;
+        default: fl_div_array(&fast_fmt[fi], r, a, b, n, &c, fl); break;
+        }
+        for (j = 0; j < n; j++) {
+            unsigned wf = 0;
+            uint64_t w;
+            switch (op) {
+            case 0: w = fl_add(&slow_fmt[fi], a[j], b[j], &c, &wf); break;
+            case 1: w = fl_sub(&slow_fmt[fi], a[j], b[j], &c, &wf); break;
+            case 2: w = fl_mul(&slow_fmt[fi], a[j], b[j], &c, &wf); break;
+            default: w = fl_div(&slow_fmt[fi], a[j], b[j], &c, &wf); break;
+            }
+            if ((w != r[j] || wf != fl[j]) && t->mism++ < 5)
+                printf("MISMATCH %s array op %d a=%04" PRIx64 " b=%04" PRIx64
+                       ": generic %04" PRIx64 "/%02x array %04" PRIx64
+                       "/%02x\n", fast_fmt[fi].name, op, a[j], b[j], w, wf,
+                       r[j], fl[j]);
+        }
+        t->cases += n;
+    }
+}
+
 static void *ex_worker(void *arg)
 {
     ex_task *t = arg;
     uint64_t i;
     fl_ctx c = FL_CTX_INIT;
+    if ((t->job & 31) >= 4 + 2 * FL_RM_COUNT) {
+        ex_binarr(t, t->job >> 5 & 1, (t->job & 31) - 4 - 2 * FL_RM_COUNT);
+        return NULL;
+    }
     if ((t->job & 31) >= 4 + FL_RM_COUNT) {
         ex_array(t, t->job >> 5 & 1, (t->job & 31) - 4 - FL_RM_COUNT);
         return NULL;
@@ -699,14 +809,20 @@ static int run_exhaustive(void)
     if (nthr > 64) nthr = 64;
     for (fi = 0; fi < 2; fi++)
         for (op = only_array ? 4 + FL_RM_COUNT : 0;
-             op < 4 + 2 * FL_RM_COUNT; op++) {
+             op < 4 + 2 * FL_RM_COUNT + 4; op++) {
             ex_task task[64];
             pthread_t th[64];
             if (only_fmt && strcmp(only_fmt, fast_fmt[fi].name) != 0)
                 continue;
             if (only_scalar && op >= 4 + FL_RM_COUNT)
                 continue;
+            /* FPLAB_EXHAUSTIVE_ONLY=binarr: only the fl_*_array sweeps */
+            if (only && strcmp(only, "binarr") == 0
+                    ? op < 4 + 2 * FL_RM_COUNT
+                    : only && op >= 4 + 2 * FL_RM_COUNT)
+                continue;
             if (rms && *rms && op >= 4 + FL_RM_COUNT &&
+                op < 4 + 2 * FL_RM_COUNT &&
                 !strstr(rms, fl_rm_name(op - 4 - FL_RM_COUNT)))
                 continue;
             for (t = 0; t < nthr; t++) {
@@ -726,8 +842,15 @@ static int run_exhaustive(void)
                 printf("%s %s%s: %" PRIu64 " cases, %" PRIu64 " mismatches\n",
                        fast_fmt[fi].name,
                        op < 4 ? op_names[op < 2 ? op : op + 0 == 2 ? OP_MUL : OP_DIV]
-                              : fl_rm_name((op - 4) % FL_RM_COUNT),
-                       op < 4 ? "" : op < 4 + FL_RM_COUNT ? " convert" : " array kernel",
+                       : op >= 4 + 2 * FL_RM_COUNT
+                           ? op_names[(op - 4 - 2 * FL_RM_COUNT) < 2
+                                          ? op - 4 - 2 * FL_RM_COUNT
+                                          : op - 4 - 2 * FL_RM_COUNT == 2
+                                                ? OP_MUL : OP_DIV]
+                           : fl_rm_name((op - 4) % FL_RM_COUNT),
+                       op < 4 ? "" : op < 4 + FL_RM_COUNT ? " convert"
+                       : op < 4 + 2 * FL_RM_COUNT ? " array kernel"
+                                                  : " fl_*_array rne",
                        c, m);
                 fflush(stdout);
                 total += c; mism += m; expect += space;

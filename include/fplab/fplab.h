@@ -317,6 +317,20 @@ void fl_round_float_array(const fl_format *f, float *dst, const float *src,
 void fl_round_double_array(const fl_format *f, double *dst, const double *src,
                            size_t n, const fl_ctx *c, unsigned *flags);
 
+/* Element-wise arithmetic on arrays of encodings: r[i] = a[i] op b[i] for
+ * i < n, each element exactly what the scalar call gives.  each: NULL, or
+ * each[i] is SET (not ORed) to element i's flags, ternary bits included.
+ * Element i uses stochastic-rounding index c->sr_index + i.  r may equal a
+ * or b. */
+void fl_add_array(const fl_format *f, uint64_t *r, const uint64_t *a,
+                  const uint64_t *b, size_t n, const fl_ctx *c, unsigned *each);
+void fl_sub_array(const fl_format *f, uint64_t *r, const uint64_t *a,
+                  const uint64_t *b, size_t n, const fl_ctx *c, unsigned *each);
+void fl_mul_array(const fl_format *f, uint64_t *r, const uint64_t *a,
+                  const uint64_t *b, size_t n, const fl_ctx *c, unsigned *each);
+void fl_div_array(const fl_format *f, uint64_t *r, const uint64_t *a,
+                  const uint64_t *b, size_t n, const fl_ctx *c, unsigned *each);
+
 /* ------------------------------------------------------------------------
  * Decimal and hexadecimal text.
  * ---------------------------------------------------------------------- */

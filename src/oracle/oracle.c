@@ -64,6 +64,19 @@ void fl_orc_core_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
     const fl_format *f = j->fmt;
     const fl_ctx *x = &j->ctx;
     size_t i;
+    if (j->op <= FL_ORC_DIV && j->ctx.rm != FL_RSR) {
+        /* the core's batch entry points: one format dispatch per call */
+        switch (j->op) {
+        case FL_ORC_ADD: fl_add_array(f, r, a, b, n, x, flags); break;
+        case FL_ORC_SUB: fl_sub_array(f, r, a, b, n, x, flags); break;
+        case FL_ORC_MUL: fl_mul_array(f, r, a, b, n, x, flags); break;
+        default: fl_div_array(f, r, a, b, n, x, flags); break;
+        }
+        if (flags)
+            for (i = 0; i < n; i++)
+                flags[i] &= FL_IEEE_FLAGS;
+        return;
+    }
     for (i = 0; i < n; i++) {
         unsigned fl = 0;
         uint64_t v;

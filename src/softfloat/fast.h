@@ -588,6 +588,13 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
                                    const double *src, size_t n,
                                    const fl_ctx *c, unsigned *flags,
                                    int level);
+/* AVX-512 kernels of fl_add_array .. fl_div_array (fast_simd_binop.c), op
+ * 0 add, 1 sub, 2 mul, 3 div: do the first elements (a multiple of 8) and
+ * return how many, every lane exactly as the scalar entry point; 0 when
+ * there is no kernel for f, the mode or this CPU. */
+size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
+                      const uint64_t *a, const uint64_t *b, size_t n,
+                      const fl_ctx *c, unsigned *each);
 /* 2 = AVX-512 kernels, 1 = AVX2, 0 = none (CPU or build). */
 int fl__simd_available(void);
 
