@@ -11,7 +11,9 @@ endif()
 add_test(NAME verify_xcheck_oracles COMMAND verify_xcheck xcheck)
 add_test(NAME verify_fmaf_counterexample COMMAND verify_xcheck fmaf)
 add_test(NAME verify_bf16_flush COMMAND verify_xcheck bf16flush)
+add_test(NAME verify_hw_flag_paths COMMAND verify_xcheck hwpaths)
 set_tests_properties(verify_xcheck_oracles verify_fmaf_counterexample verify_bf16_flush
+  verify_hw_flag_paths
   PROPERTIES LABELS verify SKIP_RETURN_CODE 77)
 
 # The core against each oracle on a biased random sample, every mode the

@@ -12,6 +12,13 @@
  *              MPFR on it.
  *   bf16flush  shows that vcvtneps2bf16 flushes subnormal binary32 inputs
  *              (the behaviour the hw oracle models with daz).
+ *   hwpaths    the hw oracle's two binary16 flag paths against each other:
+ *              arrays (16 lanes at a time, flags read off the results and
+ *              checked against MXCSR per block) and one element per call
+ *              (MXCSR read per element), for add, sub, mul, div and sqrt in
+ *              the four x86 modes.  Default: 2^20 biased random pairs per
+ *              op and mode; `hwpaths all`: every pair (2^32 per op and
+ *              mode, hours).
  *
  * Seeds: FPLAB_SEED=<n> replays a run; the seed is always printed.
  * Exit: 0 pass, 1 fail, 77 skipped (the oracles needed are missing).
@@ -264,12 +271,104 @@ static int run_bf16flush(void)
     return 0;
 }
 
+/* hwpaths: one binary16 operand, biased to the interesting places. */
+static uint64_t hp_operand(uint64_t *st)
+{
+    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    switch (z & 7) {
+    case 0: return (z >> 8) & 0x83FF;                    /* subnormal, 0 */
+    case 1: return ((z >> 8) & 0x800F) | 0x7BF0;          /* near the top */
+    case 2: return ((z >> 8) & 0x8003) | 0x7C00 | ((z >> 20) & 0x200); /* inf, NaN */
+    case 3: return ((z >> 8) & 0xFFC0);                  /* short significand */
+    default: return (z >> 8) & 0xFFFF;
+    }
+}
+
+static int run_hwpaths(int all)
+{
+    enum { CH = 4096 };
+    static uint64_t A[CH], B[CH], R1[CH], R2[CH];
+    static unsigned F1[CH], F2[CH];
+    const int rms[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP};
+    const int ops[] = {FL_ORC_ADD, FL_ORC_SUB, FL_ORC_MUL, FL_ORC_DIV,
+                       FL_ORC_SQRT};
+    const uint64_t seed = seed_from_env(7);
+    uint64_t cases = 0, bad = 0, expect = 0;
+    size_t oi, ri;
+    char why[256];
+
+    printf("hwpaths: seed=%llu (replay with FPLAB_SEED)\n",
+           (unsigned long long)seed);
+    if (!can(&fl_oracle_hw)) {
+        printf("SKIP: hw oracle cannot run here\n");
+        return 77;
+    }
+    for (oi = 0; oi < 5; oi++)
+        for (ri = 0; ri < 4; ri++) {
+            fl_orc_job j;
+            const int ar = fl_orc_op_arity(ops[oi]);
+            const uint64_t space = ar == 1 ? 65536
+                                   : all ? (uint64_t)1 << 32 : (uint64_t)1 << 20;
+            uint64_t st = seed ^ (oi * 4 + ri) * 0x51ED27ull, i0, jb = 0;
+            j.fmt = j.src = &fl_binary16;
+            j.op = ops[oi];
+            j.ctx = fl_ctx_make(rms[ri]);
+            j.ctx.nan = FL_NANP_X86;
+            if (!fl_oracle_hw.supports(&j, why, sizeof why)) {
+                printf("FAIL: hw does not cover binary16 %s %s: %s\n",
+                       fl_orc_op_name(j.op), fl_rm_name(rms[ri]), why);
+                return 1;
+            }
+            for (i0 = 0; i0 < space; i0 += CH) {
+                size_t n = space - i0 < CH ? (size_t)(space - i0) : CH, i;
+                for (i = 0; i < n; i++) {
+                    if (ar == 1 || all) {
+                        A[i] = ar == 1 ? i0 + i : (i0 + i) >> 16;
+                        B[i] = (i0 + i) & 0xFFFF;
+                    } else {
+                        A[i] = hp_operand(&st);
+                        B[i] = hp_operand(&st);
+                    }
+                }
+                fl_oracle_hw.compute(&j, n, A, B, NULL, R1, F1);
+                for (i = 0; i < n; i++)
+                    fl_oracle_hw.compute(&j, 1, A + i, B + i, NULL, R2 + i,
+                                         F2 + i);
+                for (i = 0; i < n; i++)
+                    if (R1[i] != R2[i] || F1[i] != F2[i]) {
+                        if (bad++ < 10)
+                            printf("MISMATCH binary16 %s %s a=%04llx b=%04llx: "
+                                   "array %04llx flags %03x, one by one %04llx "
+                                   "flags %03x\n", fl_orc_op_name(j.op),
+                                   fl_rm_name(rms[ri]), (unsigned long long)A[i],
+                                   (unsigned long long)B[i],
+                                   (unsigned long long)R1[i], F1[i],
+                                   (unsigned long long)R2[i], F2[i]);
+                    }
+                jb += n;
+            }
+            printf("binary16 %-4s %s: %llu cases\n", fl_orc_op_name(j.op),
+                   fl_rm_name(rms[ri]), (unsigned long long)jb);
+            fflush(stdout);
+            cases += jb;
+            expect += space;
+        }
+    printf("hwpaths: %llu cases, %llu disagreements\n",
+           (unsigned long long)cases, (unsigned long long)bad);
+    return bad || cases != expect || cases == 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "xcheck";
     if (!strcmp(what, "xcheck")) return run_xcheck();
     if (!strcmp(what, "fmaf")) return run_fmaf();
     if (!strcmp(what, "bf16flush")) return run_bf16flush();
-    fprintf(stderr, "usage: verify_xcheck xcheck|fmaf|bf16flush\n");
+    if (!strcmp(what, "hwpaths"))
+        return run_hwpaths(argc > 2 && !strcmp(argv[2], "all"));
+    fprintf(stderr, "usage: verify_xcheck xcheck|fmaf|bf16flush|hwpaths [all]\n");
     return 2;
 }

@@ -65,6 +65,7 @@
  */
 #include "oracle.h"
 
+#include <stdatomic.h>
 #include <string.h>
 #include <stdio.h>
 
@@ -81,6 +82,7 @@
 /* ---------------------------------------------------------------- cpuid */
 typedef struct hw_caps {
     int f16c, fma, avx512fp16, avx512bf16;
+    int avx512;            /* F, BW, VL and DQ: the vector flags path */
 } hw_caps;
 
 static unsigned long long hw_xgetbv0(void)
@@ -92,7 +94,7 @@ static unsigned long long hw_xgetbv0(void)
 
 static hw_caps hw_detect(void)
 {
-    hw_caps k = {0, 0, 0, 0};
+    hw_caps k = {0, 0, 0, 0, 0};
     unsigned a, b, c, d;
     int avx_os = 0, avx512_os = 0, avx512f = 0, avx512vl = 0;
     if (!__get_cpuid(1, &a, &b, &c, &d))
@@ -108,6 +110,8 @@ static hw_caps hw_detect(void)
         avx512f = (b >> 16) & 1;
         avx512vl = (b >> 31) & 1;
         k.avx512fp16 = avx512_os && avx512f && avx512vl && ((d >> 23) & 1);
+        k.avx512 = avx512_os && avx512f && avx512vl && k.f16c &&
+                   ((b >> 30) & 1) /* BW */ && ((b >> 17) & 1) /* DQ */;
         if (a >= 1) {
             unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
             __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
@@ -117,10 +121,27 @@ static hw_caps hw_detect(void)
     return k;
 }
 
+/* cpuid traps to the hypervisor in a virtual machine (microseconds), so
+ * the answer is cached: detection always gives the same bits, and an
+ * atomic word makes the first calls' race harmless. */
 static hw_caps hw_caps_get(void)
 {
-    /* cpuid is cheap enough, and detection has no mutable shared state. */
-    return hw_detect();
+    static _Atomic unsigned cache;           /* 0: not yet; bit 5: known */
+    unsigned v = atomic_load_explicit(&cache, memory_order_relaxed);
+    hw_caps k;
+    if (!v) {
+        k = hw_detect();
+        v = 32u | (unsigned)k.f16c | (unsigned)k.fma << 1 |
+            (unsigned)k.avx512fp16 << 2 | (unsigned)k.avx512bf16 << 3 |
+            (unsigned)k.avx512 << 4;
+        atomic_store_explicit(&cache, v, memory_order_relaxed);
+    }
+    k.f16c = v & 1;
+    k.fma = (v >> 1) & 1;
+    k.avx512fp16 = (v >> 2) & 1;
+    k.avx512bf16 = (v >> 3) & 1;
+    k.avx512 = (v >> 4) & 1;
+    return k;
 }
 
 void fl_orc_cpu_model(char *buf, size_t len)
@@ -418,6 +439,183 @@ static void hw_vec16(int op, int rc, size_t n, const uint64_t *a,
                        NULL);
 }
 
+/* ------------------------------------------------ vector flags path
+ * binary16 add, sub, mul, div, sqrt with flags, 16 elements at a time.
+ * The values come from the same instructions as hw_op16 (F16C widening,
+ * the binary32 operation in MXCSR's mode, F16C narrowing in MXCSR's
+ * mode), run as one 512-bit sequence between an ldmxcsr that clears the
+ * flags and an stmxcsr that reads them.  MXCSR's flags are one word for
+ * all 16 lanes, so the flags of each lane are read off the hardware's own
+ * results with exact hardware arithmetic:
+ *
+ *   inexact   the binary32 step was inexact (its result s differs from the
+ *             exact result, checked in binary64 where it is exact: x+y,
+ *             x-y and x*y of binary16 values, s*y against x for x/y, s*s
+ *             against x for sqrt) or the narrowing was (the binary16
+ *             result h, widened back, differs from s);
+ *   overflow  F16C narrowing s/2 (exact) in the mode gives at least 2^15:
+ *             s rounded to 11 bits with unbounded exponent is above the
+ *             largest finite 65504 (scaling by 2 commutes with rounding
+ *             in the normal range);
+ *   underflow inexact and tiny after rounding, as hw_tiny16 (in MXCSR
+ *             the narrowing's underflow bit is not used: see the header).
+ *
+ * Then the lanes' OR must equal what MXCSR recorded (PE, OE; IE and ZE
+ * cannot occur, see below): a disagreement is an internal failure of the
+ * oracle and marks the 16 elements FL_ORC_ERROR.  Lanes with an infinite
+ * or NaN operand, a zero divisor or a negative radicand run through the
+ * scalar hw_op16 (MXCSR read per element); in the vector their operands
+ * are replaced by 1.0, which raises nothing.  tests/verify_xcheck.c
+ * compares this path with the scalar one. */
+#define HW_V16_ASM(insn_op)                                                  \
+    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
+                     "vcvtph2ps %[va], %[x]\n\t"                             \
+                     "vcvtph2ps %[vb], %[y]\n\t"                             \
+                     insn_op "\n\t"                                          \
+                     "vcvtps2ph $4, %[s], %[h]\n\t"                          \
+                     "stmxcsr %[m]"                                          \
+                     : [x] "=&v"(x), [y] "=&v"(y), [s] "=&v"(s),             \
+                       [h] "=&v"(h), [m] "=m"(m)                             \
+                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb))
+
+#define HW_V16_TARGET                                                        \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
+
+/* F16C narrowing with the immediate mode rc (a constant per case). */
+HW_V16_TARGET static inline __m256i hw_v16_cvt(__m512 v, int rc)
+{
+    switch (rc) {
+    case 0: return _mm512_cvtps_ph(v, 0);
+    case 1: return _mm512_cvtps_ph(v, 1);
+    case 2: return _mm512_cvtps_ph(v, 2);
+    default: return _mm512_cvtps_ph(v, 3);
+    }
+}
+
+/* Lanes where the binary64 values differ (both halves of 16 lanes). */
+HW_V16_TARGET static inline __mmask16 hw_v16_ne(__m512d a0, __m512d a1,
+                                                __m512d b0, __m512d b1)
+{
+    return (__mmask16)(_mm512_cmp_pd_mask(a0, b0, _CMP_NEQ_UQ) |
+                       (_mm512_cmp_pd_mask(a1, b1, _CMP_NEQ_UQ) << 8));
+}
+
+HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
+{
+    __m128i lo = _mm512_cvtepi64_epi16(_mm512_loadu_si512(p));
+    __m128i hi = _mm512_cvtepi64_epi16(_mm512_loadu_si512(p + 8));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+
+/* Returns how many elements it did (a multiple of 16). */
+HW_V16_TARGET
+static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
+                             const uint64_t *b, uint64_t *r, unsigned *flags)
+{
+    const unsigned word = mx_word(rc);
+    const __m256i expm = _mm256_set1_epi16(0x7C00);
+    const __m256i one16 = _mm256_set1_epi16(0x3C00);
+    const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
+    size_t i, done = n - n % 16;
+
+    for (i = 0; i < done; i += 16) {
+        __m256i va = hw_v16_load(a + i);
+        __m256i vb = op == FL_ORC_SQRT ? one16 : hw_v16_load(b + i);
+        __mmask16 spec, pe, oe, tiny;
+        __m512 x, y, s, as;
+        __m256i h;
+        __m512d x0, x1, y0, y1, s0, s1;
+        unsigned m, k;
+
+        spec = _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, expm), expm) |
+               _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, expm), expm);
+        if (op == FL_ORC_DIV)
+            spec |= _mm256_cmpeq_epi16_mask(
+                _mm256_and_si256(vb, _mm256_set1_epi16(0x7FFF)),
+                _mm256_setzero_si256());
+        if (op == FL_ORC_SQRT)
+            spec |= _mm256_cmpgt_epu16_mask(va, _mm256_set1_epi16((short)0x8000));
+        va = _mm256_mask_blend_epi16(spec, va, one16);
+        vb = _mm256_mask_blend_epi16(spec, vb, one16);
+
+        switch (op) {
+        case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
+        case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
+        case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
+        case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
+        default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
+        }
+
+        /* inexact: the binary32 step, in binary64 where it is exact */
+        x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+        x1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1));
+        y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(y));
+        y1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1));
+        s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
+        s1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(s, 1));
+        switch (op) {
+        case FL_ORC_ADD:
+            pe = hw_v16_ne(_mm512_add_pd(x0, y0), _mm512_add_pd(x1, y1), s0, s1);
+            break;
+        case FL_ORC_SUB:
+            pe = hw_v16_ne(_mm512_sub_pd(x0, y0), _mm512_sub_pd(x1, y1), s0, s1);
+            break;
+        case FL_ORC_MUL:
+            pe = hw_v16_ne(_mm512_mul_pd(x0, y0), _mm512_mul_pd(x1, y1), s0, s1);
+            break;
+        case FL_ORC_DIV:
+            pe = hw_v16_ne(_mm512_mul_pd(s0, y0), _mm512_mul_pd(s1, y1), x0, x1);
+            break;
+        default:
+            pe = hw_v16_ne(_mm512_mul_pd(s0, s0), _mm512_mul_pd(s1, s1), x0, x1);
+            break;
+        }
+        /* ... or the narrowing */
+        pe |= _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), s, _CMP_NEQ_UQ);
+        as = _mm512_and_ps(s, absm);
+        /* overflow: s/2 narrowed in the mode reaches 2^15 */
+        oe = _mm512_cmp_ps_mask(
+            _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
+                              _mm512_mul_ps(s, _mm512_set1_ps(0.5f)), rc)),
+                          absm),
+            _mm512_set1_ps(0x1p15f), _CMP_GE_OQ);
+        /* tiny after rounding: hw_tiny16 lane by lane */
+        tiny = _mm512_cmp_ps_mask(as, _mm512_set1_ps(0x1p-14f), _CMP_LT_OQ) &
+               _mm512_cmp_ps_mask(as, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+               _mm512_cmp_ps_mask(
+                   _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
+                                     _mm512_mul_ps(s, _mm512_set1_ps(0x1p24f)),
+                                     rc)),
+                                 absm),
+                   _mm512_set1_ps(0x1p10f), _CMP_LT_OQ);
+
+        _mm512_storeu_si512(r + i, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(h)));
+        _mm512_storeu_si512(r + i + 8,
+                            _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
+        {
+            __m512i fv = _mm512_or_si512(
+                _mm512_or_si512(
+                    _mm512_maskz_mov_epi32(pe, _mm512_set1_epi32(FL_INEXACT)),
+                    _mm512_maskz_mov_epi32(oe, _mm512_set1_epi32(FL_OVERFLOW))),
+                _mm512_maskz_mov_epi32(pe & tiny,
+                                       _mm512_set1_epi32(FL_UNDERFLOW)));
+            /* the lanes' OR against MXCSR's record of the 16 lanes */
+            if (((m & MX_PE) != 0) != (pe != 0) ||
+                ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
+                fv = _mm512_set1_epi32((int)FL_ORC_ERROR);
+            _mm512_storeu_si512(flags + i, fv);
+        }
+        for (k = spec; k; k &= k - 1) {
+            const size_t e = i + (size_t)__builtin_ctz(k);
+            unsigned f;
+            r[e] = hw_op16(op, rc, (uint16_t)a[e],
+                           op == FL_ORC_SQRT ? 0 : (uint16_t)b[e], 0, &f);
+            flags[e] = f;
+        }
+    }
+    return done;
+}
+
 /* ------------------------------------------------------- AVX512-FP16 */
 #if (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12) || \
     (defined(__clang__) && __clang_major__ >= 14)
@@ -574,7 +772,10 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
         } else if (!flags && j->op != FL_ORC_FMA) {
             hw_vec16(j->op, rc, n, a, b, r);
         } else {
-            for (i = 0; i < n; i++)
+            i = 0;
+            if (flags && k.avx512 && j->op != FL_ORC_FMA)
+                i = hw_vec16_flags(j->op, rc, n, a, b, r, flags);
+            for (; i < n; i++)
                 r[i] = hw_op16(j->op, rc, (uint16_t)a[i],
                                b ? (uint16_t)b[i] : 0, c ? (uint16_t)c[i] : 0,
                                flags ? &flags[i] : NULL);
