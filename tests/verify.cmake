@@ -56,6 +56,14 @@ add_test(NAME verify_cuda_host_bfloat16_to32_nan_difference COMMAND ${FPLAB_EXE}
 set_tests_properties(verify_cuda_host_bfloat16_to32_nan_difference PROPERTIES
   LABELS verify SKIP_RETURN_CODE 77
   PASS_REGULAR_EXPRESSION "cases=65536 mismatches=254 ")
+# bfloat16 arithmetic on the hw oracle (AVX-512 F: binary32, then the
+# hardware's 8-bit rounding); skipped where the CPU lacks AVX-512.
+foreach(op add sub mul div sqrt)
+  add_test(NAME verify_hw_bfloat16_${op} COMMAND ${FPLAB_EXE} verify
+    --format bfloat16 --op ${op} --rm all --oracle hw ${_vr})
+  set_tests_properties(verify_hw_bfloat16_${op} PROPERTIES LABELS verify
+    SKIP_RETURN_CODE 77)
+endforeach()
 add_test(NAME verify_hw_bfloat16_cvt_daz COMMAND ${FPLAB_EXE} verify
   --format bfloat16 --op cvt --oracle hw --daz ${_vr})
 add_test(NAME verify_hw_binary16_cvt64 COMMAND ${FPLAB_EXE} verify
@@ -65,10 +73,13 @@ add_test(NAME verify_exh_binary16_sqrt COMMAND ${FPLAB_EXE} verify
   --format binary16 --op sqrt --rm all --oracle auto --exhaustive --threads 2)
 add_test(NAME verify_exh_bfloat16_sqrt COMMAND ${FPLAB_EXE} verify
   --format bfloat16 --op sqrt --rm all --oracle mpfr --exhaustive --threads 2)
+add_test(NAME verify_exh_bfloat16_sqrt_hw COMMAND ${FPLAB_EXE} verify
+  --format bfloat16 --op sqrt --rm all --oracle hw --exhaustive --threads 2)
 add_test(NAME verify_exh_binary16_to32 COMMAND ${FPLAB_EXE} verify
   --format binary32 --from binary16 --op cvt --rm all --oracle auto --exhaustive)
 set_tests_properties(verify_hw_bfloat16_cvt_daz verify_hw_binary16_cvt64
-  verify_exh_binary16_sqrt verify_exh_bfloat16_sqrt verify_exh_binary16_to32
+  verify_exh_binary16_sqrt verify_exh_bfloat16_sqrt verify_exh_bfloat16_sqrt_hw
+  verify_exh_binary16_to32
   PROPERTIES LABELS verify SKIP_RETURN_CODE 77)
 
 # The engine must be able to fail: an injected fault is reported (exit 1)
@@ -94,11 +105,17 @@ endif()
 # Exhaustive: every fp16 and bf16 binary op in all modes, fastest oracle.
 foreach(fmt binary16 bfloat16)
   foreach(op add sub mul div)
-    # (about 40 s per mode against the hw oracle on 2 cores; the modes
-    # only MPFR covers take hours: run the label on purpose)
+    # (10 to 20 s per mode against the hw oracle on 2 cores with AVX-512;
+    # rna and rto, which only MPFR covers, take hours: run the label on
+    # purpose)
     add_test(NAME verify_exhaustive_${fmt}_${op} COMMAND ${FPLAB_EXE} verify
       --format ${fmt} --op ${op} --rm all --oracle auto --exhaustive)
     set_tests_properties(verify_exhaustive_${fmt}_${op} PROPERTIES
       LABELS exhaustive SKIP_RETURN_CODE 77 TIMEOUT 0)
   endforeach()
 endforeach()
+# The hw oracle's 16-lane flags path against its per-element MXCSR path on
+# every binary16 and bfloat16 pair, 4 modes (about half an hour on 2 cores).
+add_test(NAME verify_hw_flag_paths_all COMMAND verify_xcheck hwpaths all)
+set_tests_properties(verify_hw_flag_paths_all PROPERTIES
+  LABELS exhaustive SKIP_RETURN_CODE 77 TIMEOUT 0)

@@ -48,6 +48,16 @@
  *  scaled by 2^24) AND inexact.  MXCSR's denormal-operand flag is ignored.
  *  Tininess is detected after rounding (x86's rule, TestFloat's default).
  *
+ *  With AVX-512 (F, BW, VL, DQ) the binary16 flags path runs 16 elements
+ *  per MXCSR read and reads each element's flags off the hardware's
+ *  results (hw_vec16_flags); tests compare it with the per-element path.
+ *
+ *  bfloat16 add, sub, mul, div, sqrt (AVX-512 F): binary32 in MXCSR's mode,
+ *  then the hardware rounds to 8 bits in the same mode (vgetexpps,
+ *  vscalefps, vrndscaleps); why the double rounding is innocuous for
+ *  bfloat16, subnormals included, is argued at hw_op_bf16.  Flags as for
+ *  binary16.
+ *
  *  bfloat16: AVX512-BF16 vcvtneps2bf16 converts binary32 -> bfloat16 always
  *  in round-to-nearest-even, ignores MXCSR, raises no flags, and treats
  *  subnormal binary32 inputs as zero.  The oracle MODELS this: it supports
@@ -59,6 +69,10 @@
  *  vfmadd213sh, vsqrtsh, vdivsh), when the CPU has it, computes binary16 ops
  *  natively for the values-only path; the flags path and CPUs without it
  *  use the binary32 route above.  Compiled with target("avx512fp16").
+ *
+ *  Round-to-odd (rto), which x86 lacks, is derived for every job that
+ *  reports flags: the rtz result with its last bit set when inexact (see
+ *  hw_compute).  Round-to-nearest-away (rna) is not covered.
  *
  *  NaNs: the x86 rule (first NaN operand, quieted; default NaN 0xFE00 /
  *  0xFFC00000), i.e. the core's x86 preset, compared bit for bit.
@@ -467,6 +481,9 @@ static void hw_vec16(int op, int rc, size_t n, const uint64_t *a,
  * scalar hw_op16 (MXCSR read per element); in the vector their operands
  * are replaced by 1.0, which raises nothing.  tests/verify_xcheck.c
  * compares this path with the scalar one. */
+/* The "memory" clobber keeps every store of the previous block (and so
+ * every computation feeding it, some of which raise flags) before the
+ * next ldmxcsr. */
 #define HW_V16_ASM(insn_op)                                                  \
     __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
                      "vcvtph2ps %[va], %[x]\n\t"                             \
@@ -476,7 +493,8 @@ static void hw_vec16(int op, int rc, size_t n, const uint64_t *a,
                      "stmxcsr %[m]"                                          \
                      : [x] "=&v"(x), [y] "=&v"(y), [s] "=&v"(s),             \
                        [h] "=&v"(h), [m] "=m"(m)                             \
-                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb))
+                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb)             \
+                     : "memory")
 
 #define HW_V16_TARGET                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
@@ -616,6 +634,305 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
     return done;
 }
 
+/* ------------------------------------------------------ bfloat16 ops
+ * bfloat16 add, sub, mul, div, sqrt in RNE/RTZ/RDN/RUP with flags, from
+ * AVX-512F instructions.  Widening bfloat16 to binary32 is exact (the
+ * encoding shifted left 16 bits).  The binary32 operation runs in MXCSR's
+ * mode; the result s is then rounded to 8 significant bits by the
+ * hardware: e = vgetexpps(s) (the exponent, -inf for 0), e1 = max(e,
+ * -126), t = vscalefps(s, -e1) (exact, t in [0, 2)), r = vrndscaleps(t)
+ * with 7 fraction bits in the mode, z = vscalefps(r, e1) (exact, or an
+ * overflow to infinity when r = 2 and e1 = 127).  Below 2^-126 the clamp
+ * keeps the quantum at bfloat16's subnormal step 2^-133.  z has at most 8
+ * significant bits, so its encoding shifted right 16 bits is the
+ * bfloat16 result.
+ *
+ * The double rounding (binary32, then 8 bits) is innocuous:
+ *  - directed modes: bfloat16's grid, subnormals included, is a subset of
+ *    binary32's, so RD8(RD24(x)) = RD8(x), likewise RU, RZ; for overflow,
+ *    RZ24 of x >= 2^128 is FLT_MAX, which RZ8 takes to bfloat16's
+ *    largest finite value, as RZ8(x) does;
+ *  - nearest-even, normal range: Figueroa's theorem (see the header) with
+ *    q = 24 >= 2*8 + 2; the overflow threshold 2^128 - 2^119 is an 8-bit
+ *    midpoint, so it is covered;
+ *  - nearest-even below 2^-126: sums are exact in binary32; a product
+ *    M*2^k (M <= 255^2 = 65025) is exact in binary32 when 2^k >= 2^-149
+ *    and otherwise below 2^-134 and farther than 2^-150 from it; a
+ *    quotient A/B*2^j (A, B < 256) within 2^-150 of a midpoint
+ *    (2i+1)*2^-134 would give a numerator A*2^j - (2i+1)*2^-134*B that is
+ *    a nonzero multiple of 2^min(j,-134) smaller than 255*2^-150, which
+ *    forces j < -142 and then the quotient is below 2^-135: so no
+ *    binary32 rounding lands on a midpoint that x is not; square roots
+ *    are never below 2^-126.
+ * Flags: MXCSR (IE, ZE, OE, PE) over all the steps; underflow derived as
+ * tininess after rounding and inexact, tininess from s: e < -127, or
+ * e = -127 and s*2^127 rounded to 8 bits in the mode stays below 2.
+ * An infinite or NaN s is the result itself (its top 16 bits).
+ */
+#define HW_BF_TARGET __attribute__((target("avx512f,avx512vl,avx512dq")))
+
+HW_BF_TARGET static inline float hw_getexp32(float a)
+{
+    float r;
+    __asm__ volatile("vgetexpss %1, %1, %0" : "=v"(r) : "v"(a));
+    return r;
+}
+HW_BF_TARGET static inline float hw_scalef32(float a, float k)
+{
+    float r;
+    __asm__ volatile("vscalefss %2, %1, %0" : "=v"(r) : "v"(a), "v"(k));
+    return r;
+}
+HW_BF_TARGET static inline float hw_max32(float a, float b)
+{
+    float r;
+    __asm__ volatile("vmaxss %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
+    return r;
+}
+/* Round to a multiple of 2^-7 in mode rc (the immediate's low bits). */
+HW_BF_TARGET static inline float hw_rnd7(float a, int rc)
+{
+    float r;
+    switch (rc) {
+    case 0: __asm__ volatile("vrndscaless $0x70, %1, %1, %0" : "=v"(r) : "v"(a)); break;
+    case 1: __asm__ volatile("vrndscaless $0x71, %1, %1, %0" : "=v"(r) : "v"(a)); break;
+    case 2: __asm__ volatile("vrndscaless $0x72, %1, %1, %0" : "=v"(r) : "v"(a)); break;
+    default: __asm__ volatile("vrndscaless $0x73, %1, %1, %0" : "=v"(r) : "v"(a)); break;
+    }
+    return r;
+}
+
+/* Tininess after rounding at 8 bits, from s and its exponent e (call
+ * after the flags were read: it may raise inexact). */
+HW_BF_TARGET static inline int hw_tiny8(float s, float e, int rc)
+{
+    if (e < -127.0f)
+        return 1;                               /* includes s = 0 */
+    if (e > -127.0f)
+        return 0;
+    {
+        float r = hw_rnd7(hw_scalef32(s, 127.0f), rc);
+        return (r < 0 ? -r : r) < 2.0f;
+    }
+}
+
+HW_BF_TARGET
+static uint16_t hw_op_bf16(int op, int rc, uint16_t a, uint16_t b,
+                           unsigned *fl)
+{
+    const float x = u2f((uint32_t)a << 16), y = u2f((uint32_t)b << 16);
+    float s, e = 0, z;
+    unsigned m, f;
+    mx_set(mx_word(rc));
+    switch (op) {
+    case FL_ORC_ADD: s = hw_add32(x, y); break;
+    case FL_ORC_SUB: s = hw_sub32(x, y); break;
+    case FL_ORC_MUL: s = hw_mul32(x, y); break;
+    case FL_ORC_DIV: s = hw_div32(x, y); break;
+    default: s = hw_sqrt32(x); break;
+    }
+    if (fin32(s)) {
+        float e1;
+        e = hw_getexp32(s);
+        e1 = hw_max32(e, -126.0f);
+        z = hw_scalef32(hw_rnd7(hw_scalef32(s, -e1), rc), e1);
+    } else {
+        z = s;                                  /* infinity or NaN */
+    }
+    m = mx_get();
+    f = mx_to_fl(m) & ~FL_UNDERFLOW;
+    if ((f & FL_INEXACT) && fin32(s) && hw_tiny8(s, e, rc))
+        f |= FL_UNDERFLOW;
+    *fl = f;
+    return (uint16_t)(f2u(z) >> 16);
+}
+
+/* The same sequence on 16 lanes, between one ldmxcsr and one stmxcsr;
+ * each lane's flags read off the results as in hw_vec16_flags:
+ *   inexact   the binary32 step (checked in binary64: TwoSum with
+ *             embedded round-to-nearest for + and -, exact products for
+ *             *, s*y against x for /, s*s against x for sqrt) or the
+ *             8-bit rounding (z != s);
+ *   overflow  z is infinite (the block has no |s| >= FLT_MAX: such a
+ *             block, where binary32 itself overflows or saturates, runs
+ *             element by element);
+ *   underflow inexact and hw_tiny8.
+ * The lanes' OR must equal MXCSR's record, else FL_ORC_ERROR. */
+#define HW_VB_ASM(insn_op, imm)                                              \
+    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
+                     "vpslld $16, %[va], %[x]\n\t"                           \
+                     "vpslld $16, %[vb], %[y]\n\t"                           \
+                     insn_op "\n\t"                                          \
+                     "vgetexpps %[s], %[e]\n\t"                              \
+                     "vmaxps %[lo], %[e], %[e1]\n\t"                         \
+                     "vxorps %[sg], %[e1], %[t]\n\t"                         \
+                     "vscalefps %[t], %[s], %[t]\n\t"                        \
+                     "vrndscaleps $" imm ", %[t], %[t]\n\t"                  \
+                     "vscalefps %[e1], %[t], %[z]\n\t"                       \
+                     "stmxcsr %[m]"                                          \
+                     : [x] "=&v"(x), [y] "=&v"(y), [s] "=&v"(s),             \
+                       [e] "=&v"(e), [e1] "=&v"(e1), [t] "=&v"(t),           \
+                       [z] "=&v"(z), [m] "=m"(m)                             \
+                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb),            \
+                       [lo] "v"(lo), [sg] "v"(sg)                            \
+                     : "memory")
+#define HW_VB_MODES(insn_op)                                                 \
+    switch (rc) {                                                            \
+    case 0: HW_VB_ASM(insn_op, "0x70"); break;                               \
+    case 1: HW_VB_ASM(insn_op, "0x71"); break;                               \
+    case 2: HW_VB_ASM(insn_op, "0x72"); break;                               \
+    default: HW_VB_ASM(insn_op, "0x73"); break;                              \
+    }
+
+HW_BF_TARGET static inline __m512i hw_vb_load(const uint64_t *p)
+{
+    __m256i lo = _mm512_cvtepi64_epi32(_mm512_loadu_si512(p));
+    __m256i hi = _mm512_cvtepi64_epi32(_mm512_loadu_si512(p + 8));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+/* Lanes of 16 binary32 values where the binary64 values differ. */
+HW_BF_TARGET static inline __mmask16 hw_vb_ne(__m512d a0, __m512d a1,
+                                              __m512d b0, __m512d b1)
+{
+    return (__mmask16)(_mm512_cmp_pd_mask(a0, b0, _CMP_NEQ_UQ) |
+                       (_mm512_cmp_pd_mask(a1, b1, _CMP_NEQ_UQ) << 8));
+}
+
+/* TwoSum with embedded round-to-nearest (MXCSR holds another mode): the
+ * lanes where x + y is not exactly s. */
+#define HW_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+HW_BF_TARGET static inline __mmask8 hw_vb_sum_ne(__m512d x, __m512d y,
+                                                 __m512d s)
+{
+    __m512d d = _mm512_add_round_pd(x, y, HW_RN);
+    __m512d bb = _mm512_sub_round_pd(d, x, HW_RN);
+    __m512d err = _mm512_add_round_pd(
+        _mm512_sub_round_pd(x, _mm512_sub_round_pd(d, bb, HW_RN), HW_RN),
+        _mm512_sub_round_pd(y, bb, HW_RN), HW_RN);
+    return _mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ) |
+           _mm512_cmp_pd_mask(d, s, _CMP_NEQ_UQ);
+}
+
+HW_BF_TARGET
+static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
+                        const uint64_t *b, uint64_t *r, unsigned *flags)
+{
+    const unsigned word = mx_word(rc);
+    const __m512i expm = _mm512_set1_epi32(0x7F80);
+    const __m512i one = _mm512_set1_epi32(0x3F80);
+    const __m512 lo = _mm512_set1_ps(-126.0f);
+    const __m512 sg = _mm512_castsi512_ps(_mm512_set1_epi32((int)0x80000000u));
+    const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
+    size_t i = 0, done = n - n % 16, k;
+
+    for (; i < done; i += 16) {
+        __m512i va = hw_vb_load(a + i);
+        __m512i vb = op == FL_ORC_SQRT ? one : hw_vb_load(b + i);
+        __m512 x, y, s, e, e1, t, z;
+        __m512d x0, x1, y0, y1, s0, s1;
+        __mmask16 spec, pe, oe, tiny;
+        unsigned m;
+
+        spec = _mm512_cmpeq_epi32_mask(_mm512_and_si512(va, expm), expm) |
+               _mm512_cmpeq_epi32_mask(_mm512_and_si512(vb, expm), expm);
+        if (op == FL_ORC_DIV)
+            spec |= _mm512_cmpeq_epi32_mask(
+                _mm512_and_si512(vb, _mm512_set1_epi32(0x7FFF)),
+                _mm512_setzero_si512());
+        if (op == FL_ORC_SQRT)
+            spec |= _mm512_cmpgt_epu32_mask(va, _mm512_set1_epi32(0x8000));
+        va = _mm512_mask_blend_epi32(spec, va, one);
+        vb = _mm512_mask_blend_epi32(spec, vb, one);
+
+        switch (op) {
+        case FL_ORC_ADD: HW_VB_MODES("vaddps %[y], %[x], %[s]"); break;
+        case FL_ORC_SUB: HW_VB_MODES("vsubps %[y], %[x], %[s]"); break;
+        case FL_ORC_MUL: HW_VB_MODES("vmulps %[y], %[x], %[s]"); break;
+        case FL_ORC_DIV: HW_VB_MODES("vdivps %[y], %[x], %[s]"); break;
+        default: HW_VB_MODES("vsqrtps %[x], %[s]"); break;
+        }
+        if (_mm512_cmp_ps_mask(_mm512_and_ps(s, absm),
+                               _mm512_set1_ps(0x1.fffffep127f), _CMP_GE_OQ)) {
+            /* binary32 itself overflowed or saturated: element by element */
+            for (k = i; k < i + 16; k++)
+                r[k] = hw_op_bf16(op, rc, (uint16_t)a[k],
+                                  op == FL_ORC_SQRT ? 0 : (uint16_t)b[k],
+                                  &flags[k]);
+            continue;
+        }
+        x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+        x1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1));
+        y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(y));
+        y1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1));
+        s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
+        s1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(s, 1));
+        switch (op) {
+        case FL_ORC_ADD:
+            pe = (__mmask16)(hw_vb_sum_ne(x0, y0, s0) |
+                             (hw_vb_sum_ne(x1, y1, s1) << 8));
+            break;
+        case FL_ORC_SUB:
+            pe = (__mmask16)(hw_vb_sum_ne(x0, _mm512_sub_pd(_mm512_setzero_pd(), y0), s0) |
+                             (hw_vb_sum_ne(x1, _mm512_sub_pd(_mm512_setzero_pd(), y1), s1) << 8));
+            break;
+        case FL_ORC_MUL:
+            pe = hw_vb_ne(_mm512_mul_pd(x0, y0), _mm512_mul_pd(x1, y1), s0, s1);
+            break;
+        case FL_ORC_DIV:
+            pe = hw_vb_ne(_mm512_mul_pd(s0, y0), _mm512_mul_pd(s1, y1), x0, x1);
+            break;
+        default:
+            pe = hw_vb_ne(_mm512_mul_pd(s0, s0), _mm512_mul_pd(s1, s1), x0, x1);
+            break;
+        }
+        pe |= _mm512_cmp_ps_mask(z, s, _CMP_NEQ_UQ);
+        oe = _mm512_cmp_ps_mask(_mm512_and_ps(z, absm),
+                                _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
+        {
+            /* tininess: e < -127, or e = -127 and the rounding of
+             * s*2^127 stays below 2 (explicit mode, exceptions off) */
+            const __m512 s127 = _mm512_scalef_ps(s, _mm512_set1_ps(127.0f));
+            __m512 r2;
+            switch (rc) {
+            case 0: r2 = _mm512_roundscale_ps(s127, 0x78); break;
+            case 1: r2 = _mm512_roundscale_ps(s127, 0x79); break;
+            case 2: r2 = _mm512_roundscale_ps(s127, 0x7A); break;
+            default: r2 = _mm512_roundscale_ps(s127, 0x7B); break;
+            }
+            tiny = _mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_LT_OQ) |
+                   (_mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_EQ_OQ) &
+                    _mm512_cmp_ps_mask(_mm512_and_ps(r2, absm),
+                                       _mm512_set1_ps(2.0f), _CMP_LT_OQ));
+        }
+        _mm512_storeu_si512(r + i, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(
+            _mm512_srli_epi32(_mm512_castps_si512(z), 16))));
+        _mm512_storeu_si512(r + i + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(
+            _mm512_srli_epi32(_mm512_castps_si512(z), 16), 1)));
+        {
+            __m512i fv = _mm512_or_si512(
+                _mm512_or_si512(
+                    _mm512_maskz_mov_epi32(pe, _mm512_set1_epi32(FL_INEXACT)),
+                    _mm512_maskz_mov_epi32(oe, _mm512_set1_epi32(FL_OVERFLOW))),
+                _mm512_maskz_mov_epi32(pe & tiny,
+                                       _mm512_set1_epi32(FL_UNDERFLOW)));
+            if (((m & MX_PE) != 0) != (pe != 0) ||
+                ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
+                fv = _mm512_set1_epi32((int)FL_ORC_ERROR);
+            _mm512_storeu_si512(flags + i, fv);
+        }
+        for (k = spec; k; k &= k - 1) {
+            const size_t el = i + (size_t)__builtin_ctz((unsigned)k);
+            r[el] = hw_op_bf16(op, rc, (uint16_t)a[el],
+                               op == FL_ORC_SQRT ? 0 : (uint16_t)b[el],
+                               &flags[el]);
+        }
+    }
+    for (; i < n; i++)
+        r[i] = hw_op_bf16(op, rc, (uint16_t)a[i],
+                          op == FL_ORC_SQRT ? 0 : (uint16_t)b[i], &flags[i]);
+}
+
 /* ------------------------------------------------------- AVX512-FP16 */
 #if (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12) || \
     (defined(__clang__) && __clang_major__ >= 14)
@@ -690,11 +1007,24 @@ static int hw_can_run(char *why, size_t len)
     return 1;
 }
 
+static unsigned hw_flags_reported(const fl_orc_job *j);
+
 static int hw_supports(const fl_orc_job *j, char *why, size_t len)
 {
     hw_caps k = hw_caps_get();
     int rc = mx_rc(j->ctx.rm);
     const fl_ctx *c = &j->ctx;
+    if (j->ctx.rm == FL_RTO) {
+        /* round-to-odd from the round-toward-zero job (see hw_compute) */
+        fl_orc_job z = *j;
+        z.ctx.rm = FL_RTZ;
+        if (hw_supports(&z, why, len) && hw_flags_reported(&z))
+            return 1;
+        if (!hw_flags_reported(&z))
+            snprintf(why, len, "rto needs the inexact flag, which this "
+                     "instruction does not report");
+        return 0;
+    }
     if (c->nan != FL_NANP_X86 || c->ftz || c->saturate ||
         c->tininess != FL_TINY_AFTER) {
         snprintf(why, len, "hw models the x86 preset: no ftz, no saturate, "
@@ -702,14 +1032,36 @@ static int hw_supports(const fl_orc_job *j, char *why, size_t len)
         return 0;
     }
     if (is_fmt(j->fmt, &fl_bfloat16)) {
-        if (j->op == FL_ORC_CVT && is_fmt(j->src, &fl_binary32) &&
-            j->ctx.rm == FL_RNE && c->daz && k.avx512bf16)
-            return 1;
-        snprintf(why, len, k.avx512bf16
-                 ? "hw covers bfloat16 only for cvt from binary32, rne, with "
-                   "--daz (vcvtneps2bf16 flushes subnormal inputs)"
-                 : "AVX512-BF16 not available");
-        return 0;
+        if (j->op == FL_ORC_CVT) {
+            if (is_fmt(j->src, &fl_binary32) && j->ctx.rm == FL_RNE &&
+                c->daz && k.avx512bf16)
+                return 1;
+            snprintf(why, len, k.avx512bf16
+                     ? "hw covers the bfloat16 conversion only from binary32, "
+                       "rne, with --daz (vcvtneps2bf16 flushes subnormal "
+                       "inputs)"
+                     : "AVX512-BF16 not available");
+            return 0;
+        }
+        if (j->op == FL_ORC_FMA) {
+            snprintf(why, len, "hw has no bfloat16 fma");
+            return 0;
+        }
+        if (rc < 0) {
+            snprintf(why, len, "x86 has no %s rounding", fl_rm_name(j->ctx.rm));
+            return 0;
+        }
+        if (c->daz) {
+            snprintf(why, len, "hw models daz only for the bfloat16 "
+                     "conversion");
+            return 0;
+        }
+        if (!k.avx512) {
+            snprintf(why, len, "bfloat16 arithmetic needs AVX-512 F/VL/DQ "
+                     "(vgetexpps, vscalefps, vrndscaleps)");
+            return 0;
+        }
+        return 1;
     }
     if (c->daz) {
         snprintf(why, len, "hw models daz only for the bfloat16 conversion");
@@ -745,8 +1097,8 @@ static int hw_supports(const fl_orc_job *j, char *why, size_t len)
 
 static unsigned hw_flags_reported(const fl_orc_job *j)
 {
-    if (is_fmt(j->fmt, &fl_bfloat16))
-        return 0;
+    if (is_fmt(j->fmt, &fl_bfloat16) && j->op == FL_ORC_CVT)
+        return 0;                 /* vcvtneps2bf16 raises nothing */
     return FL_IEEE_FLAGS;
 }
 
@@ -759,9 +1111,42 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
     hw_caps k = hw_caps_get();
     size_t i;
 
+    if (j->ctx.rm == FL_RTO) {
+        /* Round-to-odd by its definition: the round-toward-zero result,
+         * its last bit set when the hardware reports inexact (an odd
+         * neighbour is the zero-side one or the next encoding away from
+         * zero).  The flags are round-toward-zero's: the largest finite
+         * value and the largest value below 2^emin are odd, so
+         * round-to-odd overflows and is tiny exactly when rtz is. */
+        fl_orc_job z = *j;
+        unsigned tmp[256];
+        z.ctx.rm = FL_RTZ;
+        for (i = 0; i < n; i += 256) {
+            const size_t m = n - i < 256 ? n - i : 256;
+            unsigned *f = flags ? flags + i : tmp;
+            size_t e;
+            hw_compute(&z, m, a + i, b ? b + i : NULL, c ? c + i : NULL,
+                       r + i, f);
+            for (e = 0; e < m; e++)
+                if ((f[e] & (FL_INEXACT | FL_ORC_ERROR)) == FL_INEXACT)
+                    r[i + e] |= 1;
+        }
+        return;
+    }
+
     if (is_fmt(j->fmt, &fl_bfloat16)) {
-        hw_bf16_cvt(n, a, r);
-        if (flags) memset(flags, 0, n * sizeof *flags);
+        if (j->op == FL_ORC_CVT) {
+            hw_bf16_cvt(n, a, r);
+            if (flags) memset(flags, 0, n * sizeof *flags);
+        } else if (flags) {
+            hw_vec_bf16(j->op, rc, n, a, b, r, flags);
+        } else {
+            unsigned tmp[256];
+            for (i = 0; i < n; i += 256)
+                hw_vec_bf16(j->op, rc, n - i < 256 ? n - i : 256, a + i,
+                            b ? b + i : NULL, r + i, tmp);
+        }
+        mx_set(saved);
         return;
     }
     if (is_fmt(j->fmt, &fl_binary16) && j->op != FL_ORC_CVT) {
