@@ -96,7 +96,7 @@ static int run_xcheck(void)
     const fl_format *srcs[] = {&fl_binary16, &fl_bfloat16, &fl_binary32,
                                &fl_binary64};
     const fl_oracle *orcs[] = {&fl_oracle_hw, &fl_oracle_cuda_host};
-    const int rms[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP, FL_RTO};
+    const int rms[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP, FL_RTO, FL_RNA};
     const uint64_t seed = seed_from_env(20240601);
     const uint64_t per_job = 20000;
     uint64_t cases = 0, bad = 0, jobs = 0;
@@ -119,7 +119,7 @@ static int run_xcheck(void)
         for (fi = 0; fi < 3; fi++)
             for (op = 0; op < FL_ORC_OP_COUNT; op++)
                 for (si = 0; si < (op == FL_ORC_CVT ? 4u : 1u); si++)
-                    for (ri = 0; ri < 5; ri++)
+                    for (ri = 0; ri < 6; ri++)
                         for (daz = 0; daz < 2; daz++) {
                             fl_orc_job j;
                             char why[256];

@@ -72,7 +72,8 @@
  *
  *  Round-to-odd (rto), which x86 lacks, is derived for every job that
  *  reports flags: the rtz result with its last bit set when inexact (see
- *  hw_compute).  Round-to-nearest-away (rna) is not covered.
+ *  hw_compute).  Round-to-nearest-away (rna), likewise missing, comes from
+ *  the rne, rdn and rup results and an exact test for ties (hw_rna).
  *
  *  NaNs: the x86 rule (first NaN operand, quieted; default NaN 0xFE00 /
  *  0xFFC00000), i.e. the core's x86 preset, compared bit for bit.
@@ -1007,6 +1008,111 @@ static int hw_can_run(char *why, size_t len)
     return 1;
 }
 
+/* ------------------------------------------------------------- rna
+ * Round-to-nearest, ties away from zero, which x86 lacks: the
+ * nearest-even result unless the exact value x is a tie, then the
+ * neighbour away from zero.  The two neighbours are the hardware's rdn
+ * and rup results d < u; x is a tie exactly when d != u and x equals
+ * their midpoint m = (d + u) / 2, which is exact in binary64 (adjacent
+ * values of a format with p <= 24 bits).  Whether x = m is decided with
+ * exact binary64 arithmetic on the operands:
+ *   add, sub  TwoSum(a, +-b) = (s, e): x = m iff e = 0 and s = m
+ *             (a tie is a double, so an exact sum reaches it);
+ *   mul       a*b == m (at most 48-bit products);
+ *   div       m*b == a (m has p+1 <= 25 bits, b 24: exact);
+ *   sqrt      m*m == a;
+ *   fma       TwoSum(m, -c) = (s, e): x = m iff e = 0 and a*b = s;
+ *   cvt       a == m.
+ * Overflow and tininess after rounding agree with nearest-even (the ties
+ * at the largest finite value + half an ulp and just below 2^emin round
+ * away from zero in both rules), so the flags are the rne job's.  A tie at
+ * the overflow threshold has u = infinity and m = infinity != x: the rne
+ * result (infinity) is kept, which is also rna's. */
+static double hw_val(const fl_format *f, uint64_t v)
+{
+    if (is_fmt(f, &fl_binary16))
+        return (double)hw_h2f((uint16_t)v);
+    if (is_fmt(f, &fl_bfloat16))
+        return (double)u2f((uint32_t)v << 16);
+    if (is_fmt(f, &fl_binary32))
+        return (double)u2f((uint32_t)v);
+    return u2d(v);
+}
+
+/* TwoSum in round-to-nearest: s + e = x + y exactly (hw_rna sets
+ * MXCSR to round-to-nearest around the calls). */
+static void hw_two_sum(double x, double y, double *s, double *e)
+{
+    volatile double t = x + y;     /* volatile: no reassociation */
+    double bb = t - x;
+    *s = t;
+    *e = (x - (t - bb)) + (y - bb);
+}
+
+static int hw_is_tie(const fl_orc_job *j, uint64_t a, uint64_t b,
+                     uint64_t c, double m)
+{
+    const fl_format *sf = j->src;
+    const double x = hw_val(sf, a);
+    double y = j->op == FL_ORC_CVT || j->op == FL_ORC_SQRT ? 0 : hw_val(sf, b);
+    double s, e;
+    switch (j->op) {
+    case FL_ORC_SUB:
+        y = -y;
+        /* fall through */
+    case FL_ORC_ADD:
+        hw_two_sum(x, y, &s, &e);
+        return e == 0 && s == m;
+    case FL_ORC_MUL: return x * y == m;
+    case FL_ORC_DIV: return m * y == x;
+    case FL_ORC_SQRT: return m * m == x;
+    case FL_ORC_FMA:
+        hw_two_sum(m, -hw_val(sf, c), &s, &e);
+        return e == 0 && x * y == s;
+    default: return x == m;
+    }
+}
+
+static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *c, uint64_t *r,
+                       unsigned *flags);
+
+static void hw_rna(const fl_orc_job *j, size_t n, const uint64_t *a,
+                   const uint64_t *b, const uint64_t *c, uint64_t *r,
+                   unsigned *flags)
+{
+    enum { CH = 256 };
+    uint64_t d[CH], u[CH];
+    unsigned tmp[CH];
+    fl_orc_job z = *j;
+    const unsigned saved = mx_get();
+    size_t i, e;
+    for (i = 0; i < n; i += CH) {
+        const size_t k = n - i < CH ? n - i : CH;
+        unsigned *f = flags ? flags + i : tmp;
+        const uint64_t *bi = b ? b + i : NULL, *ci = c ? c + i : NULL;
+        z.ctx.rm = FL_RNE;
+        hw_compute(&z, k, a + i, bi, ci, r + i, f);
+        z.ctx.rm = FL_RDN;
+        hw_compute(&z, k, a + i, bi, ci, d, NULL);
+        z.ctx.rm = FL_RUP;
+        hw_compute(&z, k, a + i, bi, ci, u, NULL);
+        mx_set(mx_word(0));            /* TwoSum needs round-to-nearest */
+        for (e = 0; e < k; e++) {
+            double dv, uv, m;
+            if (d[e] == u[e] || (f[e] & FL_ORC_ERROR))
+                continue;
+            dv = hw_val(j->fmt, d[e]);
+            uv = hw_val(j->fmt, u[e]);
+            m = (dv + uv) * 0.5;
+            if (dv == dv && uv == uv &&
+                hw_is_tie(j, a[i + e], bi ? bi[e] : 0, ci ? ci[e] : 0, m))
+                r[i + e] = m < 0 ? d[e] : u[e];   /* away from zero */
+        }
+        mx_set(saved);
+    }
+}
+
 static unsigned hw_flags_reported(const fl_orc_job *j);
 
 static int hw_supports(const fl_orc_job *j, char *why, size_t len)
@@ -1014,6 +1120,17 @@ static int hw_supports(const fl_orc_job *j, char *why, size_t len)
     hw_caps k = hw_caps_get();
     int rc = mx_rc(j->ctx.rm);
     const fl_ctx *c = &j->ctx;
+    if (j->ctx.rm == FL_RNA) {
+        /* from the rne, rdn and rup jobs (see hw_rna) */
+        fl_orc_job z = *j;
+        int m;
+        for (m = 0; m < 3; m++) {
+            z.ctx.rm = m == 0 ? FL_RNE : m == 1 ? FL_RDN : FL_RUP;
+            if (!hw_supports(&z, why, len))
+                return 0;
+        }
+        return 1;
+    }
     if (j->ctx.rm == FL_RTO) {
         /* round-to-odd from the round-toward-zero job (see hw_compute) */
         fl_orc_job z = *j;
@@ -1111,6 +1228,10 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
     hw_caps k = hw_caps_get();
     size_t i;
 
+    if (j->ctx.rm == FL_RNA) {
+        hw_rna(j, n, a, b, c, r, flags);
+        return;
+    }
     if (j->ctx.rm == FL_RTO) {
         /* Round-to-odd by its definition: the round-toward-zero result,
          * its last bit set when the hardware reports inexact (an odd
