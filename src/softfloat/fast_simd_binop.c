@@ -22,6 +22,7 @@
  *
  * Nothing here is reached without the CPU's AVX-512 F, DQ and VL.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "fast.h"
@@ -222,14 +223,19 @@ FL__VOP(fl__vsub, FL__OP_SUB, f)
 FL__VOP(fl__vmul, FL__OP_MUL, f)
 FL__VOP(fl__vdiv, FL__OP_DIV, f)
 
+/* Whether the CPU runs the kernels: detected once; the atomic word makes
+ * the first callers' race harmless (they store the same value). */
 static int fl__binop_cpu(void)
 {
-    static int level = -1;                 /* benign race: same value */
-    if (level < 0)
-        level = __builtin_cpu_supports("avx512f") &&
-                __builtin_cpu_supports("avx512dq") &&
-                __builtin_cpu_supports("avx512vl");
-    return level;
+    static _Atomic int level = -1;
+    int v = atomic_load_explicit(&level, memory_order_relaxed);
+    if (v < 0) {
+        v = __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl");
+        atomic_store_explicit(&level, v, memory_order_relaxed);
+    }
+    return v;
 }
 #endif /* FL__BINOP_SIMD */
 
