@@ -935,8 +935,11 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
 }
 
 /* ------------------------------------------------------- AVX512-FP16 */
-#if (defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12) || \
-    (defined(__clang__) && __clang_major__ >= 14)
+/* GCC 12 declares the AVX512-FP16 types and intrinsics for target
+ * attributes; clang's headers (as shipped with Debian 12) only with
+ * -mavx512fp16 on the command line, so clang builds leave the native path
+ * out. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #define HW_HAVE_FP16_INTRIN 1
 #define HW_FP16_OPS(R)                                                   \
     switch (op) {                                                        \
