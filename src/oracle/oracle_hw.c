@@ -454,6 +454,87 @@ static void hw_vec16(int op, int rc, size_t n, const uint64_t *a,
                        NULL);
 }
 
+/* ------------------------------------------- lane flags, 16 at a time
+ * Shared by the binary16 and bfloat16 vector paths (both targets include
+ * these features). */
+#define HW_LANE_TARGET __attribute__((target("avx512f,avx512vl,avx512dq")))
+#define HW_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+/* TwoSum with embedded round-to-nearest (MXCSR holds another mode): the
+ * lanes where x + y is not exactly s. */
+HW_LANE_TARGET static inline __mmask8 hw_sum_ne(__m512d x, __m512d y,
+                                                __m512d s)
+{
+    __m512d d = _mm512_add_round_pd(x, y, HW_RN);
+    __m512d bb = _mm512_sub_round_pd(d, x, HW_RN);
+    __m512d err = _mm512_add_round_pd(
+        _mm512_sub_round_pd(x, _mm512_sub_round_pd(d, bb, HW_RN), HW_RN),
+        _mm512_sub_round_pd(y, bb, HW_RN), HW_RN);
+    return _mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ) |
+           _mm512_cmp_pd_mask(d, s, _CMP_NEQ_UQ);
+}
+
+/* The lanes where the binary32 step s = x op y was inexact, decided in
+ * binary64 where the check is exact: x + y and x - y themselves when
+ * sum_exact (binary16 operands: the sum spans at most 41 bits), else
+ * TwoSum; the exact product for *; s*y against x for /; s*s against x for
+ * sqrt.  One half (8 lanes) at a time. */
+HW_LANE_TARGET __attribute__((always_inline))
+static inline __mmask8 hw_half_inexact(int op, __m256 x, __m256 y, __m256 s,
+                                       int sum_exact)
+{
+    const __m512d xd = _mm512_cvtps_pd(x), yd = _mm512_cvtps_pd(y),
+                  sd = _mm512_cvtps_pd(s);
+    switch (op) {
+    case FL_ORC_ADD:
+        return sum_exact ? _mm512_cmp_pd_mask(_mm512_add_pd(xd, yd), sd,
+                                              _CMP_NEQ_UQ)
+                         : hw_sum_ne(xd, yd, sd);
+    case FL_ORC_SUB:
+        return sum_exact ? _mm512_cmp_pd_mask(_mm512_sub_pd(xd, yd), sd,
+                                              _CMP_NEQ_UQ)
+                         : hw_sum_ne(xd, _mm512_sub_pd(_mm512_setzero_pd(), yd),
+                                     sd);
+    case FL_ORC_MUL:
+        return _mm512_cmp_pd_mask(_mm512_mul_pd(xd, yd), sd, _CMP_NEQ_UQ);
+    case FL_ORC_DIV:
+        return _mm512_cmp_pd_mask(_mm512_mul_pd(sd, yd), xd, _CMP_NEQ_UQ);
+    default:
+        return _mm512_cmp_pd_mask(_mm512_mul_pd(sd, sd), xd, _CMP_NEQ_UQ);
+    }
+}
+
+/* hw_half_inexact on all 16 lanes. */
+HW_LANE_TARGET __attribute__((always_inline))
+static inline __mmask16 hw_lanes_inexact(int op, __m512 x, __m512 y,
+                                         __m512 s, int sum_exact)
+{
+    const __mmask8 lo = hw_half_inexact(op, _mm512_castps512_ps256(x),
+                                        _mm512_castps512_ps256(y),
+                                        _mm512_castps512_ps256(s), sum_exact);
+    const __mmask8 hi = hw_half_inexact(op, _mm512_extractf32x8_ps(x, 1),
+                                        _mm512_extractf32x8_ps(y, 1),
+                                        _mm512_extractf32x8_ps(s, 1), sum_exact);
+    return (__mmask16)(lo | (hi << 8));
+}
+
+/* The 16 lanes' flag words from their inexact, overflow and tiny masks;
+ * all FL_ORC_ERROR when the lanes' OR disagrees with MXCSR's record m of
+ * the block (IE and ZE cannot occur: such operands run per element). */
+HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
+                                                   __mmask16 oe,
+                                                   __mmask16 tiny, unsigned m)
+{
+    if (((m & MX_PE) != 0) != (pe != 0) ||
+        ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
+        return _mm512_set1_epi32((int)FL_ORC_ERROR);
+    return _mm512_or_si512(
+        _mm512_or_si512(
+            _mm512_maskz_mov_epi32(pe, _mm512_set1_epi32(FL_INEXACT)),
+            _mm512_maskz_mov_epi32(oe, _mm512_set1_epi32(FL_OVERFLOW))),
+        _mm512_maskz_mov_epi32(pe & tiny, _mm512_set1_epi32(FL_UNDERFLOW)));
+}
+
 /* ------------------------------------------------ vector flags path
  * binary16 add, sub, mul, div, sqrt with flags, 16 elements at a time.
  * The values come from the same instructions as hw_op16 (F16C widening,
@@ -511,14 +592,6 @@ HW_V16_TARGET static inline __m256i hw_v16_cvt(__m512 v, int rc)
     }
 }
 
-/* Lanes where the binary64 values differ (both halves of 16 lanes). */
-HW_V16_TARGET static inline __mmask16 hw_v16_ne(__m512d a0, __m512d a1,
-                                                __m512d b0, __m512d b1)
-{
-    return (__mmask16)(_mm512_cmp_pd_mask(a0, b0, _CMP_NEQ_UQ) |
-                       (_mm512_cmp_pd_mask(a1, b1, _CMP_NEQ_UQ) << 8));
-}
-
 HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
 {
     __m128i lo = _mm512_cvtepi64_epi16(_mm512_loadu_si512(p));
@@ -543,7 +616,6 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
         __mmask16 spec, pe, oe, tiny;
         __m512 x, y, s, as;
         __m256i h;
-        __m512d x0, x1, y0, y1, s0, s1;
         unsigned m, k;
 
         spec = _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, expm), expm) |
@@ -565,30 +637,8 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
         default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
         }
 
-        /* inexact: the binary32 step, in binary64 where it is exact */
-        x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
-        x1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1));
-        y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(y));
-        y1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1));
-        s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
-        s1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(s, 1));
-        switch (op) {
-        case FL_ORC_ADD:
-            pe = hw_v16_ne(_mm512_add_pd(x0, y0), _mm512_add_pd(x1, y1), s0, s1);
-            break;
-        case FL_ORC_SUB:
-            pe = hw_v16_ne(_mm512_sub_pd(x0, y0), _mm512_sub_pd(x1, y1), s0, s1);
-            break;
-        case FL_ORC_MUL:
-            pe = hw_v16_ne(_mm512_mul_pd(x0, y0), _mm512_mul_pd(x1, y1), s0, s1);
-            break;
-        case FL_ORC_DIV:
-            pe = hw_v16_ne(_mm512_mul_pd(s0, y0), _mm512_mul_pd(s1, y1), x0, x1);
-            break;
-        default:
-            pe = hw_v16_ne(_mm512_mul_pd(s0, s0), _mm512_mul_pd(s1, s1), x0, x1);
-            break;
-        }
+        /* inexact: the binary32 step ... */
+        pe = hw_lanes_inexact(op, x, y, s, 1);
         /* ... or the narrowing */
         pe |= _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), s, _CMP_NEQ_UQ);
         as = _mm512_and_ps(s, absm);
@@ -611,19 +661,7 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
         _mm512_storeu_si512(r + i, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(h)));
         _mm512_storeu_si512(r + i + 8,
                             _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
-        {
-            __m512i fv = _mm512_or_si512(
-                _mm512_or_si512(
-                    _mm512_maskz_mov_epi32(pe, _mm512_set1_epi32(FL_INEXACT)),
-                    _mm512_maskz_mov_epi32(oe, _mm512_set1_epi32(FL_OVERFLOW))),
-                _mm512_maskz_mov_epi32(pe & tiny,
-                                       _mm512_set1_epi32(FL_UNDERFLOW)));
-            /* the lanes' OR against MXCSR's record of the 16 lanes */
-            if (((m & MX_PE) != 0) != (pe != 0) ||
-                ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
-                fv = _mm512_set1_epi32((int)FL_ORC_ERROR);
-            _mm512_storeu_si512(flags + i, fv);
-        }
+        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, m));
         for (k = spec; k; k &= k - 1) {
             const size_t e = i + (size_t)__builtin_ctz(k);
             unsigned f;
@@ -792,29 +830,6 @@ HW_BF_TARGET static inline __m512i hw_vb_load(const uint64_t *p)
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 }
 
-/* Lanes of 16 binary32 values where the binary64 values differ. */
-HW_BF_TARGET static inline __mmask16 hw_vb_ne(__m512d a0, __m512d a1,
-                                              __m512d b0, __m512d b1)
-{
-    return (__mmask16)(_mm512_cmp_pd_mask(a0, b0, _CMP_NEQ_UQ) |
-                       (_mm512_cmp_pd_mask(a1, b1, _CMP_NEQ_UQ) << 8));
-}
-
-/* TwoSum with embedded round-to-nearest (MXCSR holds another mode): the
- * lanes where x + y is not exactly s. */
-#define HW_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
-HW_BF_TARGET static inline __mmask8 hw_vb_sum_ne(__m512d x, __m512d y,
-                                                 __m512d s)
-{
-    __m512d d = _mm512_add_round_pd(x, y, HW_RN);
-    __m512d bb = _mm512_sub_round_pd(d, x, HW_RN);
-    __m512d err = _mm512_add_round_pd(
-        _mm512_sub_round_pd(x, _mm512_sub_round_pd(d, bb, HW_RN), HW_RN),
-        _mm512_sub_round_pd(y, bb, HW_RN), HW_RN);
-    return _mm512_cmp_pd_mask(err, _mm512_setzero_pd(), _CMP_NEQ_UQ) |
-           _mm512_cmp_pd_mask(d, s, _CMP_NEQ_UQ);
-}
-
 HW_BF_TARGET
 static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
                         const uint64_t *b, uint64_t *r, unsigned *flags)
@@ -831,7 +846,6 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
         __m512i va = hw_vb_load(a + i);
         __m512i vb = op == FL_ORC_SQRT ? one : hw_vb_load(b + i);
         __m512 x, y, s, e, e1, t, z;
-        __m512d x0, x1, y0, y1, s0, s1;
         __mmask16 spec, pe, oe, tiny;
         unsigned m;
 
@@ -862,31 +876,7 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
                                   &flags[k]);
             continue;
         }
-        x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
-        x1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1));
-        y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(y));
-        y1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(y, 1));
-        s0 = _mm512_cvtps_pd(_mm512_castps512_ps256(s));
-        s1 = _mm512_cvtps_pd(_mm512_extractf32x8_ps(s, 1));
-        switch (op) {
-        case FL_ORC_ADD:
-            pe = (__mmask16)(hw_vb_sum_ne(x0, y0, s0) |
-                             (hw_vb_sum_ne(x1, y1, s1) << 8));
-            break;
-        case FL_ORC_SUB:
-            pe = (__mmask16)(hw_vb_sum_ne(x0, _mm512_sub_pd(_mm512_setzero_pd(), y0), s0) |
-                             (hw_vb_sum_ne(x1, _mm512_sub_pd(_mm512_setzero_pd(), y1), s1) << 8));
-            break;
-        case FL_ORC_MUL:
-            pe = hw_vb_ne(_mm512_mul_pd(x0, y0), _mm512_mul_pd(x1, y1), s0, s1);
-            break;
-        case FL_ORC_DIV:
-            pe = hw_vb_ne(_mm512_mul_pd(s0, y0), _mm512_mul_pd(s1, y1), x0, x1);
-            break;
-        default:
-            pe = hw_vb_ne(_mm512_mul_pd(s0, s0), _mm512_mul_pd(s1, s1), x0, x1);
-            break;
-        }
+        pe = hw_lanes_inexact(op, x, y, s, 0);
         pe |= _mm512_cmp_ps_mask(z, s, _CMP_NEQ_UQ);
         oe = _mm512_cmp_ps_mask(_mm512_and_ps(z, absm),
                                 _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
@@ -910,18 +900,7 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
             _mm512_srli_epi32(_mm512_castps_si512(z), 16))));
         _mm512_storeu_si512(r + i + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(
             _mm512_srli_epi32(_mm512_castps_si512(z), 16), 1)));
-        {
-            __m512i fv = _mm512_or_si512(
-                _mm512_or_si512(
-                    _mm512_maskz_mov_epi32(pe, _mm512_set1_epi32(FL_INEXACT)),
-                    _mm512_maskz_mov_epi32(oe, _mm512_set1_epi32(FL_OVERFLOW))),
-                _mm512_maskz_mov_epi32(pe & tiny,
-                                       _mm512_set1_epi32(FL_UNDERFLOW)));
-            if (((m & MX_PE) != 0) != (pe != 0) ||
-                ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
-                fv = _mm512_set1_epi32((int)FL_ORC_ERROR);
-            _mm512_storeu_si512(flags + i, fv);
-        }
+        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, m));
         for (k = spec; k; k &= k - 1) {
             const size_t el = i + (size_t)__builtin_ctz((unsigned)k);
             r[el] = hw_op_bf16(op, rc, (uint16_t)a[el],

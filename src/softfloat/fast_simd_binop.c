@@ -22,7 +22,6 @@
  *
  * Nothing here is reached without the CPU's AVX-512 F, DQ and VL.
  */
-#include <stdatomic.h>
 #include <string.h>
 
 #include "fast.h"
@@ -223,20 +222,6 @@ FL__VOP(fl__vsub, FL__OP_SUB, f)
 FL__VOP(fl__vmul, FL__OP_MUL, f)
 FL__VOP(fl__vdiv, FL__OP_DIV, f)
 
-/* Whether the CPU runs the kernels: detected once; the atomic word makes
- * the first callers' race harmless (they store the same value). */
-static int fl__binop_cpu(void)
-{
-    static _Atomic int level = -1;
-    int v = atomic_load_explicit(&level, memory_order_relaxed);
-    if (v < 0) {
-        v = __builtin_cpu_supports("avx512f") &&
-            __builtin_cpu_supports("avx512dq") &&
-            __builtin_cpu_supports("avx512vl");
-        atomic_store_explicit(&level, v, memory_order_relaxed);
-    }
-    return v;
-}
 #endif /* FL__BINOP_SIMD */
 
 size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
@@ -244,7 +229,8 @@ size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
                       const fl_ctx *c, unsigned *each)
 {
 #ifdef FL__BINOP_SIMD
-    if (!fl__fast_fmt(f) || c->rm == FL_RSR || !fl__binop_cpu())
+    /* level 2: AVX-512 F, BW, VL and DQ (fast_simd.c's detection) */
+    if (!fl__fast_fmt(f) || c->rm == FL_RSR || fl__simd_available() < 2)
         return 0;
     if (fl__fmt_key(f) == FL__KEY(16, 5, 11)) {
         switch (op) {
