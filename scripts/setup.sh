@@ -7,10 +7,11 @@ packages=(
   cmake gcc g++ make pkg-config    # build
   libmpfr-dev libgmp-dev           # correctly rounded oracle for tests and verify
   check                            # unit-test framework
-  zlib1g-dev                       # reading the vendored gzip data set
+  zlib1g-dev                       # reading the vendored gzip data set, .npz files
+  libjansson-dev                   # safetensors headers (JSON)
   gnuplot-nox                      # the lab's figures
   libopenmpi-dev openmpi-bin       # optional: sharded verify sweeps
-  python3-numpy                    # optional: .npy files written by numpy in tests
+  python3-numpy python3-torch      # real clients in the tests: .npy/.npz files, kernels to check
   clang libclang-rt-14-dev         # fuzzing and sanitizer runs
   valgrind                         # memory checking of the default tests
 )
