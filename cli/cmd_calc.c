@@ -135,8 +135,10 @@ static void usage(FILE *fp)
 "  --ftz              flush tiny results to zero\n"
 "  --daz              treat subnormal inputs as zero\n"
 "  --saturate         overflow gives the largest finite value\n"
-"  --nan PRESET       x86 (default) arm riscv cuda: NaN results and\n"
-"                     invalid integer conversions\n"
+"  --nan PRESET       x86 (default) arm riscv cuda softfloat: NaN results\n"
+"                     and invalid integer conversions (softfloat: Berkeley\n"
+"                     SoftFloat's 8086-SSE, as x86 but fma(0, inf, NaN)\n"
+"                     raises invalid and returns the default NaN)\n"
 "  --seed N           stochastic rounding seed (default 0)\n"
 "  --index N          stochastic rounding counter (default 0)\n"
 "  --exact            rint and to_*: raise inexact (IEEE ...Exact)\n"
@@ -331,7 +333,7 @@ int cmd_calc(int argc, char **argv)
             int p = fl_nan_preset_parse(val);
             if (p < 0)
                 return cli_error("calc: --nan: unknown preset '%s' (x86 arm "
-                                 "riscv cuda)", val);
+                                 "riscv cuda softfloat)", val);
             c.nan = (uint8_t)p;
         } else if (!strcmp(optname, "--seed") ||
                    !strcmp(optname, "--index")) {

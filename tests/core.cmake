@@ -42,3 +42,11 @@ if(FPLAB_HAVE_CHECK)
   fplab_core_test_exe(test_text)
   fplab_core_test(core_text mpfr test_text)
 endif()
+
+# The x86 NaN preset against this CPU's FMA3 on fma(0, inf, NaN) and the
+# other NaN cases, and the SoftFloat preset's one departure (skips, 77,
+# off x86-64 or without FMA3).
+add_executable(test_nan_hw ${CMAKE_CURRENT_LIST_DIR}/test_nan_hw.c)
+target_link_libraries(test_nan_hw PRIVATE fplab fplab_warnings m)
+add_test(NAME core_nan_hw COMMAND test_nan_hw)
+set_tests_properties(core_nan_hw PROPERTIES LABELS unit SKIP_RETURN_CODE 77)

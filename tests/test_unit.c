@@ -292,22 +292,88 @@ START_TEST(nan_preset_arm_riscv_cuda_use_the_default_nan)
 END_TEST
 
 /* fma(0, inf, quiet NaN): IEEE leaves invalid to the implementation;
- * x86 FMA3 is silent, ARM (FPMulAdd), RISC-V and CUDA raise it. */
+ * x86 FMA3 is silent and returns the addend, ARM (FPMulAdd), RISC-V, CUDA
+ * and SoftFloat raise it; SoftFloat returns its default NaN, not the
+ * addend (softfloat_mulAddF16: infProdArg, then propagateNaN_ZC with the
+ * default NaN first). */
 START_TEST(nan_preset_fma_zero_times_inf_plus_quiet_nan)
 {
+    int seen_softfloat = 0;
     for (int p = 0; p < FL_NANP_COUNT; p++) {
         fl_ctx c = fl_ctx_make(FL_RNE);
         unsigned fl = 0;
-        uint64_t r;
+        uint64_t r, want;
         c.nan = (uint8_t)p;
         r = fl_fma(&fl_binary16, H_ZERO, H_INF, 0x7E05, &c, &fl);
+        want = p == FL_NANP_X86 ? 0x7E05 : fl_default_nan(&fl_binary16, p);
         cases++;
-        ck_assert_msg(fl_is_nan(&fl_binary16, r) &&
+        ck_assert_msg(r == want &&
                       (fl & FL_IEEE_FLAGS) ==
                       (p == FL_NANP_X86 ? 0u : (unsigned)FL_INVALID),
-                      "fma(0, inf, qNaN) nan=%s: %#llx flags %02x",
-                      fl_nan_preset_name(p), (unsigned long long)r, fl);
+                      "fma(0, inf, qNaN) nan=%s: %#llx flags %02x, want "
+                      "%#llx", fl_nan_preset_name(p), (unsigned long long)r,
+                      fl, (unsigned long long)want);
+        seen_softfloat |= p == FL_NANP_SOFTFLOAT;
     }
+    ck_assert(seen_softfloat);
+}
+END_TEST
+
+/* The SoftFloat preset is x86's everywhere but in fma's invalid product
+ * with a NaN addend (Berkeley SoftFloat 3e, 8086-SSE specialisation:
+ * s_propagateNaNF16UI.c, specialize.h, s_mulAddF16.c). */
+START_TEST(nan_preset_softfloat_is_x86_but_for_fma)
+{
+    static const struct { uint16_t a, b, c, x86, sf; unsigned fx, fs; } t[] = {
+        /* 0 * inf + NaN: the only disagreement */
+        { 0x0000, 0x7C00, 0x7E05, 0x7E05, 0xFE00, 0, FL_INVALID },
+        { 0xFC00, 0x8000, 0xFFFF, 0xFFFF, 0xFE00, 0, FL_INVALID },
+        { 0x0000, 0xFC00, 0x7C01, 0x7E01, 0xFE00, FL_INVALID, FL_INVALID },
+        /* inf * x + NaN (x nonzero): the addend, quieted, in both */
+        { 0x7C00, 0x3C00, 0x7E05, 0x7E05, 0x7E05, 0, 0 },
+        { 0x7C00, 0x3C00, 0xFC05, 0xFE05, 0xFE05, FL_INVALID, FL_INVALID },
+        /* a NaN factor comes first, the addend's sNaN still signals */
+        { 0x7E01, 0x0000, 0x7C02, 0x7E01, 0x7E01, FL_INVALID, FL_INVALID },
+        { 0x0000, 0x7C03, 0x7E02, 0x7E03, 0x7E03, FL_INVALID, FL_INVALID },
+        /* 0 * inf + non-NaN: default NaN in both */
+        { 0x0000, 0x7C00, 0x3C00, 0xFE00, 0xFE00, FL_INVALID, FL_INVALID },
+    };
+    const fl_format *h = &fl_binary16;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        fl_ctx c = fl_ctx_make(FL_RNE);
+        unsigned fl = 0;
+        char what[96];
+        snprintf(what, sizeof what, "x86 fma(%04X, %04X, %04X)",
+                 (unsigned)t[i].a, (unsigned)t[i].b, (unsigned)t[i].c);
+        c.nan = FL_NANP_X86;
+        expect_bits(what, fl_fma(h, t[i].a, t[i].b, t[i].c, &c, &fl), &fl,
+                    t[i].x86, t[i].fx);
+        fl = 0;
+        c.nan = FL_NANP_SOFTFLOAT;
+        snprintf(what, sizeof what, "softfloat fma(%04X, %04X, %04X)",
+                 (unsigned)t[i].a, (unsigned)t[i].b, (unsigned)t[i].c);
+        expect_bits(what, fl_fma(h, t[i].a, t[i].b, t[i].c, &c, &fl), &fl,
+                    t[i].sf, t[i].fs);
+    }
+    /* elsewhere the two are the same: first NaN quieted, same defaults */
+    fl_ctx c = fl_ctx_make(FL_RNE);
+    c.nan = FL_NANP_SOFTFLOAT;
+    expect2("q+q", h, fl_add, 0x7E05, 0x7E07, &c, 0x7E05, 0);
+    expect2("1+s", h, fl_add, H_ONE, 0xFC07, &c, 0xFE07, FL_INVALID);
+    expect2("q*s", h, fl_mul, 0x7E07, 0x7C05, &c, 0x7E07, FL_INVALID);
+    expect2("inf-inf", h, fl_sub, H_INF, H_INF, &c, 0xFE00, FL_INVALID);
+    unsigned fl = 0;
+    expect_bits("f32 sNaN->f16",
+                fl_convert(h, &fl_binary32, 0xFF812345, &c, &fl), &fl, 0xFE09,
+                FL_INVALID);
+    ck_assert_uint_eq(fl_default_nan(h, FL_NANP_SOFTFLOAT), 0xFE00);
+    ck_assert_uint_eq(fl_default_nan(&fl_binary32, FL_NANP_SOFTFLOAT),
+                      0xFFC00000u);
+    ck_assert_uint_eq(fl_default_nan(&fl_binary64, FL_NANP_SOFTFLOAT),
+                      UINT64_C(0xFFF8000000000000));
+    ck_assert_int_eq(fl_nan_preset_parse("softfloat"), FL_NANP_SOFTFLOAT);
+    ck_assert_str_eq(fl_nan_preset_name(FL_NANP_SOFTFLOAT), "softfloat");
+    cases += 5;
 }
 END_TEST
 
@@ -322,6 +388,8 @@ START_TEST(nan_preset_integer_results)
         { FL_NANP_RISCV, 0x7FFFFFFFu, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu,
           0xFFFFFFFFu, 0 },
         { FL_NANP_CUDA, 0, 0x7FFFFFFFu, 0x80000000u, 0, 0xFFFFFFFFu, 0 },
+        { FL_NANP_SOFTFLOAT, 0x80000000u, 0x80000000u, 0x80000000u,
+          0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu },
     };
     const fl_format *s = &fl_binary32;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -624,6 +692,7 @@ int main(void)
     tcase_add_test(tc, nan_preset_x86_propagates_first_nan_quieted);
     tcase_add_test(tc, nan_preset_arm_riscv_cuda_use_the_default_nan);
     tcase_add_test(tc, nan_preset_fma_zero_times_inf_plus_quiet_nan);
+    tcase_add_test(tc, nan_preset_softfloat_is_x86_but_for_fma);
     tcase_add_test(tc, nan_preset_integer_results);
     tcase_add_test(tc, ftz_flushes_tiny_results_with_sign);
     tcase_add_test(tc, daz_reads_subnormals_as_signed_zero);

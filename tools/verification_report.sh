@@ -118,6 +118,42 @@ tmp=$out.tmp.$$
   echo "  differ; the sweep above is run with \`--nan-any\` and the difference is"
   echo "  pinned by the test \`verify_cuda_host_bfloat16_to32_nan_difference\`."
   echo
+  cat <<'FINDING'
+## Finding: TestFloat (SoftFloat) and x86 hardware disagree on fma(0, inf, NaN)
+
+Fed `testfloat_gen`'s level-1 `f16_mulAdd` vectors (all five modes), the
+x86 preset mismatched on 33 lines, every one `fma(±0, ±inf, qNaN)` (or the
+product the other way round), e.g. `0000 FC00 FFFF: expected FE00 10
+(invalid), got FFFF 00`: TestFloat expects invalid and the default NaN,
+the x86 preset answers the quiet NaN addend with no flag.
+Both are correct: IEEE 754-2019 §7.2 lets an implementation decide whether
+fusedMultiplyAdd(0, ∞, qNaN) signals invalid.  The two models:
+
+- **SoftFloat** (Berkeley SoftFloat 3e, 8086-SSE specialisation, which
+  TestFloat's expected results come from): `softfloat_mulAddF16` takes
+  the infinite-product path (`infProdArg`), raises invalid, sets the
+  default NaN (`defaultNaNF16UI` = 0xFE00) and then propagates it with
+  the addend (`softfloat_propagateNaNF16UI`, which keeps its first operand
+  when that is a NaN): the result is the default NaN whatever the addend.
+- **x86 hardware** (measured with `vfmadd` on binary32 and binary64 on an
+  AMD EPYC, test `core_nan_hw`: 854 NaN and 0·∞ cases, the x86 preset
+  equal to the hardware in all of them): the quiet NaN addend is
+  returned without invalid; a signaling addend is quieted and raises
+  invalid.
+
+Everywhere else the two agree (first NaN operand propagated, quieted;
+default NaN 0xFE00 / 0xFFC00000 / 0xFFF8000000000000; integer results of
+invalid conversions).  fplab has both as NaN presets: `softfloat`, the
+default of `fplab testfloat` (a TestFloat user checks against TestFloat's
+model), and `x86`, the default of the library and of `fplab calc`
+(`fplab testfloat --nan x86` gives the hardware's answer).  33 such lines
+(the eight signed 0·∞ products with four quiet NaN addends, and one
+signaling), written by hand in both models, are in
+`tests/cli/testfloat/nan/` and checked by `cli_testfloat`; the MPFR oracle
+(and so `fuzz_diff` and `verify`) raises invalid for 0·∞ + qNaN under
+every preset but x86.
+FINDING
+  echo
   echo "## Not run here"
   echo
   for f in binary16 bfloat16; do

@@ -87,7 +87,13 @@ typedef enum fl_nan_preset {
     FL_NANP_RISCV = 2,  /* RISC-V: always the canonical NaN 0x7E00 */
     FL_NANP_CUDA = 3,   /* CUDA: always the canonical NaN, all ones but the
                            sign (0x7FFF for half, 0x7FFFFFFF for float) */
-    FL_NANP_COUNT = 4
+    FL_NANP_SOFTFLOAT = 4, /* Berkeley SoftFloat 3e, 8086-SSE specialisation
+                              (TestFloat's expected results): x86's rules
+                              except fma(0, inf, NaN) and fma(inf, 0, NaN),
+                              which raise invalid and return the default
+                              NaN; x86 FMA3 returns the NaN addend, quieted,
+                              and raises invalid only for a signaling one */
+    FL_NANP_COUNT = 5
 } fl_nan_preset;
 
 /* How a format encodes infinities and NaNs. */
@@ -177,7 +183,7 @@ FPLAB_HOSTDEV uint64_t fl_sr_bits(uint64_t seed, uint64_t index);
  * spellings; returns -1 if unknown. */
 int fl_rm_parse(const char *s);
 const char *fl_rm_name(int rm);
-int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda */
+int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda softfloat */
 const char *fl_nan_preset_name(int p);
 
 /* ------------------------------------------------------------------------

@@ -574,8 +574,10 @@ int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
         ((o[0].kind == K_ZERO && o[1].kind == K_INF) ||
          (o[0].kind == K_INF && o[1].kind == K_ZERO));
     if (any_nan) {
-        /* 0 * inf + quiet NaN: invalid on ARM, RISC-V, CUDA (and in
-         * SoftFloat); x86 FMA3 returns the NaN without invalid. */
+        /* 0 * inf + quiet NaN: invalid on ARM, RISC-V, CUDA and in
+         * SoftFloat (which also returns the default NaN, not the addend:
+         * any NaN matches here); x86 FMA3 returns the NaN without
+         * invalid. */
         if (any_snan || (op == FL_MPFR_FMA && prod_invalid &&
                          c->nan != FL_NANP_X86))
             r->flags |= FL_INVALID;
@@ -679,6 +681,7 @@ static uint64_t int_invalid_value(int preset, int width, int is_signed,
     const uint64_t smax = umax >> 1, smin = smax + 1;   /* zero-extended */
     switch (preset) {
     case FL_NANP_X86:
+    case FL_NANP_SOFTFLOAT:   /* SoftFloat 8086-SSE: x86's values */
         return is_signed ? smin : umax;
     case FL_NANP_RISCV:
         if (what == 0)

@@ -37,15 +37,22 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
         fl__is_nan_cls(z.cls)) {
         const uint64_t ops[3] = { a, b, addend };
         uint64_t res = fl__nan_result(f, c, ops, 3, flags);
-        /* 0 * inf + qNaN: IEEE 754 (7.2) leaves the invalid flag to the
-         * implementation.  x86 FMA3 does not raise it; ARM (FPMulAdd) and
-         * RISC-V (whose specification requires it) do, as does Berkeley
-         * SoftFloat.  The NaN returned is the preset's choice either way. */
+        /* 0 * inf + NaN: IEEE 754 (7.2) leaves the invalid flag to the
+         * implementation.  x86 FMA3 does not raise it for a quiet NaN and
+         * returns the addend; ARM (FPMulAdd) and RISC-V (whose
+         * specification requires it) raise it.  So does Berkeley SoftFloat
+         * 3e (softfloat_mulAddF16, label infProdArg: invalid, then
+         * propagateNaN_ZC(defaultNaNF16UI, C), which keeps the default NaN
+         * because it is the first operand): under the SoftFloat preset the
+         * result is the default NaN, not the addend. */
         if (c->nan != FL_NANP_X86 &&
             !fl__is_nan_cls(x.cls) && !fl__is_nan_cls(y.cls) &&
             ((x.cls == FL_U_INF && y.cls == FL_U_ZERO) ||
-             (x.cls == FL_U_ZERO && y.cls == FL_U_INF)))
+             (x.cls == FL_U_ZERO && y.cls == FL_U_INF))) {
             *flags |= FL_INVALID;
+            if (c->nan == FL_NANP_SOFTFLOAT)
+                res = fl_default_nan(f, c->nan);
+        }
         return res;
     }
     if (x.cls == FL_U_INF || y.cls == FL_U_INF) {

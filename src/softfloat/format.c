@@ -225,7 +225,7 @@ const char *fl_rm_name(int rm)
 }
 
 static const char *const nan_names[FL_NANP_COUNT] = {"x86", "arm", "riscv",
-                                                     "cuda"};
+                                                     "cuda", "softfloat"};
 
 int fl_nan_preset_parse(const char *s)
 {

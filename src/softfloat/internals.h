@@ -130,18 +130,27 @@ static inline FPLAB_HOSTDEV fl_u128 fl__shr128_sticky(fl_u128 x, int32_t n)
     return (x >> n) | ((x & (((fl_u128)1 << n) - 1)) != 0);
 }
 
+/* 1 for the presets that propagate a NaN operand (x86 and SoftFloat's
+ * 8086-SSE, which share these rules), 0 for those that always return the
+ * default NaN. */
+static inline FPLAB_HOSTDEV int fl__nan_propagates(int preset)
+{
+    return preset == FL_NANP_X86 || preset == FL_NANP_SOFTFLOAT;
+}
+
 /* NaN results.  fl__nan_result picks the NaN an operation returns given its
- * operands (at least one is a NaN), following c->nan: x86 propagates the
- * first NaN operand (quieted), the others return the default NaN.  Raises
- * invalid if any operand is a signaling NaN.  n = number of operands. */
+ * operands (at least one is a NaN), following c->nan: x86 and SoftFloat
+ * propagate the first NaN operand (quieted), the others return the default
+ * NaN.  Raises invalid if any operand is a signaling NaN.  n = number of
+ * operands. */
 FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
                                       const uint64_t *ops, int n,
                                       unsigned *flags);
 /* An invalid operation on non-NaN operands: default NaN, invalid raised. */
 FPLAB_HOSTDEV uint64_t fl__invalid(const fl_format *f, const fl_ctx *c,
                                    unsigned *flags);
-/* A NaN converted from format src to dst (payload kept under x86, else the
- * default NaN); raises invalid for a signaling NaN. */
+/* A NaN converted from format src to dst (payload kept under x86 and
+ * SoftFloat, else the default NaN); raises invalid for a signaling NaN. */
 FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
                                        const fl_format *src, uint64_t a,
                                        const fl_ctx *c, unsigned *flags);

@@ -7,6 +7,13 @@
  * all-ones pattern without sign (0x7FFF for half).  See Berkeley
  * SoftFloat's 8086-SSE / ARM-VFPv2-defaultNaN / RISCV specializations and
  * NVIDIA's cuda_fp16.hpp for the values.
+ *
+ * The SoftFloat preset is SoftFloat 3e's 8086-SSE specialisation, which
+ * agrees with x86 here: softfloat_propagateNaNF16UI(a, b) returns a if it
+ * is a NaN, else b, quieted (| 0x0200), raising invalid if either is
+ * signaling; defaultNaNF16UI is 0xFE00 (F32 0xFFC00000, F64
+ * 0xFFF8000000000000); softfloat_commonNaNToF16UI keeps the sign and the
+ * payload's top bits.  The two differ only in fma (see fma.c).
  */
 #include "internals.h"
 
@@ -20,10 +27,11 @@ FPLAB_HOSTDEV uint64_t fl_default_nan(const fl_format *f, int preset)
 {
     if (f->nan_style == FL_NANSTYLE_FN) {
         uint64_t nan = f->exp_mask | f->frac_mask;
-        return preset == FL_NANP_X86 ? f->sign_mask | nan : nan;
+        return fl__nan_propagates(preset) ? f->sign_mask | nan : nan;
     }
     switch (preset) {
     case FL_NANP_X86:
+    case FL_NANP_SOFTFLOAT:
         return f->sign_mask | f->exp_mask | quiet_bit(f);
     case FL_NANP_CUDA:
         return f->exp_mask | f->frac_mask;
@@ -57,7 +65,7 @@ FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
         if (first < 0 && raw_is_nan(f, ops[i]))
             first = i;
     }
-    if (c->nan == FL_NANP_X86 && first >= 0)
+    if (fl__nan_propagates(c->nan) && first >= 0)
         return f->nan_style == FL_NANSTYLE_FN ? ops[first]
                                               : ops[first] | quiet_bit(f);
     return fl_default_nan(f, c->nan);
@@ -80,11 +88,12 @@ FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
 
     if (raw_is_snan(src, a))
         *flags |= FL_INVALID;
-    if (c->nan != FL_NANP_X86)
+    if (!fl__nan_propagates(c->nan))
         return fl_default_nan(dst, c->nan);
     if (dst->nan_style == FL_NANSTYLE_FN)
         return (sign ? dst->sign_mask : 0) | dst->exp_mask | dst->frac_mask;
-    /* x86 keeps the sign and the leading payload bits, quieted. */
+    /* x86 (and SoftFloat) keep the sign and the leading payload bits,
+     * quieted. */
     frac = dfb >= sfb ? frac << (dfb - sfb) : frac >> (sfb - dfb);
     return (sign ? dst->sign_mask : 0) | dst->exp_mask |
            (frac & dst->frac_mask) | quiet_bit(dst);

@@ -21,8 +21,9 @@ enum { INV_NAN = 0, INV_POS = 1, INV_NEG = 2 };
 /*
  * The preset table.  Values follow Berkeley SoftFloat's specializations
  * (i32_fromNaN, i32_fromPosOverflow, ... in specialize.h):
- *   x86 (8086-SSE):   signed: INT_MIN for all three; unsigned: UINT_MAX
- *                     for all three (the "integer indefinite" value);
+ *   x86 and SoftFloat (8086-SSE): signed: INT_MIN for all three;
+ *                     unsigned: UINT_MAX for all three (the "integer
+ *                     indefinite" value);
  *   ARM (VFPv2, default NaN): saturate (INT_MAX / INT_MIN, UINT_MAX / 0),
  *                     NaN -> 0;
  *   RISC-V:           saturate, NaN -> the largest positive value;
@@ -45,6 +46,10 @@ static FPLAB_HOSTDEV int invalid_kind(int preset, int is_signed, int which)
                       { INV_MAX,  INV_MAX, INV_MIN } },
         /* CUDA  */ { { INV_ZERO, INV_MAX, INV_ZERO },
                       { INV_ZERO, INV_MAX, INV_MIN } },
+        /* SoftFloat 8086-SSE: the x86 row (ui32_fromNaN 0xFFFFFFFF,
+         * i32_fromNaN -0x7FFFFFFF - 1, and so for both overflows) */
+                    { { INV_MAX,  INV_MAX, INV_MAX },
+                      { INV_MIN,  INV_MIN, INV_MIN } },
     };
     if (preset < 0 || preset >= FL_NANP_COUNT) preset = FL_NANP_X86;
     return table[preset][is_signed != 0][which];

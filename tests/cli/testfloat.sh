@@ -15,7 +15,8 @@ for file in "$D"/*.txt; do
     # checking the worked lines: all match
     STDIN_FILE=$file expect 0 "$n cases, 0 mismatches" -- testfloat "$fn"
     # answering the operands alone reproduces the worked lines exactly
-    # (NaN results included: the x86 preset gives TestFloat's 8086-SSE NaN)
+    # (NaN results included: the default softfloat preset gives
+    # TestFloat's 8086-SSE NaN)
     nin=$(awk '!/^#/ { print NF - 2; exit }' "$file")
     grep -v '^#' "$file" | cut -d' ' -f1-"$nin" > "$TMP/ops"
     STDIN_FILE=$TMP/ops expect 0 "$(grep -v '^#' "$file")" -- testfloat "$fn"
@@ -89,4 +90,29 @@ STDIN_FILE=$TMP/ops expect 0 "3C00 3C000000 00" -- testfloat bf16_to_f32 -rmin
 printf '3F800000 3F800000 3F800000\n' > "$TMP/ops"
 STDIN_FILE=$TMP/ops expect 0 "3F800000 3F800000 3F800000 40000000 00" -- testfloat f32_mulAdd
 
-finish $((16 * 3 + 1 + 25))
+# fma(0, inf, NaN): TestFloat expects SoftFloat's invalid + default NaN
+# (the default preset); x86 FMA3 returns the addend without invalid
+# (--nan x86).  33 lines each, written by hand (tests/cli/testfloat/nan).
+N=$D/nan
+for f in f16_mulAdd f16_mulAdd_x86; do
+    [ "$(grep -vc '^#' "$N/$f.txt")" = 33 ] || fail "$N/$f.txt: want 33 lines"
+done
+STDIN_FILE=$N/f16_mulAdd.txt expect 0 "33 cases, 0 mismatches" -- testfloat f16_mulAdd --check-nans
+STDIN_FILE=$N/f16_mulAdd.txt expect 0 "33 cases, 0 mismatches" -- testfloat f16_mulAdd --nan softfloat --check-nans
+STDIN_FILE=$N/f16_mulAdd_x86.txt expect 0 "33 cases, 0 mismatches" -- testfloat f16_mulAdd --nan x86 --check-nans
+# TestFloat's lines under the hardware rule: the 32 quiet-NaN lines differ
+# in their flags (the signaling one raises invalid either way)
+"$FPLAB" testfloat f16_mulAdd --nan x86 < "$N/f16_mulAdd.txt" > "$TMP/out" 2>&1
+rc=$?
+CASES=$((CASES + 1))
+[ "$rc" = 1 ] && [ "$(grep -c '^line ' "$TMP/out")" = 32 ] &&
+    [ "$(tail -1 "$TMP/out")" = "33 cases, 32 mismatches" ] &&
+    [ "$(head -1 "$TMP/out")" = "line 6: f16_mulAdd 0000 7C00 7E00: expected FE00 10 (invalid), got 7E00 00 (-)" ] ||
+    fail "--nan x86 on TestFloat's fma(0, inf, NaN) lines: rc $rc, $(head -1 "$TMP/out") ... $(tail -1 "$TMP/out")"
+# answering the operands: SoftFloat's lines by default, the hardware's under
+# --nan x86
+grep -v '^#' "$N/f16_mulAdd.txt" | cut -d' ' -f1-3 > "$TMP/ops"
+STDIN_FILE=$TMP/ops expect 0 "$(grep -v '^#' "$N/f16_mulAdd.txt")" -- testfloat f16_mulAdd
+STDIN_FILE=$TMP/ops expect 0 "$(grep -v '^#' "$N/f16_mulAdd_x86.txt")" -- testfloat f16_mulAdd --nan x86
+
+finish $((16 * 3 + 1 + 25 + 6))
