@@ -45,8 +45,22 @@ int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
 
-/* Create a directory (and parents) if missing; -1 + message on error. */
-int cli_mkdir_p(const char *dir);
+/* Create a directory (and parents) if missing; -1 + message on error,
+ * starting with `what` (e.g. "hist: --out") unless it is NULL. */
+int cli_mkdir_p(const char *dir, const char *what);
+/* Create a directory if missing, but not its parents: a missing or
+ * non-directory parent is an error naming both paths (a typo in --out
+ * should not plant a tree).  `what` starts the message ("lab: --out"). */
+int cli_mkdir_last(const char *dir, const char *what);
+
+/* The directory with fplab's data set (data/digits.csv.gz) and plot
+ * scripts (plots/NAME.gp), in this order: $FPLAB_SHARE_DIR; the installed
+ * DATADIR/fplab found relative to the running executable (PREFIX/bin/fplab
+ * -> PREFIX/share/fplab, wherever the tree was installed or moved); the
+ * source tree, only when the executable runs from the build directory it
+ * was built in.  Returns the directory (static storage) with *how saying
+ * which ("installed", ...), or NULL with *how saying where it looked. */
+const char *cli_share_dir(const char **how);
 
 /* Subcommands: each parses its own arguments and handles --help. */
 int cmd_info(int argc, char **argv);

@@ -54,24 +54,24 @@ static int parse_scales(const char *s, double *v, int *n)
     *n = 0;
     char *copy = strdup(s), *save = NULL;
     if (!copy)
-        return cli_error("out of memory");
+        return cli_error("hist: out of memory");
     int item = 0;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         item++;
         double d;
         if (cli_parse_double(t, &d) || !(d > 0) || !isfinite(d) || d > 0x1p127) {
-            cli_error("--scales: item %d '%s' is not a positive finite number", item, t);
+            cli_error("hist: --scales: item %d '%s' is not a positive finite number", item, t);
             free(copy);
             return -1;
         }
         if ((double)(float)d != d) {
-            cli_error("--scales: item %d '%s' is not exactly representable in "
+            cli_error("hist: --scales: item %d '%s' is not exactly representable in "
                       "binary32 (the scale's dtype)", item, t);
             free(copy);
             return -1;
         }
         if (*n >= MAX_SCALES) {
-            cli_error("--scales: more than %d scales", MAX_SCALES);
+            cli_error("hist: --scales: more than %d scales", MAX_SCALES);
             free(copy);
             return -1;
         }
@@ -79,7 +79,7 @@ static int parse_scales(const char *s, double *v, int *n)
     }
     free(copy);
     if (!*n || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
-        return cli_error("--scales: '%s' must be a comma-separated list of positive "
+        return cli_error("hist: --scales: '%s' must be a comma-separated list of positive "
                          "numbers", s), -1;
     return 0;
 }
@@ -167,7 +167,7 @@ int cmd_hist(int argc, char **argv)
     if (!fmt)
         return cli_error("hist: --format is required (e.g. --format binary16)");
     fl_format f;
-    if (cli_parse_format(fmt, &f, "--format"))
+    if (cli_parse_format(fmt, &f, "hist: --format"))
         return CLI_USAGE;
     double sc[MAX_SCALES];
     int ns;
@@ -304,7 +304,7 @@ int cmd_hist(int argc, char **argv)
     }
 
     /* data files */
-    if (cli_mkdir_p(out)) {
+    if (cli_mkdir_p(out, "hist: --out")) {
         rc = CLI_USAGE;
         goto done;
     }

@@ -26,41 +26,49 @@
 
 extern char **environ;
 
-#ifndef FPLAB_SOURCE_DIR
-#define FPLAB_SOURCE_DIR "."
-#endif
-
 static void usage(FILE *fp)
 {
+    const char *how, *share = cli_share_dir(&how);
     fprintf(fp,
             "usage: fplab lab [--out DIR] [--quick] [--seed N] [--only ID[,ID...]]\n"
             "                 [--no-plots] [--data FILE]\n\n"
             "Runs every experiment and plot into DIR (default out/) and writes\n"
-            "DIR/REPORT.md.  --quick: small sizes for CI.  --seed: every random\n"
-            "choice derives from it; the same seed reproduces the same data bytes.\n"
+            "DIR/REPORT.md.  DIR is created if missing, but not its parent (a\n"
+            "missing parent is an error: make it first).\n"
+            "--quick: small sizes for CI.\n"
+            "--seed: every random choice derives from it; the same seed\n"
+            "reproduces the same data bytes.\n"
             "--only: a subset of the experiments:");
     for (size_t i = 0; i < lab_experiment_count; i++)
         fprintf(fp, " %s", lab_experiments[i].id);
-    fprintf(fp, "\n--data: the training CSV (default: data/digits.csv.gz).\n"
-                "Plot scripts are read from $FPLAB_PLOTS_DIR or the source tree's\n"
-                "plots/; gnuplot from $FPLAB_GNUPLOT or PATH.\n");
+    fprintf(fp, "\n--data: the training CSV (default: $FPLAB_DATA, else\n"
+                "SHARE/data/digits.csv.gz).\n"
+                "Plot scripts: $FPLAB_PLOTS_DIR, else SHARE/plots; gnuplot from\n"
+                "$FPLAB_GNUPLOT or PATH.\n"
+                "SHARE: $FPLAB_SHARE_DIR, else PREFIX/share/fplab for an installed\n"
+                "PREFIX/bin/fplab, else (run from its build directory) the source\n"
+                "tree.\n"
+                "Here SHARE is %s (%s).\n",
+            share ? share : "not found", how);
+}
+
+/* SHARE/rel (static storage), or NULL when SHARE is not found. */
+static const char *share_path(const char *rel)
+{
+    static char buf[2][4200];
+    static int k;
+    const char *how, *share = cli_share_dir(&how);
+    if (share == NULL)
+        return NULL;
+    k ^= 1;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", share, rel);
+    return buf[k];
 }
 
 static int file_exists(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The first existing path among the candidates (static storage). */
-static const char *pick(const char *env, const char *rel, const char *src)
-{
-    const char *e = env ? getenv(env) : NULL;
-    if (e && *e)
-        return e;
-    if (rel && file_exists(rel))
-        return rel;
-    return src;
 }
 
 /* gnuplot on PATH (or $FPLAB_GNUPLOT); NULL if none. */
@@ -213,18 +221,36 @@ int cmd_lab(int argc, char **argv)
                 if (strlen(lab_experiments[i].id) == len &&
                     !strncmp(p, lab_experiments[i].id, len))
                     ok = 1;
-            if (!ok)
-                return cli_error("lab: --only: unknown experiment '%.*s'", (int)len, p);
+            if (!ok) {
+                char names[256] = "";
+                for (size_t i = 0; i < lab_experiment_count; i++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names),
+                             "%s%s", i ? " " : "", lab_experiments[i].id);
+                return cli_error("lab: --only: unknown experiment '%.*s' "
+                                 "(the experiments: %s)", (int)len, p, names);
+            }
             p += len + (c ? 1 : 0);
         }
     }
-    if (!data)
-        data = pick("FPLAB_DATA", "data/digits.csv.gz",
-                    FPLAB_SOURCE_DIR "/data/digits.csv.gz");
+    /* the data set and the plot scripts: options and environment first,
+     * else the share directory (see usage) */
+    const char *how;
+    if (!data && getenv("FPLAB_DATA") && *getenv("FPLAB_DATA"))
+        data = getenv("FPLAB_DATA");
+    if (!data && !(data = share_path("data/digits.csv.gz"))) {
+        cli_share_dir(&how);
+        return cli_error("lab: cannot find the data set: %s (or give --data "
+                         "FILE)", how);
+    }
     const char *plots_dir = getenv("FPLAB_PLOTS_DIR");
     if (!plots_dir || !*plots_dir)
-        plots_dir = file_exists("plots/atlas.gp") ? "plots" : FPLAB_SOURCE_DIR "/plots";
-    if (cli_mkdir_p(out))
+        plots_dir = share_path("plots");
+    if (plots && !plots_dir) {
+        cli_share_dir(&how);
+        return cli_error("lab: cannot find the plot scripts: %s (or set "
+                         "FPLAB_PLOTS_DIR, or run with --no-plots)", how);
+    }
+    if (cli_mkdir_last(out, "lab: --out"))
         return CLI_USAGE;
 
     lab_ctx L;

@@ -4,6 +4,7 @@
  * and the scale after the update.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,8 @@ static void usage(FILE *fp)
 "  --init-scale X        initial scale (65536; static: the scale)\n"
 "  --growth X            torch growth factor (2)\n"
 "  --backoff X           torch backoff factor (0.5)\n"
-"  --interval N          torch growth_interval / apex window (2000)\n"
+"  --growth-interval N   torch growth_interval / apex scale window (2000);\n"
+"                        --interval and --window are the same option\n"
 "  --max-scale X         apex maximum (16777216)\n"
 "  --min-scale X         apex minimum (none)\n"
 "\n"
@@ -99,8 +101,8 @@ int cmd_scaler(int argc, char **argv)
     }
     int kind = amp_scaler_kind_parse(policy);
     if (kind < 0)
-        return cli_error("scaler: --policy: '%s' (torch apex static none)",
-                         policy);
+        return cli_error("scaler: --policy: unknown policy '%s' (torch apex "
+                         "static none)", policy);
     amp_scaler_config cfg;
     amp_scaler_config_default(&cfg, kind);
     if (init >= 0) cfg.init_scale = init;
@@ -119,7 +121,8 @@ int cmd_scaler(int argc, char **argv)
     if (path && strcmp(path, "-")) {
         fp = fopen(path, "r");
         if (!fp)
-            return cli_error("scaler: cannot open '%s'", path);
+            return cli_error("scaler: cannot open '%s': %s", path,
+                             strerror(errno));
         name = path;
     }
     char line[256];

@@ -9,10 +9,6 @@
 #include "amp_tc.h"
 #include "amp.h"
 
-#ifndef FPLAB_SOURCE_DIR
-#define FPLAB_SOURCE_DIR "."
-#endif
-
 static void usage(FILE *fp)
 {
     fprintf(fp,
@@ -23,7 +19,9 @@ static void usage(FILE *fp)
 "and a summary (test accuracy, skipped steps, lost updates, scale).\n"
 "\n"
 "  --policy P        fp32 | o0 | fp16 | fp16-static:S | fp16-torch |\n"
-"                    fp16-apex | o1 | o2 | o3 | bf16 | bf16-pure (fp32)\n"
+"                    fp16-apex | o1 | o2 | o3 | bf16 | bf16-pure (fp32);\n"
+"                    -iN after fp16-torch, fp16-apex, o1 or o2 sets the\n"
+"                    growth interval, e.g. fp16-torch-i50\n"
 "  --accum A         low | fp32 | kahan | pairwise | block:MODEL (fp32)\n"
 "                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16\n"
 "  --depth N         linear layers (3)        --width N    hidden units (64)\n"
@@ -40,8 +38,11 @@ static void usage(FILE *fp)
 "                    binary32 training the same\n"
 "  --init-gain X     multiplies the He/Xavier init std (1)\n"
 "  --init-scale X    scaler initial scale (65536 for torch/apex)\n"
-"  --growth-interval N, --growth X, --backoff X, --max-scale X, --min-scale X\n"
-"  --data FILE       CSV or CSV.gz: features then label per line\n"
+"  --growth-interval N   torch growth_interval / apex scale window (2000;\n"
+"                    --interval is the same option)\n"
+"  --growth X, --backoff X, --max-scale X, --min-scale X   scaler knobs\n"
+"  --data FILE       CSV or CSV.gz: features then label per line (default:\n"
+"                    the digits in SHARE/data, see 'fplab lab --help')\n"
 "  --label first|last   label column (last)\n"
 "  --feature-scale X features are divided by X (16; 0 = by the maximum)\n"
 "  --test-frac X     held-out fraction (0.2)\n"
@@ -54,6 +55,9 @@ static void usage(FILE *fp)
 "  --hist-out FILE   per step, layer and kind (weight / activation gradient):\n"
 "                    histogram of log2|g| as computed (2^-64 .. 2^20, zeros\n"
 "                    apart), with a '#' header (written atomically)\n"
+"  --dump-grads FILE the last step's weight gradients, every layer one after\n"
+"                    the other, divided by that step's loss scale, as a\n"
+"                    binary32 NumPy .npy of shape (N,): input for 'fplab hist'\n"
 "\n"
 "exit status: 0 success, 2 bad usage or bad data.\n");
 }
@@ -63,18 +67,24 @@ static void usage(FILE *fp)
 static const char *const value_opts[] = {
     "--accum", "--act", "--backoff", "--batch", "--data", "--depth",
     "--eval-every", "--feature-scale", "--growth", "--growth-interval",
+    "--interval", "--dump-grads",
     "--init-gain", "--init-scale", "--label", "--log-every", "--loss",
     "--loss-weight", "--lr", "--max-scale", "--min-scale", "--momentum",
     "--optimizer", "--out", "--hist-out", "--policy", "--ranks", "--seed", "--steps",
     "--target", "--test-frac", "--width", NULL};
 
 /* --hist-out: one row per step, layer and kind, written as training goes
- * (the output is committed only when the run finishes). */
+ * (the output is committed only when the run finishes).  --dump-grads:
+ * the weight gradients of step dump_step, kept until the run ends. */
 enum { HIST_LO = -64, HIST_HI = 20 };
 
 struct hist_state {
     FILE *fp;
     amp_hist h;
+    int dump_step;      /* -1: no dump */
+    float *dump;
+    size_t ndump;
+    int dump_oom;
 };
 
 static void hist_row(struct hist_state *st, int step, int layer, char kind,
@@ -94,10 +104,63 @@ static void hist_row(struct hist_state *st, int step, int layer, char kind,
 static void hist_step(void *user, const amp_step_view *v)
 {
     struct hist_state *st = user;
-    for (int l = 0; l < v->layers; l++) {
-        hist_row(st, v->step, l, 'w', v->scale_used, v->wgrad[l], v->wgrad_n[l]);
-        hist_row(st, v->step, l, 'a', v->scale_used, v->agrad[l], v->agrad_n[l]);
+    if (st->fp)
+        for (int l = 0; l < v->layers; l++) {
+            hist_row(st, v->step, l, 'w', v->scale_used, v->wgrad[l],
+                     v->wgrad_n[l]);
+            hist_row(st, v->step, l, 'a', v->scale_used, v->agrad[l],
+                     v->agrad_n[l]);
+        }
+    if (v->step != st->dump_step)
+        return;
+    size_t n = 0;
+    for (int l = 0; l < v->layers; l++)
+        n += v->wgrad_n[l];
+    free(st->dump);
+    st->dump = malloc(n ? n * sizeof *st->dump : 1);
+    st->ndump = 0;
+    if (!st->dump) {
+        st->dump_oom = 1;
+        return;
     }
+    /* unscaled: g / S in binary64, then rounded once to binary32 (exact for
+     * a power-of-two S unless the quotient leaves binary32's normal range) */
+    for (int l = 0; l < v->layers; l++)
+        for (size_t i = 0; i < v->wgrad_n[l]; i++)
+            st->dump[st->ndump++] =
+                (float)((double)v->wgrad[l][i] / (double)v->scale_used);
+}
+
+/* A binary32 vector as a NumPy .npy file, format version 1.0: magic, a
+ * little-endian 16-bit header length, a Python dict literal padded with
+ * spaces and a newline so the data starts at a multiple of 64 bytes, then
+ * the values as little-endian binary32. */
+static int write_npy_f32(FILE *fp, const float *x, size_t n)
+{
+    char dict[128];
+    int dl = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': "
+                      "False, 'shape': (%zu,), }", n);
+    size_t hlen = (size_t)dl + 1;              /* with the final newline */
+    hlen += (64 - (10 + hlen) % 64) % 64;      /* 10: magic, version, length */
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                             (unsigned char)(hlen & 0xFF),
+                             (unsigned char)(hlen >> 8)};
+    if (fwrite(pre, 1, 10, fp) != 10 || fputs(dict, fp) == EOF)
+        return -1;
+    for (size_t k = (size_t)dl; k + 1 < hlen; k++)
+        if (fputc(' ', fp) == EOF)
+            return -1;
+    if (fputc('\n', fp) == EOF)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], sizeof u);
+        unsigned char b[4] = {(unsigned char)u, (unsigned char)(u >> 8),
+                              (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
+        if (fwrite(b, 1, 4, fp) != 4)
+            return -1;
+    }
+    return 0;
 }
 
 static int need(int i, int argc, char **argv)
@@ -148,9 +211,9 @@ int cmd_train(int argc, char **argv)
     amp_train_config_default(&c);
     char err[512];
     const char *policy = "fp32", *out_path = NULL, *accum = NULL,
-               *hist_path = NULL;
-    static const char default_data[] = FPLAB_SOURCE_DIR "/data/digits.csv.gz";
-    c.data_path = default_data;
+               *hist_path = NULL, *dump_path = NULL;
+    char default_data[4200];
+    c.data_path = NULL;   /* --data, else SHARE/data/digits.csv.gz */
     int log_every = -1, lr_set = 0;
     double init_scale = -1, growth = -1, backoff = -1, max_scale = -1,
            min_scale = -1;
@@ -184,7 +247,7 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--ranks")) { if (inum(a, v, 1, 32, &c.ranks)) return CLI_USAGE; }
         else if (!strcmp(a, "--log-every")) { if (inum(a, v, 1, 100000000, &log_every)) return CLI_USAGE; }
         else if (!strcmp(a, "--eval-every")) { if (inum(a, v, 0, 100000000, &c.eval_every)) return CLI_USAGE; }
-        else if (!strcmp(a, "--growth-interval")) { if (inum(a, v, 1, 2147483647, &interval)) return CLI_USAGE; }
+        else if (!strcmp(a, "--growth-interval") || !strcmp(a, "--interval")) { if (inum(a, v, 1, 2147483647, &interval)) return CLI_USAGE; }
         else if (!strcmp(a, "--seed")) {
             if (cli_parse_u64(v, &c.seed))
                 return cli_error("train: --seed: '%s' is not an unsigned integer", v);
@@ -224,6 +287,7 @@ int cmd_train(int argc, char **argv)
         } else if (!strcmp(a, "--data")) c.data_path = v;
         else if (!strcmp(a, "--out")) out_path = v;
         else if (!strcmp(a, "--hist-out")) hist_path = v;
+        else if (!strcmp(a, "--dump-grads")) dump_path = v;
         else if (!strcmp(a, "--target")) {
             if (cli_parse_format(v, &target, "--target"))
                 return CLI_USAGE;
@@ -235,6 +299,15 @@ int cmd_train(int argc, char **argv)
     }
     if (amp_policy_parse(&c.policy, policy, err, sizeof err))
         return cli_error("train: --policy: %s", err);
+    if (c.data_path == NULL) {
+        const char *how, *share = cli_share_dir(&how);
+        if (share == NULL)
+            return cli_error("train: cannot find the digits data set: %s (or "
+                             "give --data FILE)", how);
+        snprintf(default_data, sizeof default_data, "%s/data/digits.csv.gz",
+                 share);
+        c.data_path = default_data;
+    }
     if (accum && !strncmp(accum, "block:", 6)) {
         if (amp_accum_set_tc(&c.policy.accum, accum + 6))
             return cli_error("train: --accum: unknown tensor-core model '%s' "
@@ -261,8 +334,16 @@ int cmd_train(int argc, char **argv)
     if (log_every < 0)
         log_every = c.steps >= 10 ? c.steps / 10 : 1;
 
-    struct hist_state hs = {NULL, {0}};
+    struct hist_state hs = {NULL, {0}, -1, NULL, 0, 0};
     cli_out ho;
+    if (dump_path) {
+        if (c.steps < 1)
+            return cli_error("train: --dump-grads: needs at least one step "
+                             "(--steps 0)");
+        hs.dump_step = c.steps - 1;
+        c.on_step = hist_step;
+        c.user = &hs;
+    }
     if (hist_path) {
         if (amp_hist_init(&hs.h, HIST_LO, HIST_HI))
             return cli_error("train: out of memory");
@@ -294,7 +375,31 @@ int cmd_train(int argc, char **argv)
             cli_out_abort(&ho);
             amp_hist_free(&hs.h);
         }
+        free(hs.dump);
         return cli_error("train: %s", err);
+    }
+    if (dump_path) {
+        cli_out d;
+        int bad = hs.dump_oom || !hs.dump;
+        if (bad)
+            cli_error("train: --dump-grads: out of memory");
+        else if (cli_out_open(&d, dump_path))
+            bad = 1;
+        else if (write_npy_f32(d.fp, hs.dump, hs.ndump)) {
+            cli_out_abort(&d);
+            bad = 1;
+            cli_error("train: --dump-grads: cannot write '%s'", dump_path);
+        } else if (cli_out_commit(&d))
+            bad = 1;
+        free(hs.dump);
+        if (bad) {
+            if (hist_path) {
+                cli_out_abort(&ho);
+                amp_hist_free(&hs.h);
+            }
+            amp_train_result_free(&r);
+            return CLI_USAGE;
+        }
     }
     if (hist_path) {
         int bad = cli_out_commit(&ho);

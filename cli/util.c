@@ -317,17 +317,19 @@ void cli_out_abort(cli_out *o)
     out_free(o);
 }
 
-int cli_mkdir_p(const char *dir)
+int cli_mkdir_p(const char *dir, const char *what)
 {
     char *p, *s;
     struct stat st;
+    const char *sep = what ? ": " : "";
+    what = what ? what : "";
     if (dir == NULL || *dir == '\0') {
-        cli_error("mkdir: empty directory name");
+        cli_error("%s%sempty directory name", what, sep);
         return -1;
     }
     s = strdup(dir);
     if (s == NULL) {
-        cli_error("%s: out of memory", dir);
+        cli_error("%s%s%s: out of memory", what, sep, dir);
         return -1;
     }
     /* Create each prefix in turn; an existing directory is fine. */
@@ -337,14 +339,14 @@ int cli_mkdir_p(const char *dir)
             continue;
         *p = '\0';
         if (mkdir(s, 0777) != 0 && errno != EEXIST) {
-            cli_error("cannot create directory '%s': %s", s,
+            cli_error("%s%scannot create directory '%s': %s", what, sep, s,
                       strerror(errno));
             free(s);
             return -1;
         }
         if (stat(s, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            cli_error("cannot create directory '%s': a file of that name "
-                      "is in the way", s);
+            cli_error("%s%scannot create directory '%s': a file of that name "
+                      "is in the way", what, sep, s);
             free(s);
             return -1;
         }
@@ -354,6 +356,132 @@ int cli_mkdir_p(const char *dir)
     }
     free(s);
     return 0;
+}
+
+int cli_mkdir_last(const char *dir, const char *what)
+{
+    struct stat st;
+    if (dir == NULL || *dir == '\0') {
+        cli_error("%s: empty directory name", what);
+        return -1;
+    }
+    if (stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        cli_error("%s: '%s' exists and is not a directory", what, dir);
+        return -1;
+    }
+    /* the parent: everything before the last component ("." if none) */
+    char *parent = strdup(dir);
+    if (parent == NULL) {
+        cli_error("%s: out of memory", what);
+        return -1;
+    }
+    char *e = parent + strlen(parent);
+    while (e > parent + 1 && e[-1] == '/')    /* "a/b/" names "a/b" */
+        *--e = '\0';
+    char *slash = strrchr(parent, '/');
+    if (slash == NULL)
+        strcpy(parent, ".");
+    else if (slash == parent)
+        parent[1] = '\0';                     /* "/x": the parent is "/" */
+    else
+        *slash = '\0';
+    int rc = 0;
+    if (stat(parent, &st) != 0) {
+        cli_error("%s: cannot create '%s': its parent directory '%s' does "
+                  "not exist (only the last component is created: make the "
+                  "parent first)", what, dir, parent);
+        rc = -1;
+    } else if (!S_ISDIR(st.st_mode)) {
+        cli_error("%s: cannot create '%s': '%s' is not a directory (a file "
+                  "of that name is in the way)", what, dir, parent);
+        rc = -1;
+    } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        cli_error("%s: cannot create directory '%s': %s", what, dir,
+                  strerror(errno));
+        rc = -1;
+    }
+    free(parent);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+
+#ifndef FPLAB_SHARE_REL
+#define FPLAB_SHARE_REL "../share/fplab"
+#endif
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *cli_share_dir(const char **how)
+{
+    static char dir[PATH_MAX + 64];
+    static char tried[2 * PATH_MAX + 256];
+    char exe[PATH_MAX];
+    const char *env = getenv("FPLAB_SHARE_DIR");
+    if (env != NULL && *env) {
+        snprintf(dir, sizeof dir, "%s", env);
+        *how = "$FPLAB_SHARE_DIR";
+        if (is_dir(dir))
+            return dir;
+        snprintf(tried, sizeof tried, "$FPLAB_SHARE_DIR is '%s', which is "
+                 "not a directory", env);
+        *how = tried;
+        return NULL;
+    }
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        snprintf(tried, sizeof tried, "cannot find the running executable "
+                 "(/proc/self/exe: %s); set FPLAB_SHARE_DIR",
+                 n < 0 ? strerror(errno) : "empty");
+        *how = tried;
+        return NULL;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL)
+        *slash = '\0';                        /* the executable's directory */
+    /* installed: BINDIR/fplab next to DATADIR/fplab.  /proc/self/exe has
+     * no symbolic links or dot components, so the leading "../" of the
+     * relative path can be resolved by dropping components. */
+    if (FPLAB_SHARE_REL[0] == '/') {
+        snprintf(dir, sizeof dir, "%s", FPLAB_SHARE_REL);
+    } else {
+        char base[PATH_MAX];
+        const char *rel = FPLAB_SHARE_REL;
+        snprintf(base, sizeof base, "%s", exe);
+        while (!strncmp(rel, "../", 3)) {
+            char *b = strrchr(base, '/');
+            if (b == NULL || b == base)
+                break;
+            *b = '\0';
+            rel += 3;
+        }
+        snprintf(dir, sizeof dir, "%s/%s", base, rel);
+    }
+    if (is_dir(dir)) {
+        *how = "installed";
+        return dir;
+    }
+#if defined(FPLAB_BUILD_DIR) && defined(FPLAB_SOURCE_DIR)
+    /* running from the build directory: the source tree it was built from */
+    char real_build[PATH_MAX];
+    if (realpath(FPLAB_BUILD_DIR, real_build) != NULL &&
+        !strcmp(real_build, exe) && is_dir(FPLAB_SOURCE_DIR)) {
+        snprintf(dir, sizeof dir, "%s", FPLAB_SOURCE_DIR);
+        *how = "source tree of this build";
+        return dir;
+    }
+#endif
+    snprintf(tried, sizeof tried, "no '%s' (the installed share directory "
+             "for %s/fplab); set FPLAB_SHARE_DIR", dir, exe);
+    *how = tried;
+    return NULL;
 }
 
 /* ---------------------------------------------------------------------- */

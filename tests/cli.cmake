@@ -16,3 +16,14 @@ target_include_directories(cli_util_test PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 target_link_libraries(cli_util_test PRIVATE fplab fplab_warnings)
 add_test(NAME cli_util COMMAND cli_util_test ${CMAKE_CURRENT_BINARY_DIR}/cli_util_work)
 set_tests_properties(cli_util PROPERTIES LABELS "cli;unit" TIMEOUT 60)
+
+# Installing: a relocatable tree (moved after `cmake --install`), the
+# README's C example through pkg-config and find_package(fplab), and the
+# installed fplab finding share/fplab (data set, plot scripts).
+if(FPLAB_BASH)
+  add_test(NAME install_consumers
+    COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh
+            ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+            ${CMAKE_CURRENT_BINARY_DIR}/install_work "${FPLAB_SANITIZE}")
+  set_tests_properties(install_consumers PROPERTIES LABELS cli TIMEOUT 300)
+endif()

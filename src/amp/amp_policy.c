@@ -20,8 +20,62 @@ static void set(amp_policy *p, const char *name, const fl_format *compute,
     amp_scaler_config_default(&p->scaler, scaler);
 }
 
+static int parse_base(amp_policy *p, const char *spec, char *err,
+                      size_t errlen);
+
+/* "BASE-iN": a dynamic-scaler policy with growth interval N (1..2^31-1).
+ * Returns 0 (parsed), -1 (err filled) or 1 (spec is not of that form). */
+static int parse_interval_suffix(amp_policy *p, const char *spec, char *err,
+                                 size_t errlen)
+{
+    const char *dash = strrchr(spec, '-');
+    char base[48];
+    size_t blen = dash ? (size_t)(dash - spec) : 0;
+    if (!dash || dash[1] != 'i' || blen == 0 || blen >= sizeof base ||
+        !strncmp(spec, "fp16-static:", 12))
+        return 1;                              /* not of that form */
+    const char *d = dash + 2;
+    long long n = 0;
+    if (*d < '0' || *d > '9')
+        return 1;
+    for (; *d >= '0' && *d <= '9'; d++)
+        if ((n = n * 10 + (*d - '0')) > 2147483647LL)
+            break;
+    if (*d) {
+        if (*d >= '0' && *d <= '9')
+            snprintf(err, errlen, "policy '%s': growth interval above "
+                     "2147483647", spec);
+        return *d >= '0' && *d <= '9' ? -1 : 1;
+    }
+    memcpy(base, spec, blen);
+    base[blen] = '\0';
+    if (parse_base(p, base, err, errlen))
+        return 1;                              /* unknown base: not ours */
+    if (p->scaler.kind != AMP_SCALER_TORCH && p->scaler.kind != AMP_SCALER_APEX) {
+        snprintf(err, errlen, "policy '%s': -iN sets the growth interval of a "
+                 "dynamic loss scaler, and %s has none (fp16-torch fp16-apex "
+                 "o1 o2 do)", spec, base);
+        return -1;
+    }
+    if (n < 1) {
+        snprintf(err, errlen, "policy '%s': the growth interval must be at "
+                 "least 1", spec);
+        return -1;
+    }
+    p->scaler.growth_interval = (int32_t)n;
+    snprintf(p->name, sizeof p->name, "%s", spec);
+    return 0;
+}
+
 int amp_policy_parse(amp_policy *p, const char *spec, char *err,
                      size_t errlen)
+{
+    int sfx = parse_interval_suffix(p, spec, err, errlen);
+    return sfx <= 0 ? sfx : parse_base(p, spec, err, errlen);
+}
+
+static int parse_base(amp_policy *p, const char *spec, char *err,
+                      size_t errlen)
 {
     const fl_format *h = &fl_binary16, *f = &fl_binary32;
     if (!strcmp(spec, "fp32") || !strcmp(spec, "o0"))
@@ -52,7 +106,8 @@ int amp_policy_parse(amp_policy *p, const char *spec, char *err,
         p->scaler.init_scale = s;
     } else {
         snprintf(err, errlen, "unknown policy '%s' (fp32 fp16 fp16-static:S "
-                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16 bf16-pure)", spec);
+                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16 bf16-pure; -iN after "
+                 "a dynamic-scaler policy sets its growth interval)", spec);
         return -1;
     }
     return 0;

@@ -52,6 +52,9 @@ typedef struct amp_policy {
  *   bf16            autocast bfloat16, binary32 weights, no scaling
  *   bf16-pure       bfloat16 weights, gradients and optimizer state, no
  *                   master copy, no scaling
+ * A dynamic-scaler policy (fp16-torch, fp16-apex, o1, o2) may end in -iN:
+ * growth interval (apex: scale window) N instead of 2000, e.g.
+ * "fp16-torch-i50" (the lab's short-run GradScaler).
  * Accumulation defaults to binary32.  Returns 0 or -1 with err filled. */
 int amp_policy_parse(amp_policy *p, const char *spec, char *err,
                      size_t errlen);

@@ -55,15 +55,31 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s/a/b/c", argv[1]);
 
     /* mkdir -p: nested, idempotent, and a file in the way is an error */
-    CHECK(cli_mkdir_p(dir) == 0, "mkdir -p %s", dir);
-    CHECK(cli_mkdir_p(dir) == 0, "mkdir -p again %s", dir);
+    CHECK(cli_mkdir_p(dir, NULL) == 0, "mkdir -p %s", dir);
+    CHECK(cli_mkdir_p(dir, NULL) == 0, "mkdir -p again %s", dir);
     snprintf(path, sizeof path, "%s/file", dir);
     FILE *fp = fopen(path, "w");
     CHECK(fp != NULL, "create %s", path);
     if (fp)
         fclose(fp);
     snprintf(tmp, sizeof tmp, "%s/sub", path);
-    CHECK(cli_mkdir_p(tmp) == -1, "mkdir -p through a file must fail");
+    CHECK(cli_mkdir_p(tmp, "test") == -1, "mkdir -p through a file must fail");
+
+    /* mkdir of the last component only: an existing directory is fine, a
+     * missing or non-directory parent is an error and nothing is made */
+    char last[700];
+    snprintf(last, sizeof last, "%s/d", dir);
+    rmdir(last);    /* left by an earlier run */
+    CHECK(cli_mkdir_last(last, "test") == 0 && exists(last), "mkdir %s", last);
+    CHECK(cli_mkdir_last(last, "test") == 0, "mkdir again %s", last);
+    snprintf(last, sizeof last, "%s/d/", dir);
+    CHECK(cli_mkdir_last(last, "test") == 0, "trailing slash %s", last);
+    snprintf(last, sizeof last, "%s/nope/d", dir);
+    CHECK(cli_mkdir_last(last, "test") == -1, "missing parent %s", last);
+    snprintf(last, sizeof last, "%s/nope", dir);
+    CHECK(!exists(last), "the missing parent %s must not be made", last);
+    CHECK(cli_mkdir_last(tmp, "test") == -1, "a file as the parent");
+    CHECK(cli_mkdir_last(path, "test") == -1, "a file as the directory");
 
     /* commit: the new content replaces the old, no temp file remains */
     snprintf(path, sizeof path, "%s/out.txt", dir);
@@ -132,8 +148,8 @@ int main(int argc, char **argv)
           "got %s", names);
 
     printf("%d checks, %d failed\n", cases, fails);
-    if (cases != 36) {
-        fprintf(stderr, "ran %d checks, expected 36\n", cases);
+    if (cases != 43) {
+        fprintf(stderr, "ran %d checks, expected 43\n", cases);
         return 1;
     }
     return fails ? 1 : 0;
