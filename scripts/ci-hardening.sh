@@ -11,6 +11,7 @@
 # Each pass prints its wall time; the script stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/setup.sh --ci      # clang, its runtime, valgrind (when missing)
 jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${FUZZ_SECONDS:-10}
 passes=("$@")

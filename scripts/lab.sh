@@ -2,9 +2,12 @@
 # Build fplab and run the lab's main job: every experiment and figure,
 # written with its report to out/REPORT.md.
 # Usage: scripts/lab.sh [fplab lab options, e.g. --quick or --out DIR]
+# The build (directory and configuration: scripts/build-config.sh) is the
+# one scripts/test.sh uses, so running both builds the shared parts once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target fplab_cli
-./build/fplab lab "$@"
+. scripts/build-config.sh
+fplab_configure >/dev/null
+cmake --build "$fplab_build_dir" -j "$(nproc)" --target fplab_cli
+"$fplab_build_dir/fplab" lab "$@"

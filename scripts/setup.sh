@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
 # Install the Debian packages fplab needs, when they are missing.
-# Usage: scripts/setup.sh            (as root, or with sudo available)
+#
+#   scripts/setup.sh         what the lab (scripts/lab.sh) and the default
+#                            tests (scripts/test.sh) need
+#   scripts/setup.sh --ci    also what CI's extra passes need: MPI for the
+#                            sharded verify test, clang and its runtime for
+#                            fuzzing and the sanitizer builds, valgrind
+#
+# Run as root, or with sudo available.  Without the --ci packages the
+# default tests still pass: the MPI test reports itself skipped, and
+# scripts/ci-hardening.sh (which calls this script with --ci) is not run.
 set -euo pipefail
 
 packages=(
@@ -10,11 +19,20 @@ packages=(
   zlib1g-dev                       # reading the vendored gzip data set, .npz files
   libjansson-dev                   # safetensors headers (JSON)
   gnuplot-nox                      # the lab's figures
-  libopenmpi-dev openmpi-bin       # optional: sharded verify sweeps
-  python3-numpy python3-torch      # real clients in the tests: .npy/.npz files, kernels to check
-  clang libclang-rt-14-dev         # fuzzing and sanitizer runs
-  valgrind                         # memory checking of the default tests
+  python3-numpy python3-torch      # real clients in the default tests: .npy/.npz files, kernels to check
 )
+ci_packages=(
+  libopenmpi-dev openmpi-bin       # sharded verify sweeps (test verify_mpi_shards)
+  clang libclang-rt-14-dev         # fuzzing and sanitizer runs (scripts/ci-hardening.sh)
+  valgrind                         # memory checking (scripts/ci-hardening.sh valgrind)
+)
+
+case "${1:-}" in
+  "") ;;
+  --ci) packages+=("${ci_packages[@]}") ;;
+  -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+  *) echo "setup: unknown argument '$1' (try --ci or --help)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -27,3 +27,17 @@ if(FPLAB_BASH)
             ${CMAKE_CURRENT_BINARY_DIR}/install_work "${FPLAB_SANITIZE}")
   set_tests_properties(install_consumers PROPERTIES LABELS cli TIMEOUT 300)
 endif()
+
+# The documents' examples are real: every `$ fplab` line of the README and
+# docs/cli.md is run and its output compared with the one shown.
+# (One test per document, so that they run side by side.)
+if(FPLAB_BASH)
+  foreach(doc README.md docs/cli.md)
+    string(REGEX REPLACE "^.*/|\\.md$" "" dname ${doc})
+    string(TOLOWER ${dname} dname)
+    add_test(NAME docs_examples_${dname}
+      COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples.sh
+              ${FPLAB_EXE} ${PROJECT_SOURCE_DIR}/${doc})
+    set_tests_properties(docs_examples_${dname} PROPERTIES LABELS cli TIMEOUT 300)
+  endforeach()
+endif()
