@@ -33,3 +33,9 @@ else()
 endif()
 set_tests_properties(tensor_numpy PROPERTIES LABELS "tensor" TIMEOUT 300
   SKIP_RETURN_CODE 77)
+
+# The verdict library (fplab/compare.h).
+add_executable(test_compare ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.c)
+target_link_libraries(test_compare PRIVATE fplab_ref fplab fplab_warnings)
+add_test(NAME compare_unit COMMAND test_compare)
+set_tests_properties(compare_unit PROPERTIES LABELS "unit;compare" TIMEOUT 300)
