@@ -93,6 +93,8 @@ static int is_f64(const fl_format *f)
            f->nan_style == FL_NANSTYLE_IEEE && f->subnormals;
 }
 
+/* need_values: 1 the values will be needed (relative error), 0 only when
+ * the tolerance says so, -1 never a table (one pair: fl_to_double). */
 static int ctx_init(cctx *c, const fl_format *f, size_t esize,
                     const fl_cmp_tol *tol, int need_values)
 {
@@ -119,7 +121,7 @@ static int ctx_init(cctx *c, const fl_format *f, size_t esize,
             c->dec = DEC_F32;
         } else if (is_f64(f)) {
             c->dec = DEC_F64;
-        } else if (f->width <= 16) {
+        } else if (f->width <= 16 && need_values >= 0) {
             size_t m = (size_t)1 << f->width;
             c->tab = malloc(m * sizeof *c->tab);
             if (!c->tab)
@@ -197,7 +199,7 @@ fl_cmp_elem fl_cmp_one(const fl_format *f, uint64_t k, uint64_t r,
 {
     cctx c;
     fl_cmp_elem e = {FL_CMP_EL_VALUE, 1, 0, 0};
-    if (ctx_init(&c, f, 8, tol, 0))
+    if (ctx_init(&c, f, 8, tol, -1))
         return e;
     e = classify(&c, k & c.wmask, r & c.wmask);
     return e;
