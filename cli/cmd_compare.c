@@ -58,7 +58,7 @@ static void usage(FILE *fp)
 "                    float64 1e-7/1e-7; 0/0 for formats torch has no entry for)\n"
 "  --nan-payload     a NaN matches a NaN only bit for bit\n"
 "  --signed-zero     +0 vs -0 fails under a tolerance too\n"
-"NaN vs a number and infinity vs anything else are never within tolerance.\n"
+"NaN vs a number, and infinity vs anything but itself, never pass.\n"
 "evidence:\n"
 "  --exact FILE      the correctly rounded result (fplab ref --exact): relative\n"
 "                    errors of kernel and reference against it\n"
@@ -1190,10 +1190,14 @@ int cmd_compare(int argc, char **argv)
     describe(&kt, &kf, kdesc, sizeof kdesc);
     describe(&rt, &rf, rdesc, sizeof rdesc);
     if (!same_format(&kf, &rf) || !same_shape(&kt, &rt)) {
+        int bits = tensor_dtype_for_format(&kf) != kt.dtype ||
+                   tensor_dtype_for_format(&rf) != rt.dtype;
         cli_error("compare: kernel %s is %s, reference %s is %s%s", kt.source,
                   kdesc, rt.source, rdesc,
-                  !same_format(&kf, &rf) ? " (formats differ: say what the "
-                  "bit patterns hold with --out-format)" : " (shapes differ)");
+                  same_format(&kf, &rf) ? " (shapes differ)"
+                  : bits ? " (formats differ; --out-format says what bit "
+                           "patterns hold)"
+                         : " (formats differ)");
         goto out;
     }
     if (o.exact) {
