@@ -211,7 +211,7 @@ static void make_plant(plant *p, const char *name, size_t esize)
     for (int q = 0; q < P5; q++) { size_t i = AT(); put(p, p->k, i, up(f, get(p, p->r, i), 5)); }
     for (int q = 0; q < P1000; q++) {
         size_t i = AT();
-        uint64_t r = (f->bias / 2) << (f->prec - 1);   /* away from the top */
+        uint64_t r = (uint64_t)(f->bias / 2) << (f->prec - 1);   /* away from the top */
         put(p, p->r, i, r);
         put(p, p->k, i, r + (f->width > 8 ? 1000 : 50));
     }
