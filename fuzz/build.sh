@@ -5,10 +5,11 @@
 #   fuzz/build.sh [OUT_DIR]
 #
 # Each harness fuzz/fuzz_NAME.c becomes OUT_DIR/fuzz_NAME.  The sources
-# they exercise (the core, the MPFR oracle, the .npy/text/CSV readers and
-# the calc/testfloat commands) are compiled once with coverage
-# instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt (libFuzzer),
-# MPFR, GMP and zlib.  CC overrides the compiler (default clang).
+# they exercise (the core, the MPFR oracle, the .npy/text/CSV readers, the
+# tensor files and the calc/testfloat commands) are compiled once with
+# coverage instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt
+# (libFuzzer), MPFR, GMP, zlib and jansson.  CC overrides the compiler
+# (default clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build-fuzz}
@@ -18,12 +19,12 @@ mkdir -p "$out/obj"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
         -Wno-unused-parameter -Iinclude -Isrc/softfloat -Isrc/oracle
-        -Isrc/amp -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
+        -Isrc/amp -Isrc/tensor -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
         -ffp-contract=off)
 
 srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c src/amp/npy.c
       src/amp/amp_data.c src/amp/amp_err.c cli/util.c cli/cmd_calc.c
-      cli/cmd_testfloat.c)
+      cli/cmd_testfloat.c src/tensor/*.c)
 objs=()
 pids=()
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -43,6 +44,6 @@ for h in fuzz/fuzz_*.c; do
   name=$(basename "${h%.c}")
   # shellcheck disable=SC2086
   "$cc" "${common[@]}" $san -fsanitize=fuzzer -Ifuzz "$h" "${objs[@]}" \
-    -lmpfr -lgmp -lz -lm -lpthread -o "$out/$name"
+    -lmpfr -lgmp -lz -ljansson -lm -lpthread -o "$out/$name"
   echo "built $out/$name"
 done
