@@ -683,7 +683,7 @@ static int write_plot(const char *dir, const fl_cmp_grid *g, const char *title,
                       char *png, size_t pnglen)
 {
     char dat[4096], gp[4096];
-    if (cli_mkdir_p(dir))
+    if (cli_mkdir_p(dir, "compare: --plot"))
         return -1;
     snprintf(dat, sizeof dat, "%s/compare_map.dat", dir);
     snprintf(gp, sizeof gp, "%s/compare_map.gp", dir);
