@@ -378,6 +378,17 @@ static pol_stats stats_of(const lab_training *T, int s, int p)
     return r;
 }
 
+/* A loss scale: 2^k when it is a power of two (it always is for the
+ * scalers here), else %g. */
+static void fmt_scale(char *buf, size_t len, double v)
+{
+    int e;
+    if (v > 0 && frexp(v, &e) == 0.5)
+        snprintf(buf, len, "2^%d", e - 1);
+    else
+        snprintf(buf, len, "%g", v);
+}
+
 static const char *cmp_word(int c)
 {
     return c == 2 ? "identical" : c > 0 ? "higher" : c < 0 ? "lower"
@@ -557,16 +568,19 @@ static void say_table(lab_training *T, int s, const pol_stats *st)
             lab_setting_name(s), params, L->seeds);
     for (int p = 0; p < P->npol; p++) {
         const pol_stats *x = &st[p];
-        char loss[64], scale[64];
+        char loss[64], scale[80];
         if (x->diverged)
             snprintf(loss, sizeof loss, "diverged (%d of %d seeds)", x->diverged,
                      L->seeds);
         else
             snprintf(loss, sizeof loss, "%.4g ± %.2g", x->loss_m, x->loss_s);
+        char s1[32], s2[32];
+        fmt_scale(s1, sizeof s1, x->scale_min);
+        fmt_scale(s2, sizeof s2, x->scale_max);
         if (x->scale_min == x->scale_max)
-            snprintf(scale, sizeof scale, "%g", x->scale_min);
+            snprintf(scale, sizeof scale, "%s", s1);
         else
-            snprintf(scale, sizeof scale, "%g–%g", x->scale_min, x->scale_max);
+            snprintf(scale, sizeof scale, "%s–%s", s1, s2);
         char vs[80] = "-";
         if (p)
             cmp_acc(x, &st[0], L->seeds, vs, sizeof vs);
