@@ -118,10 +118,15 @@ set xrange [-0.6 : NP - 0.4]
 stats [*:*][*:*] fs index 0 using (100.0 * $4 / $5) nooutput
 AMIN = STATS_min
 AMAX = STATS_max
+# the bars (mean +- sd) may reach beyond the dots
+stats [*:*][*:*] fs index 1 using ($4 + $5) nooutput
+AMAX = STATS_max > AMAX ? STATS_max : AMAX
+stats [*:*][*:*] fs index 1 using ($4 - $5) nooutput
+AMIN = STATS_min < AMIN ? STATS_min : AMIN
 ASPAN = AMAX - AMIN > 1 ? AMAX - AMIN : 1
 # a margin around the dots, but no room above 100% beyond what is needed
-ATOP = AMAX + 0.12 * ASPAN > 100 ? (AMAX + 0.03 * ASPAN > 100 ? AMAX + 0.03 * ASPAN : 100) : AMAX + 0.12 * ASPAN
-set yrange [AMIN - 0.12 * ASPAN : ATOP]
+ATOP = AMAX + 0.15 * ASPAN > 100 ? (AMAX + 0.04 * ASPAN > 100 ? AMAX + 0.04 * ASPAN : 100) : AMAX + 0.15 * ASPAN
+set yrange [AMIN - 0.15 * ASPAN : ATOP]
 set xtics () rotate by 25 right font ",9"
 do for [i = 1:NP] { set xtics add (word(names, i) i - 1) }
 set ytics auto
