@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build fplab and run the lab's main job: every experiment and figure,
-# written with its report to out/REPORT.md.
+# written with its report to out/REPORT.md; then audit the report (every
+# number and claim re-derived from the .dat files by tests/lab_audit.py).
 # Usage: scripts/lab.sh [fplab lab options, e.g. --quick or --out DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,3 +9,9 @@ bash scripts/setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)" --target fplab_cli
 ./build/fplab lab "$@"
+out=out prev=
+for a in "$@"; do
+    if [ "$prev" = --out ]; then out=$a; fi
+    prev=$a
+done
+python3 tests/lab_audit.py "$out" --plots plots

@@ -10,6 +10,7 @@ packages=(
   zlib1g-dev                       # reading the vendored gzip data set, .npz files
   libjansson-dev                   # safetensors headers (JSON)
   gnuplot-nox                      # the lab's figures
+  python3                          # the lab report's audit (tests/lab_audit.py, standard library only)
   libopenmpi-dev openmpi-bin       # optional: sharded verify sweeps
   python3-numpy python3-torch      # real clients in the tests: .npy/.npz files, kernels to check
   clang libclang-rt-14-dev         # fuzzing and sanitizer runs
