@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """lab_audit.py — re-derive every number and claim of a lab report from its data.
 
-usage: lab_audit.py DIR [--plots PLOTS_DIR]
+usage: lab_audit.py DIR [--plots PLOTS_DIR] [--readme README.md]
 
 DIR holds what `fplab lab --out DIR` wrote: REPORT.md and the .dat files.
 Every number in REPORT.md, and every claim sentence, is recomputed here from
@@ -13,7 +13,9 @@ fplab.  A sentence the script does not recognise, a number it did not
 verify, or a claim its data contradicts is a failure.
 
 With --plots, the policy lists of the training plot scripts are checked
-against the data files as well.
+against the data files as well.  With --readme, the README's "What the lab
+shows" section is checked against DIR, which must then be a full lab
+(`fplab lab`, seed 1, not --quick) with every experiment.
 
 Exit status: 0 when every check passed, 1 when one failed, 2 on bad usage or
 missing files.  Run it on a full lab output with
@@ -97,9 +99,11 @@ def pat(template):
 
 
 class Audit:
-    def __init__(self, report_path):
-        with open(report_path, encoding="utf-8") as f:
-            self.text = f.read()
+    def __init__(self, report_path, text=None):
+        if text is None:
+            with open(report_path, encoding="utf-8") as f:
+                text = f.read()
+        self.text = text
         self.covered = bytearray(len(self.text))
         self.fails = []
         self.checks = 0
@@ -1409,11 +1413,171 @@ def check_plot_names(A, plots, sets):
              "%s: policy names %r differ from the data's %r" % (path, m and m.group(1), S.pols))
 
 
+# ---- the README's section --------------------------------------------------
+
+def check_readme(path, d):
+    """The README's 'What the lab shows' against a full lab output: its
+    numbers and claims, as for the report.  Returns an Audit."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^### What the lab shows\n(.*?)(?=^#+ )", text, re.S | re.M)
+    if not m:
+        A = Audit(None, "")
+        A.ok(False, "%s: no 'What the lab shows' section" % path)
+        return A
+    A = Audit(None, m.group(1))
+    sets = {n: Setting(d, n) for n in ("default", "deep", "tiny", "adam")}
+    u = Dat(os.path.join(d, "gradhist_underflow.dat"))
+    lr = Dat(os.path.join(d, "lost_ratio.dat"))
+    run = Dat(os.path.join(d, "lost_run.dat"))
+    ac = Dat(os.path.join(d, "accum.dat"))
+    A.ok(u.param("quick") == "0" and u.header.get("seed") == "1",
+         "--readme needs a full lab with seed 1")
+    S = sets["tiny"]
+    n = S.n
+    # the run's log in the code block: counts only (the times vary)
+    logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
+    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9}
+    A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=6)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 11/11 figures)", "README log end")
+    A.take(r"^lab_audit: out: 6 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(six experiments,\neleven gnuplot figures", "README counts")
+    m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
+                "`--jobs N` threads (default: one per CPU): the full lab takes about {S}\non two cores, "
+                "`--quick` about {S}.", "README seeds and times")
+    if m:
+        A.num(m.group(1), n, "seeds")
+        A.num(m.group(2), 3, "quick seeds")
+    m = A.take1("figures come from real training runs of an MLP on the UCI digits ({I}\ntraining / {I} "
+                "test images per split)", "README split")
+    if m:
+        A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
+        A.num(m.group(2), int(S.runs["fp32"][0][4]), "test images")
+    A.take1("Highlights of a run (seed 1).", "README seed")
+    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}, and a", "README seeds")
+    if m:
+        A.num(m.group(1), n, "seeds")
+    A.take1("difference between two policies is called only when the 95% confidence\n"
+            "interval of their per-seed (paired) difference excludes 0:", "README rule")
+    A.take1("With the loss weighted by\n  2^-16 (the 1/N of a mean over a large effective batch; binary32 with lr/W\n"
+            "  trains bit for bit as with W = 1, in every seed)", "README tiny weight")
+    D = sets["default"]
+    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
+    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
+    m = A.take1("fp16 without scaling\n  finds {N}% of its weight-gradient values exactly zero (binary32: {N}%)\n"
+                "  and reaches {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by the rule "
+                "({N} ± {N} points).  A static scale\n  of 1024, PyTorch's GradScaler and apex O2 reach {N} ± {N}%,\n"
+                "  {W} from binary32.", "README tiny")
+    if m:
+        A.num(m.group(1), S.frac("fp16", 13, 12), "fp16 w zero")
+        A.num(m.group(2), S.frac("fp32", 13, 12), "fp32 w zero")
+        for g, v in zip((3, 4, 5, 6), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
+            A.num(m.group(g), v, "tiny accuracy")
+        w, dm, h = paired(S.acc("fp16"), S.acc("fp32"))
+        A.word(m.group(7), w, "fp16 verdict")
+        A.num(m.group(8), dm, "fp16 difference")
+        A.num(m.group(9), h, "fp16 half-width", slack=3e-3)
+        for p in ("fp16-static:1024", "fp16-torch", "o2"):
+            am, asd = mean_sd(S.acc(p))
+            A.num(m.group(10), am, p + " accuracy")
+            A.num(m.group(11), asd, p + " sd")
+            A.ok(paired(S.acc(p), S.acc("fp32"))[0] == "indistinguishable",
+                 "README: %s is not indistinguishable from binary32" % p)
+        A.word(m.group(12), "indistinguishable", "scaled policies verdict")
+    rows = [[int(x) for x in r] for r in u.blocks[0]]
+    live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
+    m = A.take1("In a binary32 run of the *deep* setting\n  ({I} layers, small initialisation, batch {I}; the "
+                "gradient histograms),\n  {N}% of the nonzero activation gradients already round to zero in fp16\n"
+                "  at scale 1, {N}% at scale 1024; overflow appears first in the weight\n  gradients, at S = 2^{I}, "
+                "and in the activation gradients at 2^{I}.", "README gradhist")
+    if m:
+        A.num(m.group(1), 4, "deep depth")
+        A.num(m.group(2), 256, "deep batch")
+        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"], "deep setting")
+        A.num(m.group(3), 100.0 * rows[0][10] / live(rows[0], 6), "activation underflow at 1")
+        A.num(m.group(4), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        fw = next(r[0] for r in rows if r[6])
+        fa = next(r[0] for r in rows if r[12])
+        A.ok(fw < fa, "README: weight gradients do not overflow first")
+        A.num(m.group(5), fw, "first weight overflow")
+        A.num(m.group(6), fa, "first activation overflow")
+    rr = [[float(x) for x in r] for r in run.blocks[0]]
+    m = A.take1("A weight of 1 receiving {I}\n  updates of -1e-4 stays at 1 in fp16 and bf16: below 1 the fp16 numbers\n"
+                "  are 2^-11 apart, and round to nearest takes back a downward update\n  smaller than half of that, "
+                "2^-12 (bf16: 2^-9); a binary32 master copy\n  ends at {N}.", "README lost run")
+    if m:
+        A.num(m.group(1), int(run.param("steps")), "steps")
+        A.ok(all(r[2] == 1 and r[4] == 1 for r in rr), "README: fp16/bf16 weights do not stay at 1")
+        A.ok(1 - HALF_BELOW_ONE == 2 ** -11, "fp16 spacing below 1")
+        A.num(m.group(2), rr[-1][5], "master end")
+    Sa = sets["adam"]
+    m = A.take1("Training with Adam at lr 1e-4, bf16 weights without a\n  master copy lose {N}% of their updates "
+                "and reach {N} ± {N}% test\n  accuracy; with binary32 weights, {N} ± {N}%.", "README adam")
+    if m:
+        A.num(m.group(1), mean_sd(Sa.lost("bf16-pure"))[0], "bf16-pure lost")
+        for g, v in zip((2, 3, 4, 5), list(mean_sd(Sa.acc("bf16-pure"))) + list(mean_sd(Sa.acc("bf16")))):
+            A.num(m.group(g), v, "adam accuracy")
+    rows_l = [[float(x) for x in r] for r in lr.blocks[0]]
+    col = [r[1] for r in rows_l]
+    ia = -1
+    while col[ia + 1] == 1.0:
+        ia += 1
+    inn = len(col)
+    while col[inn - 1] == 0.0:
+        inn -= 1
+    m = A.take1("In fp16 an update to a\n  weight m·2^e is lost when |dw|/|w| < 2^-11/m: measured, every update is\n"
+                "  lost up to |dw|/|w| = 2^{N} and none from 2^{N}, around Micikevicius\n  et al.'s |w| = 2048|dw|; "
+                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), and the "
+                "measured kept\n  fractions lie within {N} binomial sampling errors of that expectation\n"
+                "  (at the {I} ratios where the normal approximation holds).", "README edges")
+    if m:
+        A.num(m.group(1), math.log2(rows_l[ia][0]), "all-lost edge")
+        A.num(m.group(2), math.log2(rows_l[inn][0]), "none-lost edge")
+        zs = [abs((r[6] / r[4] - r[7]) / r[8]) for r in rows_l
+              if r[8] > 0 and r[7] * r[4] >= 10 and r[4] - r[7] * r[4] >= 10]
+        A.num(m.group(3), max(zs), "largest |z|", slack=1e-4)
+        A.num(m.group(4), len(zs), "z count")
+    arows = [[float(x) for x in r] for r in ac.blocks[0]]
+    ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
+    last = arows[-1]
+    m = A.take1("Summing 10^{I} values in [0,1)\n  held in fp16, an fp16 accumulator with round to nearest last moves at\n"
+                "  term {I}, to {N}, where {N} + 1 rounds back to {N} (relative error\n  {N}); fp32 accumulation errs "
+                "by {N}, Kahan by {N}.  An fp16\n  accumulator with stochastic rounding keeps up with the sum, and so\n"
+                "  overflows to infinity at term {I}, {I} terms after the exact sum\n  passes {N}.", "README accum")
+    if m:
+        A.num(m.group(1), math.log10(last[0]), "terms")
+        L, before, after = ev["binary16_sum_last_change"]
+        A.num(m.group(2), L, "last change")
+        for g in (3, 4, 5):
+            A.num(m.group(g), after, "stuck value")
+        A.ok(half_round(after + 1) == after and after == last[11], "README: the fp16 sum is not stuck")
+        A.num(m.group(6), last[1], "rn error")
+        A.num(m.group(7), last[3], "fp32 error")
+        A.num(m.group(8), last[4], "kahan error")
+        so = ev["binary16_sr_sum_overflow"][0]
+        ex = ev["exact_sum_exceeds_max"][0]
+        A.num(m.group(9), so, "sr overflow term")
+        A.num(m.group(10), so - ex, "terms after")
+        A.num(m.group(11), HALF_MAX, "max")
+    A.fails.extend(A.uncovered_numbers())
+    return A
+
+
 # ---------------------------------------------------------------------------
 
 def main(argv):
     args = argv[1:]
     plots = None
+    readme = None
+    if "--readme" in args:
+        i = args.index("--readme")
+        if i + 1 >= len(args):
+            print("lab_audit: --readme needs a file", file=sys.stderr)
+            return 2
+        readme = args[i + 1]
+        del args[i:i + 2]
     if "--plots" in args:
         i = args.index("--plots")
         if i + 1 >= len(args):
@@ -1462,6 +1626,14 @@ def main(argv):
     bad = A.uncovered_numbers()
     A.fails.extend(bad)
     A.checks += 1
+    if readme:
+        try:
+            R = check_readme(readme, d)
+        except (OSError, KeyError, IndexError, ValueError, StopIteration) as e:
+            R = Audit(None, "")
+            R.ok(False, "%s: cannot check against %s (%s: %s)" % (readme, d, type(e).__name__, e))
+        print("lab_audit: %s: %d checks, %d failures" % (readme, R.checks, len(R.fails)))
+        A.fails.extend(readme + ": " + f for f in R.fails)
     print("lab_audit: %s: %d sections, %d checks, %d failures" % (d, sections, A.checks, len(A.fails)))
     for f in A.fails[:60]:
         print("FAIL: " + f)
