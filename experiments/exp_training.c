@@ -389,6 +389,16 @@ static void fmt_scale(char *buf, size_t len, double v)
         snprintf(buf, len, "%g", v);
 }
 
+/* The index of a policy in a setting's list (its lists are fixed above;
+ * an unknown name is a bug: abort rather than read another policy). */
+static int pidx(const lab_training *T, int s, const char *name)
+{
+    for (int p = 0; p < T->set[s].npol; p++)
+        if (!strcmp(T->set[s].pols[p].name, name))
+            return p;
+    abort();
+}
+
 static const char *cmp_word(int c)
 {
     return c == 2 ? "identical" : c > 0 ? "higher" : c < 0 ? "lower"
@@ -616,7 +626,7 @@ static void say_classic(lab_training *T, int s, const pol_stats *st)
     char groups[600], stem[64];
     groups_vs_fp32(T, s, st, groups, sizeof groups);
     snprintf(stem, sizeof stem, "training_%s", lab_setting_name(s));
-    int o3 = 6;
+    int o3 = pidx(T, s, "o3"), gs = pidx(T, s, "fp16-torch"), i50 = pidx(T, s, "fp16-torch-i50");
     double dm, h;
     lab_figure(L, stem, "Training in the %s setting, %d seeds.  Small panels: each "
                "policy's training loss per step (mean over the seeds; band: smallest "
@@ -628,7 +638,7 @@ static void say_classic(lab_training *T, int s, const pol_stats *st)
                "growth interval 50).  Pure fp16 (o3) loses %.2f ± %.2f%% of its "
                "weight updates against binary32's %.2f ± %.2f%% (%s by the rule).",
                lab_setting_name(s), L->seeds, st[0].acc_m, st[0].acc_s, groups,
-               st[3].skipped, L->seeds, st[4].skipped, st[o3].lost_m, st[o3].lost_s,
+               st[gs].skipped, L->seeds, st[i50].skipped, st[o3].lost_m, st[o3].lost_s,
                st[0].lost_m, st[0].lost_s,
                cmp_word(lab_paired(st[o3].lost, st[0].lost, L->seeds, &dm, &h)));
 }
@@ -672,7 +682,8 @@ static int say_tiny(lab_training *T, const pol_stats *st)
             100 * frac(w16.underflow, live(&w16)), 100 * frac(a16.underflow, live(&a16)));
     char groups[600];
     groups_vs_fp32(T, s, st, groups, sizeof groups);
-    const pol_stats *f32 = &st[0], *f16 = &st[1], *gs = &st[3];
+    const pol_stats *f32 = &st[pidx(T, s, "fp32")], *f16 = &st[pidx(T, s, "fp16")],
+                    *gs = &st[pidx(T, s, "fp16-torch")];
     lab_say(L, "Measured: fp16 without scaling reaches %.2f ± %.2f%% test accuracy "
                "against binary32's %.2f ± %.2f%%; %.1f%% of its computed "
                "weight-gradient values are exactly zero (binary32: %.1f%%) and "
@@ -707,7 +718,7 @@ static int say_tiny(lab_training *T, const pol_stats *st)
                 "that binary16 flushes to zero at S = 1 for loss weight W\n"
                 "# columns: log2_W w_live w_underflow a_live a_underflow\n");
     double mw[NSWEEP][2][2];   /* [w][policy][mean, sd] */
-    static double aw[NSWEEP][2][64];   /* [w][policy][seed], in % */
+    double aw[NSWEEP][2][64];   /* [w][policy][seed], in % */
     for (int i = 0; i < NSWEEP; i++) {
         amp_range_stats w, a;
         memset(&w, 0, sizeof w);
@@ -808,8 +819,10 @@ static void say_adam(lab_training *T, const pol_stats *st)
 {
     lab_ctx *L = T->L;
     const int S = L->seeds;
-    const pol_stats *f32 = &st[0], *f16 = &st[1], *o2 = &st[2], *o3 = &st[3],
-                    *bf = &st[4], *bp = &st[5];
+    const int s = LAB_SETTING_ADAM;
+    const pol_stats *f32 = &st[pidx(T, s, "fp32")], *f16 = &st[pidx(T, s, "fp16")],
+                    *o2 = &st[pidx(T, s, "o2")], *o3 = &st[pidx(T, s, "o3")],
+                    *bf = &st[pidx(T, s, "bf16")], *bp = &st[pidx(T, s, "bf16-pure")];
     uint64_t nz = 0, vz = 0;
     for (int k = 0; k < S; k++) {
         nz += job_at(T, LAB_SETTING_ADAM, 0, k)->aw->nonzero;
