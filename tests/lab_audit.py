@@ -1448,7 +1448,7 @@ def check_readme(path, d):
     # the times are measurements of a machine, not of the data: only their
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
-                "`--jobs N` threads (default: one per CPU): the full lab takes about\n{I} s of CPU time, spread "
+                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
                 "over the cores (three minutes of wall time\nmeasured on two cores shared with other jobs), "
                 "`--quick` about {I} s.", "README seeds and times")
     if m:
