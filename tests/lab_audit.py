@@ -70,10 +70,6 @@ class Dat:
         return None
 
 
-def fnum(s):
-    return float(s)
-
-
 # ---------------------------------------------------------------------------
 # the report and its coverage
 
@@ -616,7 +612,7 @@ def check_gradhist(A, d, span):
     u = Dat(os.path.join(d, "gradhist_underflow.dat"))
     rows = [[int(x) for x in r] for r in u.blocks[0]]
     A.ok([r[0] for r in rows] == list(range(25)), "gradhist_underflow.dat scales 2^0..2^24")
-    W = {"total": 1, "zero": 2, "nonfinite": 3, "uf": 4, "sub": 5, "of": 6}
+    # columns: 1..6 weight gradients, 7..12 activation gradients (offset o)
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
     for r in rows:
         A.ok(r[1:4] == rows[0][1:4] and r[7:10] == rows[0][7:10],
