@@ -3,7 +3,7 @@
  * report.
  *
  *   fplab lab [--out DIR] [--quick] [--seed N] [--only ID[,ID...]]
- *             [--no-plots] [--data FILE]
+ *             [--no-plots] [--data FILE] [--seeds N] [--jobs N]
  *
  * The experiments (experiments/) compute in memory; this command writes
  * their data files atomically into DIR, runs plots/<stem>.gp through
@@ -31,13 +31,16 @@ static void usage(FILE *fp)
     const char *how, *share = cli_share_dir(&how);
     fprintf(fp,
             "usage: fplab lab [--out DIR] [--quick] [--seed N] [--only ID[,ID...]]\n"
-            "                 [--no-plots] [--data FILE]\n\n"
+            "                 [--no-plots] [--data FILE] [--seeds N] [--jobs N]\n\n"
             "Runs every experiment and plot into DIR (default out/) and writes\n"
             "DIR/REPORT.md.  DIR is created if missing, but not its parent (a\n"
             "missing parent is an error: make it first).\n"
             "--quick: small sizes for CI.\n"
             "--seed: every random choice derives from it; the same seed\n"
             "reproduces the same data bytes.\n"
+            "--seeds N: training runs per policy, seeds SEED .. SEED+N-1 (2..64;\n"
+            "default 5, --quick 3).  --jobs N: threads for the training runs\n"
+            "(default: the number of online CPUs); the bytes do not depend on it.\n"
             "--only: a subset of the experiments:");
     for (size_t i = 0; i < lab_experiment_count; i++)
         fprintf(fp, " %s", lab_experiments[i].id);
@@ -179,7 +182,7 @@ static int selected(const char *only, const char *id)
 int cmd_lab(int argc, char **argv)
 {
     const char *out = "out", *only = NULL, *data = NULL;
-    uint64_t seed = 1;
+    uint64_t seed = 1, seeds = 0, jobs = 0;
     int quick = 0, plots = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -191,7 +194,8 @@ int cmd_lab(int argc, char **argv)
         } else if (!strcmp(a, "--no-plots")) {
             plots = 0;
         } else if (!strcmp(a, "--out") || !strcmp(a, "--seed") ||
-                   !strcmp(a, "--only") || !strcmp(a, "--data")) {
+                   !strcmp(a, "--only") || !strcmp(a, "--data") ||
+                   !strcmp(a, "--seeds") || !strcmp(a, "--jobs")) {
             if (i + 1 >= argc)
                 return cli_error("lab: %s needs a value", a);
             const char *v = argv[++i];
@@ -201,6 +205,12 @@ int cmd_lab(int argc, char **argv)
                 only = v;
             } else if (!strcmp(a, "--data")) {
                 data = v;
+            } else if (!strcmp(a, "--seeds")) {
+                if (cli_parse_u64(v, &seeds) || seeds < 2 || seeds > 64)
+                    return cli_error("lab: --seeds: '%s' is not an integer 2..64", v);
+            } else if (!strcmp(a, "--jobs")) {
+                if (cli_parse_u64(v, &jobs) || jobs < 1 || jobs > 64)
+                    return cli_error("lab: --jobs: '%s' is not an integer 1..64", v);
             } else if (cli_parse_u64(v, &seed)) {
                 return cli_error("lab: --seed: '%s' is not an unsigned integer", v);
             }
@@ -255,6 +265,13 @@ int cmd_lab(int argc, char **argv)
 
     lab_ctx L;
     lab_ctx_init(&L, seed, quick, data);
+    if (seeds)
+        L.seeds = (int)seeds;
+    if (!jobs) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = nc < 1 ? 1 : nc > 64 ? 64 : (uint64_t)nc;
+    }
+    L.jobs = (int)jobs;
     size_t nexp = lab_experiment_count;
     size_t item0[16], item1[16], file0[16], file1[16];
     int ran[16] = {0}, failed = 0;

@@ -60,15 +60,20 @@ int lab_exp_atlas(lab_ctx *L)
         strcat(names, atlas_formats(i)->name);
     }
 
-    /* 1. spacing (ulp) at every power of two of each format */
+    /* 1. spacing (ulp) in every binade of each format */
     FILE *fp = lab_data_begin(L, "atlas_ulp.dat",
-                              "spacing of representable numbers at each power of two",
+                              "spacing of representable numbers in each binade",
                               names, "points=every power of two from the smallest "
-                              "subnormal to the largest finite value, plus the maximum");
+                              "subnormal to the largest finite value, with the "
+                              "largest value of its binade");
     if (!fp)
         return -1;
-    fprintf(fp, "# columns: x ulp(x)=next_up(x)-x ulp/x   (one block per format, "
-                "in the order of 'formats')\n");
+    fprintf(fp, "# one row per binade [2^k, 2^(k+1)) (the last one ends at the "
+                "maximum): the spacing ulp relative to the value is largest at "
+                "x = 2^k and smallest at the binade's largest value top\n"
+                "# columns: x=2^k ulp(x)=next_up(x)-x ulp/x top ulp(top)=top-"
+                "next_down(top) ulp(top)/top   (one block per format, in the order "
+                "of 'formats')\n");
     range_info ri[8];
     for (size_t i = 0; atlas_formats(i); i++) {
         const fl_format *f = atlas_formats(i);
@@ -78,16 +83,24 @@ int lab_exp_atlas(lab_ctx *L)
         fprintf(fp, "%s# format %s\n", i ? "\n\n" : "", f->name);
         int k0 = (int)lround(log2(ri[i].minsub));
         int k1 = (int)floor(log2(ri[i].max));
-        double last_gap = 0;
         for (int k = k0; k <= k1; k++) {
             uint64_t a = fl_from_double(f, ldexp(1.0, k), &c, &fl);
             double x = fl_to_double(f, a);
-            if (a == f->max_bits)   /* 2^k is the maximum (tiny formats) */
-                break;
-            last_gap = gap_above(f, a);
-            fprintf(fp, "%.17g %.17g %.17g\n", x, last_gap, last_gap / x);
+            /* the top of the binade: next_down(2^(k+1)), or the maximum */
+            uint64_t t;
+            if (k == k1) {
+                t = f->max_bits;
+            } else {
+                t = fl_from_double(f, ldexp(1.0, k + 1), &c, &fl);
+                t = fl_next_down(f, t, &c, &fl);
+            }
+            double y = fl_to_double(f, t);
+            double gx = a == f->max_bits ? y - fl_to_double(f, fl_next_down(f, t, &c, &fl))
+                                         : gap_above(f, a);
+            double gy = y - fl_to_double(f, fl_next_down(f, t, &c, &fl));
+            fprintf(fp, "%.17g %.17g %.17g %.17g %.17g %.17g\n", x, gx, gx / x, y, gy,
+                    gy / y);
         }
-        fprintf(fp, "%.17g %.17g %.17g\n", ri[i].max, last_gap, last_gap / ri[i].max);
     }
     if (lab_data_end(L, fp))
         return -1;
@@ -121,12 +134,16 @@ int lab_exp_atlas(lab_ctx *L)
                 ri[i].eps, (int)lround(log2(ri[i].eps)),
                 log2(ri[i].max / ri[i].minsub));
     }
-    lab_figure(L, "atlas", "Spacing of representable numbers (ulp) against magnitude "
-               "for the five formats on log-log axes: each curve spans the format's "
-               "range from its smallest subnormal to its largest finite value, "
-               "flat in the subnormal range and doubling every binade above it. "
-               "fp16 reaches only %.6g but resolves ulp(1) = 2^%d; bf16 keeps "
-               "fp32's range (max %.3g) with ulp(1) = 2^%d.",
+    lab_say(L, "\n");
+    lab_figure(L, "atlas", "Relative spacing ulp(x)/x of the representable "
+               "numbers against magnitude x (log-log) for the five formats, over the "
+               "full range (left) and zoomed to 2^-26 .. 2^17 (right), where the "
+               "16- and 8-bit formats live.  Over a format's normal range the "
+               "relative spacing stays between 2^-p and 2^(1-p), its precision; "
+               "below the smallest normal it rises to 1 at the smallest subnormal "
+               "(precision lost to gradual underflow).  fp16 reaches only %.6g but "
+               "resolves ulp(1) = 2^%d; bf16 keeps fp32's range (max %.3g) with "
+               "ulp(1) = 2^%d.",
                ri[0].max, (int)lround(log2(ri[0].eps)), ri[1].max,
                (int)lround(log2(ri[1].eps)));
 

@@ -131,35 +131,42 @@ int lab_exp_gradhist(lab_ctx *L)
         rc = -1;
         goto out;
     }
-    fprintf(fp, "# columns: log2_S w_underflow w_subnormal w_overflow a_underflow "
-                "a_subnormal a_overflow (fractions of nonzero finite gradients)\n");
-    int best = -1;
+    fprintf(fp, "# counts over the watched steps and all layers; live = total - zero "
+                "- nonfinite\n# columns: log2_S w_total w_zero w_nonfinite "
+                "w_underflow w_subnormal w_overflow a_total a_zero a_nonfinite "
+                "a_underflow a_subnormal a_overflow (w: weight gradients, a: "
+                "gradients with respect to each layer's output)\n");
+    int best = -1, first_w = -1, first_a = -1;
     for (int k = 0; k < NS_SWEEP; k++) {
-        uint64_t wl = live(&w.ws[k]), al = live(&w.as[k]);
-        fprintf(fp, "%d %.6e %.6e %.6e %.6e %.6e %.6e\n", k,
-                frac(w.ws[k].underflow, wl), frac(w.ws[k].subnormal, wl),
-                frac(w.ws[k].overflow, wl), frac(w.as[k].underflow, al),
-                frac(w.as[k].subnormal, al), frac(w.as[k].overflow, al));
+        const amp_range_stats *x = &w.ws[k], *y = &w.as[k];
+        fprintf(fp, "%d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", k,
+                (unsigned long long)x->total, (unsigned long long)x->zero_fp32,
+                (unsigned long long)x->nonfinite, (unsigned long long)x->underflow,
+                (unsigned long long)x->subnormal, (unsigned long long)x->overflow,
+                (unsigned long long)y->total, (unsigned long long)y->zero_fp32,
+                (unsigned long long)y->nonfinite, (unsigned long long)y->underflow,
+                (unsigned long long)y->subnormal, (unsigned long long)y->overflow);
         /* the rule of fplab hist: no overflow, then fewest underflows */
-        uint64_t of = w.ws[k].overflow + w.as[k].overflow;
-        uint64_t uf = w.ws[k].underflow + w.as[k].underflow;
+        uint64_t of = x->overflow + y->overflow, uf = x->underflow + y->underflow;
         if (!of && (best < 0 || uf < w.ws[best].underflow + w.as[best].underflow))
             best = k;
+        if (first_w < 0 && x->overflow)
+            first_w = k;
+        if (first_a < 0 && y->overflow)
+            first_a = k;
     }
     if (lab_data_end(L, fp)) {
         rc = -1;
         goto out;
     }
-    int first_of = -1;
-    for (int k = 0; k < NS_SWEEP && first_of < 0; k++)
-        if (w.ws[k].overflow + w.as[k].overflow)
-            first_of = k;
 
     uint64_t wl0 = live(&w.ws[0]), al0 = live(&w.as[0]);
-    lab_say(L, "Setting: %s.  Binary32 gradients were captured every %d steps "
-               "(%d steps watched, %llu weight-gradient and %llu activation-gradient "
-               "values); %.1f%% of the activation gradients are exactly zero in "
-               "binary32 (ReLU), %.2f%% of the weight gradients.\n\n",
+    lab_say(L, "Setting: %s (the *deep* setting of section 6, one binary32 run).  Its "
+               "binary32 gradients were captured every %d steps (%d steps watched, "
+               "%llu weight-gradient values and %llu activation-gradient values, "
+               "the gradients with respect to each layer's output); %.2f%% of the "
+               "activation gradients and %.2f%% of the weight gradients are exactly "
+               "zero in binary32.\n\n",
             params, w.every, w.steps_seen, (unsigned long long)w.ws[0].total,
             (unsigned long long)w.as[0].total,
             100 * frac(w.as[0].zero_fp32, w.as[0].total),
@@ -168,29 +175,60 @@ int lab_exp_gradhist(lab_ctx *L)
                "activation gradients (left) and weight gradients (right), as "
                "computed (S = 1) and multiplied by loss scales S = 8, 1024, 65536; "
                "the shaded bands are binary16's subnormal range [2^-24, 2^-14) and "
-               "normal range [2^-14, 65504]. Everything left of 2^-25 becomes zero "
-               "in binary16: without scaling that is %.2f%% of the nonzero "
-               "activation gradients and %.2f%% of the weight gradients; at "
-               "S = 1024, %.2f%% and %.2f%%.",
+               "normal range [2^-14, 65504]. Magnitudes up to 2^-25 (half the "
+               "smallest subnormal) round to zero in binary16: without scaling that "
+               "is %.2f%% of the nonzero activation gradients and %.2f%% of the "
+               "weight gradients; at S = 1024, %.2f%% and %.2f%%.",
                100 * frac(w.as[0].underflow, al0), 100 * frac(w.ws[0].underflow, wl0),
                100 * frac(w.as[10].underflow, live(&w.as[10])),
                100 * frac(w.ws[10].underflow, live(&w.ws[10])));
-    char ofs[96];
-    if (first_of >= 0)
-        snprintf(ofs, sizeof ofs, "the first overflow appears at S = 2^%d "
-                 "(%.4f%% of activation gradients)", first_of,
-                 100 * frac(w.as[first_of].overflow, live(&w.as[first_of])));
-    else
+    char ofs[400];
+    int first = first_w < 0 ? first_a : first_a < 0 ? first_w
+                : first_w < first_a ? first_w : first_a;
+    if (first < 0) {
         snprintf(ofs, sizeof ofs, "no scale up to 2^%d overflows", NS_SWEEP - 1);
+    } else {
+        /* name the gradients that overflow first, then the others */
+        int wfirst = first_w == first;
+        const amp_range_stats *f1 = wfirst ? &w.ws[first] : &w.as[first];
+        int second = wfirst ? first_a : first_w;
+        int n = snprintf(ofs, sizeof ofs, "overflow appears first in the %s "
+                         "gradients, at S = 2^%d (%llu of %llu nonzero values, %.2g%%)",
+                         wfirst ? "weight" : "activation", first,
+                         (unsigned long long)f1->overflow,
+                         (unsigned long long)live(f1), 100 * frac(f1->overflow, live(f1)));
+        if (second == first)
+        {
+            const amp_range_stats *f2 = wfirst ? &w.as[first] : &w.ws[first];
+            snprintf(ofs + n, sizeof ofs - (size_t)n, ", and in the %s gradients at "
+                     "the same scale (%llu of %llu nonzero values, %.2g%%)",
+                     wfirst ? "activation" : "weight", (unsigned long long)f2->overflow,
+                     (unsigned long long)live(f2), 100 * frac(f2->overflow, live(f2)));
+        }
+        else if (second >= 0) {
+            const amp_range_stats *f2 = wfirst ? &w.as[second] : &w.ws[second];
+            snprintf(ofs + n, sizeof ofs - (size_t)n, "; the %s gradients first "
+                     "overflow at S = 2^%d (%llu of %llu nonzero values, %.2g%%)",
+                     wfirst ? "activation" : "weight", second,
+                     (unsigned long long)f2->overflow, (unsigned long long)live(f2),
+                     100 * frac(f2->overflow, live(f2)));
+        } else
+            snprintf(ofs + n, sizeof ofs - (size_t)n, "; the %s gradients do not "
+                     "overflow up to 2^%d", wfirst ? "activation" : "weight",
+                     NS_SWEEP - 1);
+    }
     lab_figure(L, "gradhist_underflow", "Fraction of nonzero gradients that "
                "underflow to zero, land in binary16's subnormal range, or overflow "
                "when multiplied by S = 2^0 .. 2^%d and rounded into binary16. "
                "Underflow of activation gradients falls from %.2f%% at S = 1 to "
-               "%.2f%% at S = 2^%d; %s. Best power of two by the rule of "
-               "`fplab hist` (no overflow, then fewest underflows): S = 2^%d.",
+               "%.2f%% at S = 2^%d, that of weight gradients from %.2f%% to "
+               "%.2f%%; %s. Best power of two by the rule of `fplab hist` (no "
+               "overflow, then fewest underflows): S = 2^%d.",
                NS_SWEEP - 1, 100 * frac(w.as[0].underflow, al0),
                best >= 0 ? 100 * frac(w.as[best].underflow, live(&w.as[best])) : NAN,
-               best, ofs, best);
+               best, 100 * frac(w.ws[0].underflow, wl0),
+               best >= 0 ? 100 * frac(w.ws[best].underflow, live(&w.ws[best])) : NAN,
+               ofs, best);
     rc = 0;
 out:
     amp_train_result_free(&r);

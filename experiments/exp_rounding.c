@@ -97,8 +97,9 @@ static int stochastic(lab_ctx *L)
     if (!fp)
         return -1;
     fprintf(fp, "# columns: q P(up)measured mean_error_in_ulps=(mean-x)/ulp "
-                "std_in_ulps ideal_std_in_ulps=sqrt(q(1-q)) rne_error_in_ulps\n");
-    double worst_bias = 0, q30_p = 0, q30_std = 0;
+                "std_in_ulps ideal_std_in_ulps=sqrt(q(1-q)) rne_error_in_ulps "
+                "up_count trials\n");
+    double worst_bias = 0, zmax = 0, sdev = 0, q30_std = 0;
     for (int qi = 1; qi <= 19; qi++) {
         double q = qi / 20.0;
         double x = lo + q * ulp;   /* exact in binary64 */
@@ -116,26 +117,38 @@ static int stochastic(lab_ctx *L)
             sum2 += e * e;
         }
         double mean = sum / trials, var = sum2 / trials - mean * mean;
+        double sd = sqrt(var > 0 ? var : 0), ideal = sqrt(q * (1 - q));
         double rne = (lab_round(f, x) - x) / ulp;
-        fprintf(fp, "%.2f %.6f %.6f %.6f %.6f %.6f\n", q, (double)up / trials, mean,
-                sqrt(var > 0 ? var : 0), sqrt(q * (1 - q)), rne);
+        double p = (double)up / trials;
+        fprintf(fp, "%.2f %.6f %.6f %.6f %.6f %.6f %ld %d\n", q, p, mean, sd, ideal, rne,
+                up, trials);
         if (fabs(mean) > fabs(worst_bias))
             worst_bias = mean;
-        if (qi == 6) {
-            q30_p = (double)up / trials;
-            q30_std = sqrt(var > 0 ? var : 0);
-        }
+        double z = (p - q) / sqrt(q * (1 - q) / trials);
+        if (fabs(z) > zmax)
+            zmax = fabs(z);
+        if (fabs(sd / ideal - 1) > sdev)
+            sdev = fabs(sd / ideal - 1);
+        if (qi == 6)
+            q30_std = sd;
     }
     if (lab_data_end(L, fp))
         return -1;
+    /* "agrees" when every |z| <= 4: a 19-value sample of a standard normal
+     * exceeds 4 with probability about 0.1% */
     lab_figure(L, "rounding_sr", "Stochastic rounding of x = 1 + q·2^-10 into "
-               "binary16, %d roundings per q: the measured probability of rounding "
-               "up follows q (at q = 0.30: %.4f) so the mean error stays near zero "
-               "(largest |mean error| over all q: %.4f ulp), while round-to-nearest "
-               "always errs by min(q, 1-q) ulp in one direction. The price is "
-               "spread: at q = 0.30 the standard deviation is %.3f ulp "
-               "(ideal sqrt(q(1-q)) = %.3f).",
-               trials, q30_p, fabs(worst_bias), q30_std, sqrt(0.3 * 0.7));
+               "binary16, %d roundings per q.  The measured probability of rounding "
+               "up %s q: z = (P(up) - q)/sqrt(q(1-q)/%d), in units of its binomial "
+               "sampling error, stays within ±%.2f over the 19 values of q (right).  "
+               "One rounding errs by 1 - q ulp (up) or -q ulp (down), so the mean "
+               "error is P(up) - q: at most %.4f ulp in magnitude.  Round to nearest "
+               "makes the same error every time, -q ulp for q <= 0.5 (q = 0.5 is a "
+               "tie and rounds to the even 1) and 1 - q ulp above: a bias that "
+               "repeated roundings accumulate.  The price of stochastic rounding is "
+               "spread: standard deviation sqrt(q(1-q)) ulp (measured at q = 0.30: "
+               "%.3f; at every q within %.2f%% of sqrt(q(1-q))).",
+               trials, zmax <= 4 ? "agrees with" : "does NOT agree with", trials, zmax,
+               fabs(worst_bias), q30_std, 100 * sdev);
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "lab.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ void lab_ctx_init(lab_ctx *L, uint64_t seed, int quick, const char *data_path)
     memset(L, 0, sizeof *L);
     L->seed = seed;
     L->quick = quick;
+    L->seeds = quick ? 3 : 5;
+    L->jobs = 1;
     L->data_path = data_path;
 }
 
@@ -177,4 +180,105 @@ void lab_fmt_double(char *buf, size_t len, double x)
         if (strtod(buf, NULL) == x || isnan(x))
             return;
     }
+}
+
+typedef struct lab_pool {
+    pthread_mutex_t mu;
+    size_t next, n;
+    void (*fn)(void *, size_t);
+    void *arg;
+} lab_pool;
+
+static void *pool_worker(void *p)
+{
+    lab_pool *P = p;
+    for (;;) {
+        pthread_mutex_lock(&P->mu);
+        size_t i = P->next++;
+        pthread_mutex_unlock(&P->mu);
+        if (i >= P->n)
+            return NULL;
+        P->fn(P->arg, i);
+    }
+}
+
+int lab_parallel(lab_ctx *L, size_t n, void (*fn)(void *arg, size_t i), void *arg)
+{
+    enum { MAXT = 64 };
+    lab_pool P = {PTHREAD_MUTEX_INITIALIZER, 0, n, fn, arg};
+    pthread_t th[MAXT];
+    size_t nt = L->jobs < 1 ? 1 : (size_t)L->jobs;
+    if (nt > MAXT)
+        nt = MAXT;
+    if (nt > n)
+        nt = n;
+    size_t started = 0;
+    int rc = 0;
+    /* the calling thread is one of the workers */
+    for (; started + 1 < nt; started++)
+        if (pthread_create(&th[started], NULL, pool_worker, &P)) {
+            snprintf(L->err, sizeof L->err, "cannot start a worker thread");
+            rc = -1;
+            break;
+        }
+    pool_worker(&P);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&P.mu);
+    return rc;
+}
+
+void lab_mean_sd(const double *x, int n, double *mean, double *sd)
+{
+    double s = 0, q = 0;
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    double m = n > 0 ? s / n : NAN;
+    for (int i = 0; i < n; i++)
+        q += (x[i] - m) * (x[i] - m);
+    *mean = m;
+    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+}
+
+double lab_t975(int df)
+{
+    /* t(0.975, df) for df = 1..30 (standard tables) */
+    static const double t[31] = {
+        NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+        2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093,
+        2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+        2.042};
+    if (df < 1)
+        return NAN;
+    if (df <= 30)
+        return t[df];
+    /* Cornish-Fisher expansion around z = 1.959964 (error below 1e-4 for
+     * df > 30) */
+    double z = 1.959963984540054, v = df;
+    return z + (z * z * z + z) / (4 * v) +
+           (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * v * v) +
+           (3 * pow(z, 7) + 19 * pow(z, 5) + 17 * z * z * z - 15 * z) / (384 * v * v * v);
+}
+
+int lab_paired(const double *a, const double *b, int n, double *dm, double *half)
+{
+    double d[64];
+    int same = 1;
+    if (n > 64)
+        n = 64;
+    for (int k = 0; k < n; k++) {
+        d[k] = a[k] - b[k];
+        same &= d[k] == 0;
+    }
+    double m, sd;
+    lab_mean_sd(d, n, &m, &sd);
+    *dm = m;
+    *half = lab_t975(n - 1) * sd / sqrt((double)n);
+    if (same)
+        return 2;
+    if (m - *half > 0)
+        return 1;
+    if (m + *half < 0)
+        return -1;
+    return 0;
 }

@@ -42,6 +42,9 @@ typedef struct lab_item {
 typedef struct lab_ctx {
     uint64_t seed;
     int quick;
+    int seeds;                /* training runs per policy: seeds seed ..
+                                 seed + seeds - 1 (default 5, quick 3) */
+    int jobs;                 /* worker threads for independent runs (1) */
     const char *data_path;    /* training data (digits CSV), may be NULL */
     lab_file *files;
     size_t nfiles, files_cap;
@@ -73,6 +76,27 @@ void lab_say(lab_ctx *L, const char *fmt, ...)
 /* A figure from plots/<stem>.gp, with a caption saying what it measures. */
 void lab_figure(lab_ctx *L, const char *stem, const char *caption_fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Run fn(arg, i) for i = 0 .. n-1 on up to L->jobs threads.  Every call
+ * must depend on i alone (and write only its own slot of arg), so the
+ * results do not depend on the number of threads or their timing.
+ * Returns 0, or -1 with L->err set if threads could not be started (the
+ * calls then run on the calling thread). */
+int lab_parallel(lab_ctx *L, size_t n, void (*fn)(void *arg, size_t i), void *arg);
+
+/* Mean and sample standard deviation (n - 1 in the denominator; 0 for
+ * n < 2) of x[0 .. n-1]. */
+void lab_mean_sd(const double *x, int n, double *mean, double *sd);
+/* Student's t quantile t(0.975, df) for df >= 1: the half-width factor of
+ * a two-sided 95% confidence interval. */
+double lab_t975(int df);
+/* The lab's rule for calling a difference between two policies measured
+ * on the same n seeds (paired): d_k = a_k - b_k, mean dm, and the 95%
+ * confidence interval dm ± t(0.975, n-1) sd(d)/sqrt(n) (*half gets its
+ * half-width).  Returns +1 (a higher) or -1 (a lower) when the interval
+ * excludes 0, 0 when it does not (indistinguishable at n seeds), and 2
+ * when every d_k is 0 (identical). */
+int lab_paired(const double *a, const double *b, int n, double *dm, double *half);
 
 /* Find a file already produced (NULL if none). */
 const lab_file *lab_find_file(const lab_ctx *L, const char *name);

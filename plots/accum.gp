@@ -1,40 +1,61 @@
 # plots/accum.gp — experiment 5: accumulation error vs N
-STEM = "accum"
-# Called by `fplab lab` as: gnuplot -e "dir='D'; ext='png|svg'; out='FILE'" SCRIPT
-if (!exists("dir")) dir = "out"
-if (!exists("ext")) ext = "png"
-if (!exists("out")) out = dir."/".STEM.".".ext
-if (ext eq "svg") {
-    set terminal svg size 960,600 dynamic enhanced font "sans,12" background "white"
-} else {
-    if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
-        set terminal pngcairo size 960,600 enhanced font "sans,11"
-    } else {
-        set terminal png size 960,600
-    }
-}
-set output out
-set grid
-set key top left
+STEM = "accum"; W = 1100; H = 660
+_d = ""; _p = ARG0
+while (strstrt(_p, "/") > 0) { _i = strstrt(_p, "/"); _d = _d . _p[1:_i]; _p = _p[_i+1:] }
+load _d . "lab_style.gp"
 
 f = dir."/accum.dat"
-set multiplot layout 1,2 title "Relative error against the exact sum (inputs in binary16)"
+# block 0 columns: N sum_err_{b16 b16sr b32 kahan} dot_err_{b16 b16sr b32 kahan}
+#   exact_sum exact_dot b16_sum b16_dot sum_err_tc dot_err_tc b16sr_sum b16sr_dot
+# errors that are exactly 0 are drawn on a row of their own at the bottom,
+# errors of an accumulator that overflowed (inf) on a row at the top.
+ZROW = 1e-13
+IROW = 1e2
+pos(v) = (v > 0 && v < 1e300) ? v : 1/0
+# one sub-row per accumulator inside the zero band, so markers do not hide
+zrow(i) = ZROW * 10**(0.3 * (i - 3))
+zero(v, i) = v == 0 ? zrow(i) : 1/0
+isinf(v) = v > 1e300 ? IROW : 1/0
+names = "binary16 (round to nearest)|binary16 (stochastic rounding)|binary32|binary32 Kahan|H100 tensor-core model"
+nm(i) = i == 1 ? "binary16 accumulator, round to nearest" : i == 2 ? "binary16 accumulator, stochastic rounding" : \
+        i == 3 ? "binary32 accumulator" : i == 4 ? "binary32, Kahan" : "H100 tensor-core model"
+cols = C_VERM." ".C_ORANGE." ".C_BLUE." ".C_GREEN." ".C_PURPLE
+pts = "7 5 9 13 11"
+# columns of the sum panel and the dot panel, per accumulator
+csum(i) = i == 5 ? 14 : 1 + i
+cdot(i) = i == 5 ? 15 : 5 + i
 set logscale xy 10
-set format y "10^{%L}"
 set format x "10^{%L}"
+set xrange [6:1.6e6]
+set yrange [1.2e-14:4e2]
+set ytics ("10^{-10}" 1e-10, "10^{-8}" 1e-8, "10^{-6}" 1e-6, "10^{-4}" 1e-4, \
+           "10^{-2}" 1e-2, "1" 1, "0" ZROW, "inf" IROW)
+set arrow 1 from graph 0, first 1.5e-12 to graph 1, first 1.5e-12 nohead dt 3 lc rgb C_GREY
+set arrow 2 from graph 0, first 1e1 to graph 1, first 1e1 nohead dt 3 lc rgb C_GREY
 set xlabel "N (terms)"
-set ylabel "relative error"
-set key bottom right font ",9"
+unset key
+set multiplot title "Relative error |acc - exact| / exact of running sums of values uniform in [0,1) held in binary16"
+eval panel(0.10, 0.50, 0.22, 0.88)
 set title "sum of x_i"
-plot f using 1:($2>0?$2:1e-17) with linespoints lw 2 pt 7 title "binary16 acc", \
-     f using 1:($3>0?$3:1e-17) with linespoints lw 2 pt 5 title "binary16 SR acc", \
-     f using 1:($4>0?$4:1e-17) with linespoints lw 2 pt 9 title "binary32 acc", \
-     f using 1:($5>0?$5:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan", \
-     f using 1:($14>0?$14:1e-17) with linespoints lw 2 pt 11 title "H100 tensor-core model"
+set ylabel "relative error"
+plot for [i=1:5] f index 0 using 1:(pos(column(csum(i)))) with linespoints lw 2 pt 0+word(pts, i) ps 0.9 lc rgb word(cols, i), \
+     for [i=1:5] f index 0 using 1:(zero(column(csum(i)), i)) with points pt 0+word(pts, i)-1 ps 1.3 lc rgb word(cols, i), \
+     for [i=1:5] f index 0 using 1:(isinf(column(csum(i)))) with points pt 2 ps 1.6 lw 2 lc rgb word(cols, i)
+eval panel(0.58, 0.98, 0.22, 0.88)
 set title "dot product sum x_i y_i"
-plot f using 1:($6>0?$6:1e-17) with linespoints lw 2 pt 7 title "binary16 acc", \
-     f using 1:($7>0?$7:1e-17) with linespoints lw 2 pt 5 title "binary16 SR acc", \
-     f using 1:($8>0?$8:1e-17) with linespoints lw 2 pt 9 title "binary32 acc", \
-     f using 1:($9>0?$9:1e-17) with linespoints lw 2 pt 13 title "binary32 Kahan", \
-     f using 1:($15>0?$15:1e-17) with linespoints lw 2 pt 11 title "H100 tensor-core model"
+set ylabel ""
+plot for [i=1:5] f index 0 using 1:(pos(column(cdot(i)))) with linespoints lw 2 pt 0+word(pts, i) ps 0.9 lc rgb word(cols, i), \
+     for [i=1:5] f index 0 using 1:(zero(column(cdot(i)), i)) with points pt 0+word(pts, i)-1 ps 1.3 lc rgb word(cols, i), \
+     for [i=1:5] f index 0 using 1:(isinf(column(cdot(i)))) with points pt 2 ps 1.6 lw 2 lc rgb word(cols, i)
+
+# the legend, below both panels
+unset title; unset arrow
+set key at screen 0.5, 0.07 center center horizontal maxrows 3 samplen 3 font ",10" width 2
+unset border; unset tics; unset xlabel; unset ylabel; unset grid
+unset logscale xy
+set xrange [0:1]; set yrange [0:1]
+eval panel(0.05, 0.95, 0.01, 0.13)
+plot for [i=1:5] NaN with linespoints lw 2 pt 0+word(pts, i) lc rgb word(cols, i) title nm(i), \
+     NaN with points pt 6 ps 1.3 lc rgb C_BLACK title "row 0: error exactly 0", \
+     NaN with points pt 2 ps 1.6 lw 2 lc rgb C_BLACK title "row inf: accumulator overflowed"
 unset multiplot

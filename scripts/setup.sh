@@ -20,6 +20,7 @@ packages=(
   libjansson-dev                   # safetensors headers (JSON)
   gnuplot-nox                      # the lab's figures
   python3-numpy python3-torch      # real clients in the default tests: .npy/.npz files, kernels to check
+  python3                          # the lab report's audit (tests/lab_audit.py, standard library only)
 )
 ci_packages=(
   libopenmpi-dev openmpi-bin       # sharded verify sweeps (test verify_mpi_shards)

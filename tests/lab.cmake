@@ -37,3 +37,26 @@ foreach(mode hist repro smoke)
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(lab_${mode} PROPERTIES LABELS "cli;amp" TIMEOUT 300)
 endforeach()
+
+# The report audit (tests/lab_audit.py, Python standard library only)
+# re-derives every number and claim of the quick lab's REPORT.md from its
+# .dat files, and must fail on planted contradictions.  It reads the
+# output of lab_smoke.
+set_tests_properties(lab_smoke PROPERTIES FIXTURES_SETUP lab_quick_output)
+set(FPLAB_AUDIT_PYTHON "")
+foreach(py ${FPLAB_PYTHON3} /usr/bin/python3)
+  if(NOT FPLAB_AUDIT_PYTHON AND EXISTS "${py}")
+    set(FPLAB_AUDIT_PYTHON ${py})
+  endif()
+endforeach()
+if(FPLAB_AUDIT_PYTHON)
+  add_test(NAME lab_audit
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lab_audit_test.sh ${FPLAB_AUDIT_PYTHON}
+            ${CMAKE_CURRENT_SOURCE_DIR}/lab_audit.py ${CMAKE_CURRENT_BINARY_DIR}/lab_smoke.d/out
+            ${CMAKE_CURRENT_BINARY_DIR}/lab_audit.d ${PROJECT_SOURCE_DIR}/plots)
+else()
+  add_test(NAME lab_audit
+    COMMAND sh -c "echo 'no python3: the report audit is not run'; exit 77")
+endif()
+set_tests_properties(lab_audit PROPERTIES LABELS "cli;amp" TIMEOUT 300
+                     FIXTURES_REQUIRED lab_quick_output SKIP_RETURN_CODE 77)

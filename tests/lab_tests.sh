@@ -64,11 +64,13 @@ X
     finish 13
     ;;
 repro)
-    # The same seed reproduces every data byte; another seed changes the
-    # random experiments.
+    # The same seed reproduces every data byte, whatever the number of
+    # threads (run a: 2 threads, run b: 1); another seed changes the random
+    # experiments.
     for d in a b; do
-        "$FPLAB" lab --quick --no-plots --seed 7 --out "$W/$d" > "$W/$d.log" 2>&1
-        expect "lab run $d exits 0" test $? -eq 0
+        j=2; [ "$d" = b ] && j=1
+        "$FPLAB" lab --quick --no-plots --seed 7 --jobs $j --out "$W/$d" > "$W/$d.log" 2>&1
+        expect "lab run $d (--jobs $j) exits 0" test $? -eq 0
     done
     "$FPLAB" lab --quick --no-plots --seed 8 --only rounding --out "$W/c" > "$W/c.log" 2>&1
     expect "lab run c exits 0" test $? -eq 0
@@ -77,7 +79,7 @@ repro)
         n=$((n + 1))
         expect "$(basename "$f") identical" cmp -s "$f" "$W/b/$(basename "$f")"
     done
-    expect "15 data files and the report compared" test "$n" -eq 16
+    expect "20 data files and the report compared" test "$n" -eq 21
     expect "seed in header" grep -q '^# seed: 7$' "$W/a/accum.dat"
     expect "other seed differs" sh -c "! cmp -s '$W/a/rounding_sr.dat' '$W/c/rounding_sr.dat'"
     # 3 runs + n files + 3 checks

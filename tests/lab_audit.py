@@ -1,0 +1,1652 @@
+#!/usr/bin/env python3
+"""lab_audit.py — re-derive every number and claim of a lab report from its data.
+
+usage: lab_audit.py DIR [--plots PLOTS_DIR] [--readme README.md]
+
+DIR holds what `fplab lab --out DIR` wrote: REPORT.md and the .dat files.
+Every number in REPORT.md, and every claim sentence, is recomputed here from
+the .dat files by routes of this script's own (Python's standard library:
+exact rationals for the rounding tables, IEEE half precision from `struct`
+for the binary16 facts, the formats' defining formulas for the atlas,
+Student's t from a table for the training comparisons), never by calling
+fplab.  A sentence the script does not recognise, a number it did not
+verify, or a claim its data contradicts is a failure.
+
+With --plots, the policy lists of the training plot scripts are checked
+against the data files as well.  With --readme, the README's "What the lab
+shows" section is checked against DIR, which must then be a full lab
+(`fplab lab`, seed 1, not --quick) with every experiment.
+
+Exit status: 0 when every check passed, 1 when one failed, 2 on bad usage or
+missing files.  Run it on a full lab output with
+    scripts/lab.sh && python3 tests/lab_audit.py out
+"""
+import math
+import os
+import re
+import statistics
+import struct
+import sys
+from fractions import Fraction
+
+# ---------------------------------------------------------------------------
+# reading
+
+
+class Dat:
+    """A lab data file: '#' header lines and whitespace-separated rows in
+    blocks separated by two blank lines."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        self.comments = [l for l in text.splitlines() if l.startswith("#")]
+        self.blocks = []
+        for chunk in re.split(r"\n[ \t]*\n[ \t]*\n", text):
+            rows = [l.split() for l in chunk.splitlines()
+                    if l.strip() and not l.startswith("#")]
+            self.blocks.append(rows)
+        # a trailing separator gives an empty last block
+        while len(self.blocks) > 1 and not self.blocks[-1]:
+            self.blocks.pop()
+        self.header = {}
+        for l in self.comments:
+            m = re.match(r"# (\w[\w ]*?): (.*)$", l)
+            if m and m.group(1) not in self.header:
+                self.header[m.group(1)] = m.group(2)
+        m = re.match(r"# fplab (\S+): ", self.comments[0]) if self.comments else None
+        self.version = m.group(1) if m else None
+
+    def param(self, key):
+        m = re.search(r"(?:^| )" + re.escape(key) + r"=(\S+)", self.header.get("params", ""))
+        return m.group(1) if m else None
+
+    def comment(self, prefix):
+        for l in self.comments:
+            if l.startswith(prefix):
+                return l[len(prefix):]
+        return None
+
+
+# ---------------------------------------------------------------------------
+# the report and its coverage
+
+NUM = r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+TOKEN = re.compile(r"(?<![A-Za-z_0-9.])\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def pat(template):
+    """A regular expression from a template: {N} a number, {I} an integer,
+    {P} a power of two 2^k (k may have decimals), {W} a word without
+    spaces or '|', {C} a table cell's text, {S} any text within one line
+    (shortest); everything else literal."""
+    out = []
+    pos = 0
+    for m in re.finditer(r"\{([NIPWCS])\}", template):
+        out.append(re.escape(template[pos:m.start()]))
+        out.append({"N": "(" + NUM + "|inf|nan)", "I": r"(-?\d+)",
+                    "P": r"2\^(-?\d+(?:\.\d+)?)", "W": r"([^\s|]+)",
+                    "C": r"([^|\n]*?)", "S": r"([^\n]+?)"}[m.group(1)])
+        pos = m.end()
+    out.append(re.escape(template[pos:]))
+    return "".join(out)
+
+
+class Audit:
+    def __init__(self, report_path, text=None):
+        if text is None:
+            with open(report_path, encoding="utf-8") as f:
+                text = f.read()
+        self.text = text
+        self.covered = bytearray(len(self.text))
+        self.fails = []
+        self.checks = 0
+
+    # -- bookkeeping
+    def ok(self, cond, what):
+        self.checks += 1
+        if not cond:
+            self.fails.append(what)
+        return cond
+
+    def take(self, template, what, regex=False, count=1, start=0, end=None):
+        """Find the template in the report (exactly `count` times, or at
+        least once for count=None), mark it covered, return the matches."""
+        rx = re.compile(template if regex else pat(template), re.M)
+        hay_end = len(self.text) if end is None else end
+        ms = list(rx.finditer(self.text, start, hay_end))
+        self.checks += 1
+        if not ms or (count is not None and len(ms) != count):
+            self.fails.append("%s: expected %s match(es) of the sentence, found %d\n"
+                              "    pattern: %s" % (what, count or "1+", len(ms),
+                                                   template[:300]))
+            return []
+        for m in ms:
+            for i in range(m.start(), m.end()):
+                self.covered[i] = 1
+        return ms
+
+    def take1(self, template, what, **kw):
+        ms = self.take(template, what, **kw)
+        return ms[0] if ms else None
+
+    # -- numbers
+    @staticmethod
+    def tol(s):
+        m = re.fullmatch(r"[-+]?\d+(?:\.(\d*))?(?:e([-+]?\d+))?", s)
+        if not m:
+            return None
+        dec = len(m.group(1) or "")
+        e = int(m.group(2) or 0)
+        return 0.5 * 10.0 ** (e - dec)
+
+    def num(self, s, value, what, slack=0.0, rel=0.0):
+        """The printed number s stands for value (within half a unit of its
+        last printed digit, plus slack, plus rel*|value|)."""
+        self.checks += 1
+        if s in ("inf", "nan") or value is None or (isinstance(value, float) and
+                                                   (math.isinf(value) or math.isnan(value))):
+            good = (s == "inf" and value == math.inf) or (s == "nan" and value != value)
+            if not good:
+                self.fails.append("%s: report says %s, data gives %r" % (what, s, value))
+            return good
+        t = self.tol(s)
+        if t is None:
+            self.fails.append("%s: '%s' is not a number" % (what, s))
+            return False
+        good = abs(float(s) - value) <= t * (1 + 1e-6) + slack + rel * abs(value) + 1e-300
+        if not good:
+            self.fails.append("%s: report says %s, data gives %.10g" % (what, s, value))
+        return good
+
+    def word(self, got, want, what):
+        self.checks += 1
+        if got != want:
+            self.fails.append("%s: report says '%s', data gives '%s'" % (what, got, want))
+            return False
+        return True
+
+    def uncovered_numbers(self):
+        bad = []
+        for m in TOKEN.finditer(self.text):
+            if not all(self.covered[m.start():m.end()]):
+                line_no = self.text.count("\n", 0, m.start()) + 1
+                line = self.text.splitlines()[line_no - 1]
+                bad.append("line %d: number '%s' not verified by the audit: %s"
+                           % (line_no, m.group(0), line[:160]))
+        return bad
+
+
+# ---------------------------------------------------------------------------
+# independent arithmetic
+
+def half_round(x):
+    """x rounded to IEEE binary16 (round to nearest even), by struct."""
+    try:
+        return struct.unpack("<e", struct.pack("<e", x))[0]
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+HALF_MAX = struct.unpack("<e", bytes.fromhex("ff7b"))[0]          # 65504
+HALF_BELOW_ONE = struct.unpack("<e", bytes.fromhex("ff3b"))[0]    # 1 - 2^-11
+
+
+def half_spacing(v):
+    """The spacing of binary16 numbers at v > 0 (normal range)."""
+    return 2.0 ** (math.floor(math.log2(v)) - 10)
+
+
+def exact_dec(fr):
+    """A Fraction with a power-of-two denominator as an exact decimal."""
+    if fr.denominator == 1:
+        return str(fr.numerator)
+    sign = "-" if fr < 0 else ""
+    fr = abs(fr)
+    k = fr.denominator.bit_length() - 1
+    assert fr.denominator == 1 << k
+    digits = str(fr.numerator * 5 ** k).rjust(k + 1, "0")
+    s = digits[:-k] + "." + digits[-k:]
+    return sign + s.rstrip("0").rstrip(".")
+
+
+def ilog2(fr):
+    """floor(log2(fr)) for a positive Fraction, exactly."""
+    e = fr.numerator.bit_length() - fr.denominator.bit_length()
+    if Fraction(2) ** e > fr:
+        e -= 1
+    if Fraction(2) ** (e + 1) <= fr:
+        e += 1
+    return e
+
+
+def round_half_exact(x, mode):
+    """Round the rational x into binary16 (p = 11, emin = -14, emax = 15) in
+    mode rne rna rtz rdn rup rto; returns (value or +-inf, flags 'xuo')."""
+    if x == 0:
+        return Fraction(0), ""
+    neg = x < 0
+    a = -x if neg else x
+
+    def rnd(a, e):
+        q = Fraction(2) ** (e - 10)
+        n = a / q
+        f = n.numerator // n.denominator
+        rem = n - f
+        if rem == 0:
+            return f * q, False
+        up = {"rne": rem > Fraction(1, 2) or (rem == Fraction(1, 2) and f % 2 == 1),
+              "rna": rem >= Fraction(1, 2),
+              "rtz": False,
+              "rdn": neg,
+              "rup": not neg,
+              "rto": f % 2 == 0}[mode]
+        return (f + 1 if up else f) * q, True
+
+    e = ilog2(a)
+    # tininess after rounding: rounded to 11 bits with unbounded exponent
+    r_unb, _ = rnd(a, e)
+    tiny = r_unb < Fraction(2) ** -14
+    r, inexact = rnd(a, max(min(e, 15), -14))
+    flags = ""
+    if r >= 2 ** 16:          # overflow
+        to_inf = {"rne": True, "rna": True, "rtz": False, "rdn": neg, "rup": not neg,
+                  "rto": False}[mode]
+        r = math.inf if to_inf else Fraction(65504)
+        flags = "xo"
+    elif inexact:
+        flags = "xu" if tiny else "x"
+    if neg:
+        r = -r
+    return r, flags
+
+
+T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080,
+        2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t975(df):
+    """Student's t(0.975, df): the table for df <= 30, then the first terms
+    of Fisher's expansion in 1/df."""
+    if df <= 30:
+        return T975[df]
+    z = 1.959963984540054
+    v = float(df)
+    return (z + (z ** 3 + z) / (4 * v) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * v * v)
+            + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * v ** 3))
+
+
+def mean_sd(x):
+    m = statistics.fmean(x)
+    return m, (statistics.stdev(x) if len(x) > 1 else 0.0)
+
+
+def paired(a, b):
+    """The lab's rule on per-seed values a, b: (word, mean d, half-width)."""
+    d = [x - y for x, y in zip(a, b)]
+    m, s = mean_sd(d)
+    h = t975(len(d) - 1) * s / math.sqrt(len(d))
+    if all(x == 0 for x in d):
+        return "identical", m, h
+    if m - h > 0:
+        return "higher", m, h
+    if m + h < 0:
+        return "lower", m, h
+    return "indistinguishable", m, h
+
+
+# ---------------------------------------------------------------------------
+# sections
+
+SECTIONS = [("atlas", "Format atlas: spacing and range of the formats"),
+            ("rounding", "Rounding lab: modes, stochastic rounding, associativity"),
+            ("gradhist", "Gradient histograms versus loss scale"),
+            ("lost", "Lost updates: swamping of small weight updates"),
+            ("accum", "Accumulation: fp16 versus fp32 sums and dot products"),
+            ("training", "Training curves per precision policy")]
+
+
+def section_span(A, title):
+    m = re.search(r"^## \d+\. " + re.escape(title) + r"\n", A.text, re.M)
+    if not m:
+        return None
+    n = re.search(r"^## \d+\. ", A.text[m.end():], re.M)
+    return m.start(), (m.end() + n.start() if n else len(A.text))
+
+
+def check_preamble(A, d, dats, figures):
+    any_dat = next(iter(dats.values()))
+    seed = any_dat.header.get("seed")
+    quick = any_dat.param("quick") == "1"
+    m = A.take1("fplab {W}, seed {I}" + (", quick mode (small sizes)" if quick else "")
+                + ".  Every number below was measured by this run; the data behind each "
+                "figure is in the `.dat` files beside this report, each with a `#` header "
+                "(seed, formats, parameters, version). The same seed reproduces the same "
+                "data bytes.", "preamble")
+    if m:
+        A.word(m.group(1), any_dat.version, "preamble: version")
+        A.word(m.group(2), seed, "preamble: seed")
+    for name, f in dats.items():
+        A.ok(f.header.get("seed") == seed, "%s: seed %s differs from the report's %s"
+             % (name, f.header.get("seed"), seed))
+        A.ok(f.version == any_dat.version, "%s: version differs" % name)
+        A.ok(f.param("quick") == any_dat.param("quick"), "%s: quick differs" % name)
+    drawn = re.findall(r"^!\[(\w+)\]\((\w+)\.png\)$", A.text, re.M)
+    m = re.search(r"^Figures: (\d+) of (\d+) plotted \(PNG shown, SVG linked\)\.$",
+                  A.text, re.M)
+    if m:
+        A.take1("Figures: {I} of {I} plotted (PNG shown, SVG linked).", "figure count")
+        A.num(m.group(1), len(drawn), "figures plotted")
+        A.num(m.group(2), figures, "figures in the report")
+        for stem, stem2 in drawn:
+            A.ok(stem == stem2, "image %s links %s.png" % (stem, stem2))
+            for ext in ("png", "svg"):
+                A.ok(os.path.getsize(os.path.join(d, stem + "." + ext)) > 0
+                     if os.path.exists(os.path.join(d, stem + "." + ext)) else False,
+                     "figure file %s.%s missing or empty" % (stem, ext))
+    else:
+        A.take1(r"\*\*Note:\*\* (plots not requested \(--no-plots\)|gnuplot not found: "
+                r"plots skipped, data and report written)\.", "plot note", regex=True)
+    # headings: numbered in order, known titles
+    heads = re.findall(r"^## (\d+)\. (.+)$", A.text, re.M)
+    titles = [t for _, t in SECTIONS]
+    A.ok([int(n) for n, _ in heads] == list(range(1, len(heads) + 1)),
+         "section numbers are not 1..%d" % len(heads))
+    A.ok([t for _, t in heads] == [t for t in titles if t in [h for _, h in heads]],
+         "section titles unknown or out of order: %r" % [t for _, t in heads])
+    A.take(r"^## \d+\. .+$", "headings", regex=True, count=None)
+    # every listed data file exists
+    for m in re.finditer(r"^Data:((?: `[\w.]+`)+)$", A.text, re.M):
+        for name in re.findall(r"`([\w.]+)`", m.group(1)):
+            A.ok(os.path.exists(os.path.join(d, name)), "listed data file %s missing" % name)
+
+
+# ---- 1. atlas --------------------------------------------------------------
+
+# (ebits, precision, OCP E4M3-style: no infinity, only S.1111.111 is NaN)
+FORMATS = {"binary16": (5, 11, False), "bfloat16": (8, 8, False),
+           "binary32": (8, 24, False), "fp8-e4m3": (4, 4, True), "fp8-e5m2": (5, 3, False)}
+
+
+def fmt_range(name):
+    """(min subnormal, min normal, max, epsilon) from the defining formulas."""
+    e, p, ocp = FORMATS[name]
+    emax = 2 ** (e - 1) - 1
+    emin = 1 - emax
+    minsub = Fraction(2) ** (emin - p + 1)
+    minnorm = Fraction(2) ** emin
+    if ocp:   # OCP OFP8 E4M3: the all-ones exponent holds normals up to 1.75 * 2^8
+        mx = (2 - Fraction(2) ** (2 - p)) * Fraction(2) ** (emax + 1)
+    else:
+        mx = (2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax
+    return minsub, minnorm, mx, Fraction(2) ** (1 - p)
+
+
+def g3(x):
+    return "%.3g" % x
+
+
+def check_atlas(A, d, span):
+    ranges = Dat(os.path.join(d, "atlas_ranges.dat"))
+    ulp = Dat(os.path.join(d, "atlas_ulp.dat"))
+    ieee = Dat(os.path.join(d, "atlas_ieee43.dat"))
+    s0, s1 = span
+    A.take1("Spacing and range are read from the core (next_up on actual bit patterns), "
+            "not from formulas.", "atlas intro", start=s0, end=s1)
+    A.take1("| format | precision p | smallest subnormal | smallest normal | largest finite "
+            "| epsilon = ulp(1) | binades covered |", "atlas table header", start=s0, end=s1)
+    names = ulp.header["formats"].split()
+    A.ok(names == list(FORMATS), "atlas formats %r" % names)
+    for i, row in enumerate(ranges.blocks[0]):
+        name = row[0]
+        minsub, minnorm, mx, eps = fmt_range(name)
+        e, p, _ = FORMATS[name]
+        A.ok(int(row[1]) == e and int(row[2]) == p, "%s: ebits/precision %s %s" % (name, row[1], row[2]))
+        for k, (v, want) in enumerate(zip(row[3:7], (minsub, minnorm, mx, eps))):
+            A.num(v, float(want), "atlas_ranges.dat %s column %d" % (name, k + 4), rel=1e-8)
+        bins = math.log2(mx / minsub)
+        A.num(row[7], bins, "atlas_ranges.dat %s binades", slack=0)
+        m = A.take1("| " + name + " | {I} | {N} (2^{I}) | {N} (2^{I}) | {N} | {N} (2^{I}) | {I} |",
+                    "atlas table row " + name, start=s0, end=s1)
+        if m:
+            A.num(m.group(1), p, name + " precision")
+            for (gs, gk, want) in ((2, 3, minsub), (4, 5, minnorm), (7, 8, eps)):
+                A.word(m.group(gs), g3(float(want)), name + " table value")
+                A.num(m.group(gk), math.log2(want), name + " table exponent")
+            A.word(m.group(6), "%.6g" % float(mx), name + " largest finite")
+            A.num(m.group(9), bins, name + " binades")
+        # the spacing per binade, against the formulas
+        blk = ulp.blocks[i]
+        A.ok(len(blk) > 0, "atlas_ulp.dat block %d empty" % i)
+        emin = math.log2(minnorm)
+        for r in blk:
+            x, gx, rx, top, gt, rt = (Fraction(float(v)) for v in r)
+            k = ilog2(x)
+            want = Fraction(2) ** (max(k, emin) - p + 1)
+            A.ok(x == Fraction(2) ** k and gt == want and (gx == want or top == mx),
+                 "atlas_ulp.dat %s row %s: spacing %s, formula %s" % (name, r[0], r[4], want))
+            if k >= emin:   # normal: between 2^-p and 2^(1-p)
+                A.ok(Fraction(2) ** -p < rt <= rx <= Fraction(2) ** (1 - p),
+                     "atlas %s: relative spacing at %s outside (2^-p, 2^(1-p)]" % (name, r[0]))
+        A.ok(float(blk[0][0]) == float(minsub) and float(blk[0][2]) == 1.0,
+             "atlas %s: the first binade does not start at the smallest subnormal with "
+             "relative spacing 1" % name)
+        A.ok(float(blk[-1][3]) == float(mx), "atlas %s: the last binade does not end at the max" % name)
+    m = A.take1("*Figure atlas*", "atlas figure", count=1, start=s0, end=s1)
+    m = A.take1("Relative spacing ulp(x)/x of the representable numbers against magnitude x "
+                "(log-log) for the five formats, over the full range (left) and zoomed to "
+                "2^-26 .. 2^17 (right), where the 16- and 8-bit formats live.  Over a "
+                "format's normal range the relative spacing stays between 2^-p and 2^(1-p), "
+                "its precision; below the smallest normal it rises to 1 at the smallest "
+                "subnormal (precision lost to gradual underflow).  fp16 reaches only {N} but "
+                "resolves ulp(1) = 2^{I}; bf16 keeps fp32's range (max {N}) with ulp(1) = 2^{I}.",
+                "atlas caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), float(fmt_range("binary16")[2]), "fp16 max")
+        A.num(m.group(2), -10, "fp16 ulp(1)")
+        A.num(m.group(3), float(fmt_range("bfloat16")[2]), "bf16 max")
+        A.num(m.group(4), -7, "bf16 ulp(1)")
+        A.ok(FORMATS["bfloat16"][0] == FORMATS["binary32"][0] and
+             fmt_range("bfloat16")[2] / fmt_range("binary32")[2] > Fraction(99, 100),
+             "bf16 does not keep fp32's range")
+    # ieee:4:3
+    vals = {}
+    for r in ieee.blocks[0]:
+        b = int(r[0], 16)
+        E, M = (b >> 3) & 15, b & 7
+        A.ok(int(r[1]) == E and int(r[2]) == M, "atlas_ieee43.dat 0x%02X fields" % b)
+        sign = -1 if b & 128 else 1
+        if E == 15:
+            want = ("inf" if sign > 0 else "-inf") if M == 0 else "nan"
+            cls = "infinity" if M == 0 else "nan"
+        elif E == 0:
+            v = sign * Fraction(M, 8) * Fraction(2) ** -6
+            want = exact_dec(v) if not (v == 0 and sign < 0) else "-0"
+            cls = "zero" if M == 0 else "subnormal"
+        else:
+            want = exact_dec(sign * (1 + Fraction(M, 8)) * Fraction(2) ** (E - 7))
+            cls = "normal"
+        A.ok(r[4] == want or (want == "nan" and r[4].lstrip("+-").startswith("nan"))
+             or (want == "-0" and r[4] in ("-0", "-0.0")),
+             "atlas_ieee43.dat 0x%02X: %s, formula %s" % (b, r[4], want))
+        A.ok(cls in r[3].lower(), "atlas_ieee43.dat 0x%02X class %s, formula %s" % (b, r[3], cls))
+        vals[b] = want
+    m = A.take1("The textbook format ieee:4:3 (bias {I}): {I} positive finite nonzero values, "
+                "{I} of them subnormal, largest {N}, {I} NaN patterns per sign. Row = exponent "
+                "field, column = fraction field (positive half; the negative half mirrors it; "
+                "full list in atlas_ieee43.dat):", "ieee:4:3 sentence", start=s0, end=s1)
+    if m:
+        for g, want, what in ((1, 7, "bias"), (2, 14 * 8 + 7, "finite nonzero"),
+                              (3, 7, "subnormal"), (4, 240, "largest"), (5, 7, "NaN patterns")):
+            A.num(m.group(g), want, "ieee:4:3 " + what)
+    A.take1("| E \\ M | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 |", "ieee:4:3 grid header", start=s0, end=s1)
+    for E in range(16):
+        cells = [vals[(E << 3) | M] for M in range(8)]
+        A.take1("| %d | %s |" % (E, " | ".join(cells)), "ieee:4:3 grid row %d" % E,
+                start=s0, end=s1)
+
+
+# ---- 2. rounding -------------------------------------------------------------
+
+def check_rounding(A, d, span):
+    s0, s1 = span
+    ex = Dat(os.path.join(d, "rounding_examples.dat"))
+    sr = Dat(os.path.join(d, "rounding_sr.dat"))
+    asc = Dat(os.path.join(d, "rounding_assoc.dat"))
+    A.take1("Each input is parsed and rounded once, correctly, into binary16 (fl_parse); "
+            "results shown to 6 digits (exact values in the data file). Flags: x inexact, "
+            "u underflow, o overflow.", "rounding intro", start=s0, end=s1)
+    modes = ["rne", "rna", "rtz", "rdn", "rup", "rto"]
+    A.take1("| input | what it shows | rne | rna | rtz | rdn | rup | rto |", "examples header",
+            start=s0, end=s1)
+    byinput = {}
+    for r in ex.blocks[0]:
+        inp, mode, val, bits, flags = r
+        want, wflags = round_half_exact(Fraction(inp), mode)
+        wstr = ("inf" if want > 0 else "-inf") if isinstance(want, float) else exact_dec(want)
+        A.ok(val == wstr or (wstr == "0" and val in ("0", "-0")),
+             "rounding_examples.dat %s %s: %s, exact rounding gives %s" % (inp, mode, val, wstr))
+        A.ok(flags == (wflags or "-"), "rounding_examples.dat %s %s flags %s, expected %s"
+             % (inp, mode, flags, wflags or "-"))
+        byinput.setdefault(inp, {})[mode] = (want, wflags or "-")
+    # the report's rows
+    rows = re.findall(r"^\| (\S+) \| ([^|]+) \|((?: [^|]+ \|){6})$", A.text[s0:s1], re.M)
+    seen = 0
+    for inp, what, cells in rows:
+        if inp not in byinput:
+            continue
+        seen += 1
+        got = [c.strip() for c in cells.strip(" |").split(" | ")]
+        for mode, cell in zip(modes, got):
+            want, fl = byinput[inp][mode]
+            wv = float(want) if not isinstance(want, float) else want
+            wtxt = ("inf" if wv > 0 else "-inf") if math.isinf(wv) else "%.6g" % wv
+            A.word(cell, "%s %s" % (wtxt, fl), "rounding table %s %s" % (inp, mode))
+        A.take1("| %s | %s |%s" % (inp, what, cells), "rounding row " + inp, start=s0, end=s1)
+    A.ok(seen == len(byinput) == 10, "rounding table has %d of %d inputs" % (seen, len(byinput)))
+
+    # stochastic rounding
+    rows = sr.blocks[0]
+    n = int(rows[0][7])
+    A.ok(sr.param("trials") == str(n), "rounding_sr.dat trials")
+    zmax = bias = sdev = 0.0
+    q30 = None
+    for r in rows:
+        q, p, mean, sd, ideal, rne = map(float, r[:6])
+        up, trials = int(r[6]), int(r[7])
+        A.ok(trials == n and abs(p - up / trials) < 1e-6, "rounding_sr.dat q=%s P(up)" % r[0])
+        A.ok(abs(mean - (p - q)) < 2e-6, "rounding_sr.dat q=%s: mean error is not P(up) - q" % r[0])
+        A.ok(abs(ideal - math.sqrt(q * (1 - q))) < 1e-6, "rounding_sr.dat q=%s ideal" % r[0])
+        A.ok(abs(rne - (-q if q <= 0.5 else 1 - q)) < 1e-6,
+             "rounding_sr.dat q=%s: round-to-nearest error %s" % (r[0], r[5]))
+        zmax = max(zmax, abs((up / trials - q) / math.sqrt(q * (1 - q) / trials)))
+        bias = max(bias, abs(up / trials - q))
+        sdev = max(sdev, abs(sd / ideal - 1))
+        if r[0] == "0.30":
+            q30 = sd
+    A.ok(len(rows) == 19, "rounding_sr.dat has %d values of q" % len(rows))
+    A.take1("*Figure rounding_sr*", "sr figure", start=s0, end=s1)
+    m = A.take1("Stochastic rounding of x = 1 + q·2^-10 into binary16, {I} roundings per q.  "
+                "The measured probability of rounding up {S} q: z = (P(up) - q)/sqrt(q(1-q)/{I}), "
+                "in units of its binomial sampling error, stays within ±{N} over the 19 values "
+                "of q (right).  One rounding errs by 1 - q ulp (up) or -q ulp (down), so the "
+                "mean error is P(up) - q: at most {N} ulp in magnitude.  Round to nearest makes "
+                "the same error every time, -q ulp for q <= 0.5 (q = 0.5 is a tie and rounds to "
+                "the even 1) and 1 - q ulp above: a bias that repeated roundings accumulate.  "
+                "The price of stochastic rounding is spread: standard deviation sqrt(q(1-q)) ulp "
+                "(measured at q = 0.30: {N}; at every q within {N}% of sqrt(q(1-q))).",
+                "sr caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "sr trials")
+        A.word(m.group(2), "agrees with" if zmax <= 4 else "does NOT agree with", "sr agreement")
+        A.num(m.group(3), n, "sr trials")
+        A.num(m.group(4), zmax, "sr largest |z|", slack=1e-4)
+        A.num(m.group(5), bias, "sr largest |mean error|", slack=2e-6)
+        A.num(m.group(6), q30, "sr spread at 0.30", slack=1e-6)
+        A.num(m.group(7), 100 * sdev, "sr spread deviation", slack=1e-3)
+    # x = 1 + q 2^-10: the spacing of binary16 in [1, 2)
+    A.ok(half_round(1 + 2 ** -10) == 1 + 2 ** -10 and half_round(1 + 2 ** -11) == 1,
+         "binary16 spacing in [1, 2) is not 2^-10")
+
+    # associativity
+    m = A.take1("**Non-associativity.** In binary16, (2048 + 1) + 1 = {N} but 2048 + (1 + 1) = "
+                "{N} (each 1 alone is a tie at 2048 and rounds to even).  On random triples "
+                "from (-1, 1):", "associativity sentence", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), half_round(half_round(2048 + 1) + 1), "(2048+1)+1")
+        A.num(m.group(2), half_round(2048 + half_round(1 + 1)), "2048+(1+1)")
+    A.take1("| format | triples | (a+b)+c != a+(b+c) |", "assoc header", start=s0, end=s1)
+    for r in asc.blocks[0]:
+        A.ok(abs(float(r[3]) - int(r[2]) / int(r[1])) < 1e-6, "rounding_assoc.dat %s" % r[0])
+        m = A.take1("| %s | {I} | {N}%% |" % r[0], "assoc row " + r[0], start=s0, end=s1)
+        if m:
+            A.num(m.group(1), int(r[1]), "assoc triples")
+            A.num(m.group(2), 100 * int(r[2]) / int(r[1]), "assoc fraction")
+    blk = asc.blocks[1]
+    exact = float(re.search(r"\(exact (\S+)\)", " ".join(asc.comments)).group(1))
+    sums = {r[0]: float(r[1]) for r in blk}
+    for r in blk:
+        A.ok(abs(float(r[2]) - abs(float(r[1]) - exact) / exact) <= 1e-6 * abs(float(r[2])) + 1e-12,
+             "rounding_assoc.dat %s relative error" % r[0])
+    m = A.take1("The same {I} binary16 values summed in binary16: forward {N}, backward {N}, "
+                "pairwise {N}; exact {N} (relative errors {N}, {N}, {N}).",
+                "three orders", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), int(re.search(r"one sum of (\d+)", " ".join(asc.comments)).group(1)),
+              "number of values")
+        for g, k in ((2, "forward"), (3, "backward"), (4, "pairwise")):
+            A.num(m.group(g), sums[k], "sum " + k)
+        A.num(m.group(5), exact, "exact sum")
+        for g, k in ((6, "forward"), (7, "backward"), (8, "pairwise")):
+            A.num(m.group(g), abs(sums[k] - exact) / exact, "relative error " + k)
+
+
+# ---- 3. gradhist -------------------------------------------------------------
+
+def check_gradhist(A, d, span):
+    s0, s1 = span
+    h = Dat(os.path.join(d, "gradhist.dat"))
+    u = Dat(os.path.join(d, "gradhist_underflow.dat"))
+    rows = [[int(x) for x in r] for r in u.blocks[0]]
+    A.ok([r[0] for r in rows] == list(range(25)), "gradhist_underflow.dat scales 2^0..2^24")
+    # columns: 1..6 weight gradients, 7..12 activation gradients (offset o)
+    live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
+    for r in rows:
+        A.ok(r[1:4] == rows[0][1:4] and r[7:10] == rows[0][7:10],
+             "gradhist_underflow.dat: totals change with S")
+        for o in (0, 6):
+            A.ok(r[4 + o] + r[5 + o] + r[6 + o] <= live(r, o), "gradhist_underflow.dat classes")
+    # underflow falls as S grows, overflow rises
+    for o in (0, 6):
+        A.ok(all(rows[k + 1][4 + o] <= rows[k][4 + o] for k in range(24)),
+             "underflow does not fall with S")
+        A.ok(all(rows[k + 1][6 + o] >= rows[k][6 + o] for k in range(24)),
+             "overflow does not grow with S")
+    pct = lambda r, c, o: 100.0 * r[c + o] / live(r, o) if live(r, o) else 0.0
+    # the rule of fplab hist: no overflow, then fewest underflows
+    best = None
+    for r in rows:
+        if r[6] + r[12] == 0 and (best is None or r[4] + r[10] < best[4] + best[10]):
+            best = r
+    first_w = next((r[0] for r in rows if r[6]), None)
+    first_a = next((r[0] for r in rows if r[12]), None)
+    # the histogram: scaling by a power of two shifts the bins exactly
+    hb = {int(r[0]): [float(x) for x in r[1:]] for r in h.blocks[0]}
+    for col, shift in ((1, 3), (2, 10), (3, 16)):
+        for b, v in hb.items():
+            if b - shift in hb:
+                A.ok(hb[b][col] == hb[b - shift][0] and hb[b][col + 4] == hb[b - shift][4],
+                     "gradhist.dat: S = 2^%d does not shift the bins by %d" % (shift, shift))
+                break
+    # underflow at S = 1 against the histogram: |g| < 2^-25 rounds to 0, bin -25 may
+    for o, c in ((0, 0), (6, 4)):
+        below = sum(v[c] for b, v in hb.items() if b <= -26)
+        edge = hb[-25][c]
+        f = rows[0][4 + o] / live(rows[0], o)
+        A.ok(below - 1e-5 <= f <= below + edge + 1e-5,
+             "gradhist: underflow %.6f not between the histogram's %.6f and %.6f" % (f, below, below + edge))
+    every = re.search(r"watched_steps=(\d+) \(every (\d+)\)", h.header["params"])
+    params = re.match(r"quick=\d (.*?) watched_steps", h.header["params"]).group(1)
+    m = A.take1("Setting: {S} (the *deep* setting of section 6, one binary32 run).  Its "
+                "binary32 gradients were captured every {I} steps ({I} steps watched, {I} "
+                "weight-gradient values and {I} activation-gradient values, the gradients "
+                "with respect to each layer's output); {N}% of the activation gradients and "
+                "{N}% of the weight gradients are exactly zero in binary32.",
+                "gradhist setting", start=s0, end=s1)
+    if m:
+        A.word(m.group(1), params, "gradhist setting parameters")
+        A.num(m.group(2), int(every.group(2)), "gradhist every")
+        A.num(m.group(3), int(every.group(1)), "gradhist watched")
+        A.num(m.group(4), rows[0][1], "weight-gradient values")
+        A.num(m.group(5), rows[0][7], "activation-gradient values")
+        A.num(m.group(6), 100.0 * rows[0][8] / rows[0][7], "activation zeros")
+        A.num(m.group(7), 100.0 * rows[0][2] / rows[0][1], "weight zeros")
+        A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
+             "gradhist: not the deep setting")
+    A.take1("*Figure gradhist*", "gradhist figure", start=s0, end=s1)
+    m = A.take1("Distribution of log2|g| of the run's nonzero activation gradients (left) and "
+                "weight gradients (right), as computed (S = 1) and multiplied by loss scales "
+                "S = 8, 1024, 65536; the shaded bands are binary16's subnormal range [2^-24, "
+                "2^-14) and normal range [2^-14, 65504]. Magnitudes up to 2^-25 (half the "
+                "smallest subnormal) round to zero in binary16: without scaling that is {N}% of "
+                "the nonzero activation gradients and {N}% of the weight gradients; at S = 1024, "
+                "{N}% and {N}%.", "gradhist caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
+        A.num(m.group(2), pct(rows[0], 4, 0), "weight underflow at 1")
+        A.num(m.group(3), pct(rows[10], 4, 6), "activation underflow at 1024")
+        A.num(m.group(4), pct(rows[10], 4, 0), "weight underflow at 1024")
+        A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -24) == 2.0 ** -24 and
+             half_round(2.0 ** -14) == 2.0 ** -14 and HALF_MAX == 65504,
+             "binary16 ranges in the caption")
+    A.take1("*Figure gradhist_underflow*", "underflow figure", start=s0, end=s1)
+    m = A.take1("Fraction of nonzero gradients that underflow to zero, land in binary16's "
+                "subnormal range, or overflow when multiplied by S = 2^0 .. 2^24 and rounded "
+                "into binary16. Underflow of activation gradients falls from {N}% at S = 1 to "
+                "{N}% at S = 2^{I}, that of weight gradients from {N}% to {N}%; {S}. Best power "
+                "of two by the rule of `fplab hist` (no overflow, then fewest underflows): "
+                "S = 2^{I}.", "underflow caption", start=s0, end=s1)
+    if m and best:
+        A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
+        A.num(m.group(2), pct(best, 4, 6), "activation underflow at best")
+        A.num(m.group(3), best[0], "best scale")
+        A.num(m.group(4), pct(rows[0], 4, 0), "weight underflow at 1")
+        A.num(m.group(5), pct(best, 4, 0), "weight underflow at best")
+        A.num(m.group(7), best[0], "best scale")
+        ofs = m.group(6)
+        if first_w is None and first_a is None:
+            A.word(ofs, "no scale up to 2^24 overflows", "overflow sentence")
+        else:
+            wfirst = first_a is None or (first_w is not None and first_w <= first_a)
+            f1, o1 = (first_w, 0) if wfirst else (first_a, 6)
+            r1 = rows[f1]
+            mm = re.fullmatch(pat("overflow appears first in the {W} gradients, at S = 2^{I} "
+                                  "({I} of {I} nonzero values, {N}%){S}"), ofs)
+            if A.ok(mm is not None, "overflow sentence not recognised: " + ofs):
+                A.word(mm.group(1), "weight" if wfirst else "activation", "first to overflow")
+                A.num(mm.group(2), f1, "first overflow scale")
+                A.num(mm.group(3), r1[6 + o1], "first overflow count")
+                A.num(mm.group(4), live(r1, o1), "first overflow live")
+                A.word(mm.group(5), "%.2g" % pct(r1, 6, o1), "first overflow percent")
+                f2, o2 = (first_a, 6) if wfirst else (first_w, 0)
+                other = "activation" if wfirst else "weight"
+                rest = mm.group(6)
+                if f2 is None:
+                    A.word(rest, "; the %s gradients do not overflow up to 2^24" % other,
+                           "second overflow")
+                elif f2 == f1:
+                    A.word(rest, ", and in the %s gradients at the same scale (%d of %d "
+                           "nonzero values, %.2g%%)" % (other, rows[f2][6 + o2],
+                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
+                           "second overflow")
+                else:
+                    A.word(rest, "; the %s gradients first overflow at S = 2^%d (%d of %d "
+                           "nonzero values, %.2g%%)" % (other, f2, rows[f2][6 + o2],
+                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
+                           "second overflow")
+
+
+# ---- 4. lost updates ---------------------------------------------------------
+
+PREC = {"binary16": 11, "bfloat16": 8, "binary32": 24}
+
+
+def check_lost(A, d, span):
+    s0, s1 = span
+    lr = Dat(os.path.join(d, "lost_ratio.dat"))
+    run = Dat(os.path.join(d, "lost_run.dat"))
+    rows = [[float(x) for x in r] for r in lr.blocks[0]]
+    per_oct = int(re.search(r"step 2\^\(1/(\d+)\)", lr.header["params"]).group(1))
+    n_rn = int(lr.param("samples_rne"))
+    n_sr = int(lr.param("samples_sr"))
+    A.ok(len(rows) == 30 * per_oct + 1, "lost_ratio.dat ratios")
+    for i, r in enumerate(rows):
+        A.ok(abs(r[0] - 2.0 ** ((i - 30 * per_oct) / per_oct)) <= 1e-12 * r[0], "lost ratio grid")
+    m = A.take1("**Round to nearest.**  A weight w = m·2^e (1 <= m < 2) of precision p has "
+                "spacing 2^(e+1-p) above it, so an update dw = r·w is lost (w + dw == w) when "
+                "|dw| is below half of that, i.e. when r < 2^-p/m: every update is lost for "
+                "r <= 2^-(p+1), none for r > 2^-p, and with m uniform the lost fraction in "
+                "between is 2^-p/r - 1.  Measured over {I} weights per ratio ({I} ratios per "
+                "octave), *all lost up to* is the largest ratio up to which every measured "
+                "ratio lost every update, *none lost from* the smallest from which none did:",
+                "lost RN intro", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n_rn, "samples")
+        A.num(m.group(2), per_oct, "per octave")
+    A.take1("| weight format | p | all lost up to | theory 2^-(p+1) | none lost from | "
+            "theory 2^-p | largest deviation from 2^-p/r - 1 |", "lost table header",
+            start=s0, end=s1)
+    edges = {}
+    for c, name in enumerate(["binary16", "bfloat16", "binary32"], 1):
+        p = PREC[name]
+        col = [r[c] for r in rows]
+        ia = -1
+        while ia + 1 < len(col) and col[ia + 1] == 1.0:
+            ia += 1
+        inn = len(col)
+        while inn - 1 >= 0 and col[inn - 1] == 0.0:
+            inn -= 1
+        ea = math.log2(rows[ia][0]) if ia >= 0 else None
+        en = math.log2(rows[inn][0]) if inn < len(col) else None
+        edges[name] = (ea, en)
+        dev = max(abs(col[i] - min(1, max(0, 2.0 ** -p / rows[i][0] - 1))) for i in range(len(col)))
+        m = A.take1("| %s | {I} | {S} | 2^-{I} | {S} | 2^-{I} | {N} |" % name,
+                    "lost row " + name, start=s0, end=s1)
+        if m:
+            A.num(m.group(1), p, name + " p")
+            A.word(m.group(2), "2^%.2f" % ea if ea is not None else "not reached", name + " all-lost edge")
+            A.num(m.group(3), p + 1, name + " theory")
+            A.word(m.group(4), "2^%.2f" % en if en is not None else "not reached", name + " none-lost edge")
+            A.num(m.group(5), p, name + " theory")
+            A.num(m.group(6), dev, name + " deviation", slack=1e-6)
+        # the claim of the intro: all lost up to 2^-(p+1), none above 2^-p
+        A.ok(ea is not None and ea >= -(p + 1) - 1e-9, "%s: an update survived at r <= 2^-%d" % (name, p + 1))
+        A.ok(en is not None and all(col[i] == 0 for i in range(len(col)) if rows[i][0] > 2.0 ** -p),
+             "%s: an update was lost at r > 2^-%d" % (name, p))
+    # stochastic rounding
+    m = A.take1("**Stochastic rounding (binary16).**  No update is lost for sure: the sum "
+                "s = w + dw lies between neighbours lo <= s <= hi and rounds to hi with "
+                "probability (s - lo)/(hi - lo), so an update of u = |dw|/gap spacings (gap: the "
+                "spacing next to w on the update's side) is kept (w' != w) with probability "
+                "p = min(1, u), and a kept update moves w by a whole spacing.  Expected kept "
+                "fraction: the mean of p over the {I} weights per ratio; its sampling error is "
+                "binomial, sqrt(sum p(1-p))/n for a sum of independent Bernoulli(p) draws; "
+                "z = (measured - expected)/error, given where at least {I} kept and {I} lost "
+                "updates are expected (elsewhere the normal approximation does not hold: -).  "
+                "The applied fraction (w' - w)/dw has mean exactly 1 (stochastic rounding is "
+                "unbiased), with sampling error sqrt(sum (hi-s)(s-lo)/dw^2)/n.",
+                "SR intro", start=s0, end=s1)
+    MINC = 10
+    if m:
+        A.num(m.group(1), n_sr, "sr samples")
+        A.num(m.group(2), MINC, "min count")
+        A.num(m.group(3), MINC, "min count")
+    A.take1("| r = \\|dw\\|/\\|w\\| | mean u (update in spacings) | expected kept | measured "
+            "kept | sampling error | z | mean applied fraction ± error |", "SR header",
+            start=s0, end=s1)
+    zmax = xzmax = 0.0
+    nz = npool = nexact = 0
+    pk = pe = pv = 0.0
+    exact_ok = True
+    for i, r in enumerate(rows):
+        n, dwz, kept, expk, se, u, xm, xse = r[4:12]
+        A.ok(n == n_sr, "sr n")
+        # theory: the mean of min(1, u) is at most min(1, mean u), equal below 1
+        A.ok(expk <= min(1.0, u) + 1e-8, "sr expected kept above min(1, mean u) at r = %g" % r[0])
+        # every u is below r 2^11 (m < 2 upward, m = 1 downward): below 1
+        # there, the expectation is the mean of u itself
+        if r[0] * 2 ** 11 < 0.99 and dwz == 0:
+            A.ok(abs(expk - u) <= 1e-8 * max(u, 1e-300) + 1e-12,
+                 "sr expected kept differs from mean u below one spacing at r = %g" % r[0])
+        # and u = r m 2^10 with m uniform on [1, 2): mean 1.5 * 2^10 r
+        if 2.0 ** -20 <= r[0] <= 2.0 ** -11:
+            A.ok(abs(u / (1.5 * 1024 * r[0]) - 1) < 0.05,
+                 "sr mean u %g is not 1.5*2^10*r at r = %g" % (u, r[0]))
+        if se == 0:
+            nexact += 1
+            exact_ok &= abs(kept / n - expk) < 1e-9
+            continue
+        if expk * n < MINC or n - expk * n < MINC:
+            npool += 1
+            pk += kept
+            pe += expk * n
+            pv += (se * n) ** 2
+            continue
+        nz += 1
+        zmax = max(zmax, abs((kept / n - expk) / se))
+        if xse > 0:
+            xzmax = max(xzmax, abs((xm - 1) / xse))
+    for i, r in enumerate(rows):
+        k = i - 30 * per_oct
+        if k % (2 * per_oct) or k < -22 * per_oct or k > -8 * per_oct:
+            continue
+        n, dwz, kept, expk, se, u, xm, xse = r[4:12]
+        m = A.take1("| 2^%d | {N} | {N} | {N} | {N} | {S} | {N} ± {N} |" % (k // per_oct),
+                    "SR row 2^%d" % (k // per_oct), start=s0, end=s1)
+        if m:
+            A.num(m.group(1), u, "sr mean u", rel=1e-8)
+            A.num(m.group(2), expk, "sr expected", rel=1e-8)
+            A.num(m.group(3), kept / n, "sr measured")
+            A.num(m.group(4), se, "sr error", rel=1e-8)
+            zdef = se > 0 and expk * n >= MINC and n - expk * n >= MINC
+            if zdef:
+                A.num(m.group(5), (kept / n - expk) / se, "sr z", slack=1e-4)
+            else:
+                A.word(m.group(5), "-", "sr z undefined")
+            A.num(m.group(6), xm, "sr applied", slack=1e-8)
+            A.num(m.group(7), xse, "sr applied error", slack=1e-8)
+    m = A.take1("At the {I} ratios where z is defined, the measured kept fraction lies within "
+                "{N} sampling errors of its expectation (largest |z|) and the mean applied "
+                "fraction within {N} sampling errors of 1.  The {I} ratios with fewer expected "
+                "counts, pooled: {N} updates kept against {N} expected (sampling error {N}, "
+                "z = {N}).  At the other {I} ratios every weight has p = 0 or p = 1, and the "
+                "measured count {W} the expected one.", "SR summary", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), nz, "z count")
+        A.num(m.group(2), zmax, "largest |z|", slack=1e-4)
+        A.num(m.group(3), xzmax, "largest applied |z|", slack=1e-4)
+        A.num(m.group(4), npool, "pooled ratios")
+        A.num(m.group(5), pk, "pooled kept")
+        A.num(m.group(6), pe, "pooled expected", slack=1e-3)
+        A.num(m.group(7), math.sqrt(pv), "pooled error", slack=1e-3)
+        A.num(m.group(8), (pk - pe) / math.sqrt(pv) if pv > 0 else 0.0, "pooled z", slack=1e-3)
+        A.num(m.group(9), nexact, "exact ratios")
+        A.word(m.group(10), "equals" if exact_ok else "DIFFERS FROM", "exact ratios agree")
+    A.take1("*Figure lost_ratio*", "lost_ratio figure", start=s0, end=s1)
+    m = A.take1("Top: fraction of weight updates lost (w + dw == w) under round to nearest "
+                "against r = |dw|/|w|, with the theory 2^-p/r - 1 (dashed) and the band "
+                "2^-(p+1) <= r <= 2^-p shaded: in binary16 every update is lost up to r = {P} "
+                "and none from r = {P}, around Micikevicius et al.'s |w| = 2048|dw| (r = 2^-11, "
+                "the band's upper end); bfloat16 {P} and {P}, binary32 {P} and {P}.  Bottom: "
+                "binary16 with stochastic rounding, fraction of updates kept, measured (points, "
+                "bars: ±2 sampling errors) against the expected mean of min(1, |dw|/gap) "
+                "(line); the largest |z| is {N}.", "lost_ratio caption", start=s0, end=s1)
+    if m:
+        for g, name, j in ((1, "binary16", 0), (2, "binary16", 1), (3, "bfloat16", 0),
+                           (4, "bfloat16", 1), (5, "binary32", 0), (6, "binary32", 1)):
+            A.num(m.group(g), edges[name][j], "caption edge " + name)
+        A.num(m.group(7), zmax, "caption |z|", slack=1e-4)
+        ea, en = edges["binary16"]
+        A.ok(ea <= -11 <= en, "binary16 edges do not bracket 2^-11")
+
+    # the long run
+    rr = [[float(x) for x in r] for r in run.blocks[0]]
+    steps = int(run.param("steps"))
+    dw = float(run.param("dw"))
+    last = rr[-1]
+    A.ok(int(last[0]) == steps, "lost_run.dat last step")
+    stored = re.search(r"binary16 (\S+) bfloat16 (\S+) binary32 (\S+)", run.comment("# dw as stored: "))
+    h_dw, b_dw = abs(float(stored.group(1))), abs(float(stored.group(2)))
+    A.ok(abs(half_round(dw) - float(stored.group(1))) <= 1e-8 * h_dw, "binary16 dw as stored")
+    gap_h = 1 - HALF_BELOW_ONE                    # 2^-11, by struct
+    gap_b = 2.0 ** -(PREC["bfloat16"])            # spacing below 1 at precision 8
+    m = A.take1("*Figure lost_run*", "lost_run figure", start=s0, end=s1)
+    m = A.take1("A weight w = 1 receiving {I} updates of -1e-4 (exact end value {N}).  Below 1 "
+                "the binary16 numbers are 2^{I} apart, so round to nearest takes a downward "
+                "update back to 1 unless it exceeds half that spacing, 2^{I} = {N}: stored in "
+                "binary16 the weight ends at {N}.  bfloat16 (spacing below 1 2^{I}, half 2^{I} "
+                "= {N}) ends at {N}.  A binary32 master weight ends at {N} (binary16 copy {N}), "
+                "and binary16 with stochastic rounding at {N}.", "lost_run caption",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), steps, "steps")
+        A.num(m.group(2), 1 + steps * dw, "exact end")
+        A.num(m.group(3), math.log2(gap_h), "binary16 spacing below 1")
+        A.num(m.group(4), math.log2(gap_h / 2), "binary16 half spacing")
+        A.num(m.group(5), gap_h / 2, "binary16 half spacing value")
+        A.num(m.group(6), last[2], "binary16 end")
+        A.num(m.group(7), math.log2(gap_b), "bfloat16 spacing below 1")
+        A.num(m.group(8), math.log2(gap_b / 2), "bfloat16 half spacing")
+        A.num(m.group(9), gap_b / 2, "bfloat16 half spacing value")
+        A.num(m.group(10), last[4], "bfloat16 end")
+        A.num(m.group(11), last[5], "master end")
+        A.num(m.group(12), last[6], "master binary16 copy")
+        A.num(m.group(13), last[3], "sr end")
+        # the claim: below half the spacing, so w stays 1 at every step
+        A.ok(h_dw < gap_h / 2 and all(r[2] == 1.0 for r in rr),
+             "binary16 weight should stay at 1 (update below half the spacing)")
+        A.ok(b_dw < gap_b / 2 and all(r[4] == 1.0 for r in rr),
+             "bfloat16 weight should stay at 1")
+        A.ok(half_round(1 - h_dw) == 1.0, "binary16: 1 - dw does not round back to 1")
+
+
+# ---- 5. accumulation ---------------------------------------------------------
+
+def check_accum(A, d, span):
+    s0, s1 = span
+    ac = Dat(os.path.join(d, "accum.dat"))
+    rows = [[float(x) for x in r] for r in ac.blocks[0]]
+    ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
+    nmax = int(ac.param("nmax"))
+    last = rows[-1]
+    A.ok(int(last[0]) == nmax, "accum.dat last checkpoint")
+    # relative errors against the exact sums, recomputed
+    for r in rows:
+        A.ok(abs(r[1] - abs(r[11] - r[9]) / r[9]) <= 1e-6 * r[1] + 1e-12, "accum sum error N=%d" % r[0])
+        A.ok(abs(r[5] - abs(r[12] - r[10]) / r[10]) <= 1e-6 * r[5] + 1e-12, "accum dot error N=%d" % r[0])
+        for c, v in ((2, 15), (6, 16)):
+            want = abs(r[v] - r[9 if c == 2 else 10]) / r[9 if c == 2 else 10]
+            A.ok((math.isinf(r[c]) and math.isinf(r[v])) or abs(r[c] - want) <= 1e-6 * want + 1e-12,
+                 "accum sr error N=%d" % r[0])
+    # round-to-nearest sums never decrease (terms >= 0)
+    A.ok(all(rows[i + 1][11] >= rows[i][11] and rows[i + 1][12] >= rows[i][12]
+             for i in range(len(rows) - 1)), "accum: a round-to-nearest sum decreased")
+    oracle = re.search(r"exact=(.*)$", ac.header["params"]).group(1)
+    A.take1("*Figure accum*", "accum figure", start=s0, end=s1)
+    m = A.take1("Relative error against the exact sum ({S}) of running sums (left) and dot "
+                "products (right) of N values uniform in [0,1) held in binary16.  A binary16 "
+                "accumulator with round to nearest loses every term smaller than half its "
+                "spacing: the running sum {S}; exact sum of all {I} terms {N}, relative error "
+                "{N}.  The dot product {S}; relative error {N}.  {S}  A binary32 accumulator "
+                "ends with relative errors {N} (sum) and {N} (dot), Kahan in binary32 {N} and "
+                "{N}, and the H100 tensor-core model (blocks of 16 exact products aligned with "
+                "2 extra bits and truncated, binary32 accumulator rounded toward zero; Fasi et "
+                "al. 2021, Khattak & Mikaitis 2025) {N} and {N}.  Errors that are exactly zero "
+                "and accumulators that overflowed are drawn as markers on rows of their own, at "
+                "the bottom (0) and at the top (inf).", "accum caption", start=s0, end=s1)
+    if not m:
+        return
+    A.word(m.group(1), oracle, "accum oracle")
+    for g, key, col in ((2, "sum", 11), (6, "dot", 12)):
+        L, before, after = ev["binary16_%s_last_change" % key]
+        final = last[col]
+        A.ok(before != after and after == final,
+             "accum %s: the last change does not end at the final value" % key)
+        stuck = half_round(final + 1) == final
+        txt = m.group(g)
+        if stuck:
+            A.word(txt, "last changed at term %d, to %.6g, and can move no more: no term exceeds "
+                   "1, and %.6g + 1 rounds back to %.6g (half its spacing is %g)"
+                   % (L, final, final, final, half_spacing(final) / 2), "accum %s stagnation" % key)
+        else:
+            A.word(txt, "is at %.6g after %d terms, still moving (last change at term %d; half "
+                   "its spacing is %g)" % (final, nmax, L, half_spacing(final) / 2),
+                   "accum %s still moving" % key)
+    A.num(m.group(3), nmax, "accum N")
+    A.num(m.group(4), last[9], "accum exact sum")
+    A.num(m.group(5), last[1], "accum sum error")
+    A.num(m.group(7), last[5], "accum dot error")
+    sr = m.group(8)
+    if "binary16_sr_sum_overflow" in ev or "binary16_sr_dot_overflow" in ev:
+        es = ev["exact_sum_exceeds_max"]
+        A.ok(es[1] <= HALF_MAX < es[2], "exact sum crossing event")
+        parts = ["The exact sum exceeds binary16's largest finite value %g from term %d on"
+                 % (HALF_MAX, es[0])]
+        if "exact_dot_exceeds_max" in ev:
+            ed = ev["exact_dot_exceeds_max"]
+            A.ok(ed[1] <= HALF_MAX < ed[2], "exact dot crossing event")
+            parts.append(" (the dot product from term %d)" % ed[0])
+        so = ev["binary16_sr_sum_overflow"]
+        A.ok(math.isfinite(so[1]) and math.isinf(so[2]), "sr sum overflow event")
+        parts.append(", so a binary16 accumulator that keeps up with it must overflow: with "
+                     "stochastic rounding, which does keep up, the running sum becomes infinite "
+                     "at term %d" % so[0])
+        if "binary16_sr_dot_overflow" in ev:
+            do = ev["binary16_sr_dot_overflow"]
+            A.ok(math.isfinite(do[1]) and math.isinf(do[2]), "sr dot overflow event")
+            parts.append(" and the dot product at term %d" % do[0])
+        else:
+            parts.append(", while the dot product stays finite")
+        fin = [[r for r in rows if math.isfinite(r[c])][-1] for c in (2, 6)]
+        parts.append("; at the last checkpoints before (N = %d and %d) its relative errors "
+                     "were %.2e and %.2e.  Round to nearest never gets there."
+                     % (fin[0][0], fin[1][0], fin[0][2], fin[1][6]))
+        want = "".join(parts)
+        # "keeps up": the stochastically rounded sums stay within 10% while finite
+        A.ok(all(r[c] < 0.1 for r in rows for c in (2, 6) if math.isfinite(r[c])),
+             "accum: the stochastic-rounding sums do not keep up with the exact sum")
+        A.ok(last[11] < HALF_MAX and last[12] < HALF_MAX, "round to nearest reached the max")
+        A.word(sr, want, "accum stochastic rounding sentence")
+    else:
+        A.ok(last[9] < HALF_MAX and math.isfinite(last[2]), "accum: no overflow expected")
+        A.word(sr, "Binary16 with stochastic rounding keeps up with the sum, which stays below "
+               "binary16's largest finite value %g here: relative errors %.2e (sum) and %.2e "
+               "(dot)." % (HALF_MAX, last[2], last[6]), "accum stochastic rounding sentence")
+    A.num(m.group(9), last[3], "binary32 sum error")
+    A.num(m.group(10), last[7], "binary32 dot error")
+    A.num(m.group(11), last[4], "kahan sum error")
+    A.num(m.group(12), last[8], "kahan dot error")
+    A.num(m.group(13), last[13], "tc sum error")
+    A.num(m.group(14), last[14], "tc dot error")
+
+
+# ---- 6. training -------------------------------------------------------------
+
+class Setting:
+    def __init__(self, d, name):
+        self.name = name
+        self.curves = Dat(os.path.join(d, "training_%s.dat" % name))
+        self.seeds = Dat(os.path.join(d, "training_%s_seeds.dat" % name))
+        self.pols = self.curves.header["formats"].split()[1:]
+        self.runs = {}
+        for r in self.seeds.blocks[0]:
+            self.runs.setdefault(r[1], []).append(r)
+        self.n = len(self.runs[self.pols[0]])
+
+    def acc(self, p):
+        return [100.0 * int(r[3]) / int(r[4]) for r in self.runs[p]]
+
+    def col(self, p, c):
+        return [float(r[c]) for r in self.runs[p]]
+
+    def lost(self, p):
+        return [100.0 * int(r[11]) / int(r[10]) if int(r[10]) else 0.0 for r in self.runs[p]]
+
+    def frac(self, p, num, den):
+        return statistics.fmean(100.0 * int(r[num]) / int(r[den]) if int(r[den]) else 0.0
+                                for r in self.runs[p])
+
+
+def groups_text(S):
+    order = [("identical", "identical to binary32 in every seed"),
+             ("indistinguishable", "indistinguishable from binary32"),
+             ("lower", "lower than binary32"), ("higher", "higher than binary32")]
+    parts = []
+    for w, label in order:
+        ps = [p for p in S.pols[1:] if paired(S.acc(p), S.acc("fp32"))[0] == w]
+        if ps:
+            parts.append(label + ": " + ", ".join(ps))
+    return "; ".join(parts)
+
+
+def check_cmp_str(A, s, a, b, what):
+    """'word (+d ± h)' or 'identical' against the recomputed comparison."""
+    w, m, h = paired(a, b)
+    if w == "identical":
+        return A.word(s, "identical", what)
+    mm = re.fullmatch(r"(\w+) \(([-+]\d+\.\d+) ± (\d+\.\d+)\)", s)
+    if not A.ok(mm is not None, "%s: '%s' not recognised" % (what, s)):
+        return False
+    A.word(mm.group(1), w, what)
+    A.num(mm.group(2), m, what + " mean difference", slack=1e-9)
+    A.num(mm.group(3), h, what + " half-width", slack=3e-3 * max(1, h))
+    return True
+
+
+def scale_text(v):
+    """2^k for a power of two, else %g."""
+    m, e = math.frexp(v)
+    return "2^%d" % (e - 1) if v > 0 and m == 0.5 else "%g" % v
+
+
+def check_table(A, S, s0, s1):
+    params = re.search(r"setting=\w+ (.*) seeds=", S.curves.header["params"]).group(1)
+    # the table of this setting: from its title to the next setting's
+    t0 = A.text.find("**Setting %s** (" % S.name, s0, s1)
+    t1 = A.text.find("**Setting ", t0 + 1, s1)
+    t0 = s0 if t0 < 0 else t0
+    t1 = s1 if t1 < 0 else t1
+    m = A.take1("**Setting %s** ({S}; data_seed is the first of the {I} seeds):" % S.name,
+                "table title " + S.name, start=s0, end=s1)
+    if m:
+        A.word(m.group(1), params, S.name + " parameters")
+        A.num(m.group(2), S.n, S.name + " seeds")
+    A.take("| policy | final loss | test accuracy % (min–max) | vs fp32 | skipped steps | final "
+           "scale | updates lost % | w-grad zero | w-grad underflow | a-grad zero | a-grad "
+           "underflow |", "table header", count=None, start=s0, end=s1)
+    f32 = S.acc("fp32")
+    for p in S.pols:
+        m = A.take1("| %s | {C} | {N} ± {N} ({N}–{N}) | {C} | {I} | {C} | {N} ± {N} | {N}%% | "
+                    "{N}%% | {N}%% | {N}%% |" % p, "%s row %s" % (S.name, p), start=t0, end=t1)
+        if not m:
+            continue
+        what = "%s %s" % (S.name, p)
+        loss = S.col(p, 6)
+        div = sum(1 for r in S.runs[p] if int(r[7]))
+        if div:
+            A.word(m.group(1), "diverged (%d of %d seeds)" % (div, S.n), what + " loss")
+        else:
+            mm = re.fullmatch(r"(%s) ± (%s)" % (NUM, NUM), m.group(1))
+            if A.ok(mm is not None, what + " loss cell"):
+                lm, ls = mean_sd(loss)
+                A.num(mm.group(1), lm, what + " loss mean", rel=1e-7)
+                A.num(mm.group(2), ls, what + " loss sd", rel=1e-6, slack=1e-9)
+        acc = S.acc(p)
+        am, asd = mean_sd(acc)
+        A.num(m.group(2), am, what + " accuracy mean")
+        A.num(m.group(3), asd, what + " accuracy sd")
+        A.num(m.group(4), min(acc), what + " accuracy min")
+        A.num(m.group(5), max(acc), what + " accuracy max")
+        if p == "fp32":
+            A.word(m.group(6), "-", what + " vs")
+        else:
+            check_cmp_str(A, m.group(6), acc, f32, what + " vs fp32")
+        A.num(m.group(7), sum(int(r[8]) for r in S.runs[p]), what + " skipped")
+        sc = S.col(p, 9)
+        A.word(m.group(8), scale_text(min(sc)) if min(sc) == max(sc) else
+               "%s–%s" % (scale_text(min(sc)), scale_text(max(sc))), what + " scale")
+        lm, ls = mean_sd(S.lost(p))
+        A.num(m.group(9), lm, what + " lost mean")
+        A.num(m.group(10), ls, what + " lost sd")
+        A.num(m.group(11), S.frac(p, 13, 12), what + " w zero")
+        A.num(m.group(12), S.frac(p, 14, 12), what + " w underflow")
+        A.num(m.group(13), S.frac(p, 16, 15), what + " a zero")
+        A.num(m.group(14), S.frac(p, 17, 15), what + " a underflow")
+        A.ok(all(int(r[3]) <= int(r[4]) for r in S.runs[p]), what + " correct > n_test")
+    # the per-policy summary block the plots draw
+    for r in S.seeds.blocks[1]:
+        acc = S.acc(r[1])
+        am, asd = mean_sd(acc)
+        A.ok(int(r[2]) == S.n and abs(float(r[3]) - am) < 1e-5 and abs(float(r[4]) - asd) < 1e-5
+             and abs(float(r[5]) - min(acc)) < 1e-5 and abs(float(r[6]) - max(acc)) < 1e-5,
+             "%s seeds block 1 row %s disagrees with block 0" % (S.name, r[1]))
+    # the curves: the last step's mean loss is the mean of the seeds' final losses
+    for i, p in enumerate(S.pols):
+        lastrow = S.curves.blocks[i][-1]
+        loss = S.col(p, 6)
+        if all(math.isfinite(x) for x in loss):
+            A.ok(abs(float(lastrow[1]) - statistics.fmean(loss)) <= 1e-6 * abs(float(lastrow[1])),
+                 "%s curves: last mean loss of %s" % (S.name, p))
+        else:
+            A.ok(int(lastrow[4]) == sum(1 for x in loss if math.isfinite(x)),
+                 "%s curves: finite count of %s" % (S.name, p))
+    A.take("*Final loss, test accuracy, updates lost*: mean ± sample standard deviation over "
+           "the {I} seeds.  *vs fp32*: test accuracy against binary32's by the rule above, with "
+           "the mean per-seed difference (points) ± the half-width of its 95% interval.  "
+           "*Skipped steps*: summed over the seeds.  *Zero*: gradient values exactly zero as "
+           "computed (where the layer's input is zero for the whole batch, or an upstream "
+           "gradient underflowed); *underflow*: nonzero values that become zero when rounded "
+           "into the target format (the compute format; binary16 for fp32, as a what-if) at the "
+           "scale used; both are fractions of all gradient values over every step and layer, "
+           "averaged over the seeds.", "table footnote", count=None, start=s0, end=s1)
+
+
+def check_training(A, d, span):
+    s0, s1 = span
+    sets = {n: Setting(d, n) for n in ("default", "deep", "tiny", "adam")}
+    sw = Dat(os.path.join(d, "training_tiny_sweep.dat"))
+    n = sets["default"].n
+    for S in sets.values():
+        A.ok(S.n == n and all(len(v) == n for v in S.runs.values()), S.name + ": seeds per policy")
+        seeds = [int(r[2]) for r in S.runs["fp32"]]
+        A.ok(all([int(r[2]) for r in S.runs[p]] == seeds for p in S.pols), S.name + ": same seeds")
+    seed0 = int(sets["default"].runs["fp32"][0][2])
+    ntr = {int(r[5]) for S in sets.values() for r in S.seeds.blocks[0]}
+    nte = {int(r[4]) for S in sets.values() for r in S.seeds.blocks[0]}
+    A.ok(len(ntr) == 1 and len(nte) == 1, "training: split sizes differ between runs")
+    sweep_w = sorted({int(r[0]) for r in sw.blocks[0]}, reverse=True)
+    ncmp = sum(len(S.pols) - 1 for S in sets.values()) + 2 + 2 * len(sweep_w)
+    m = A.take1("Four settings of the same MLP on the digits ({I} training and {I} test images "
+                "per split).  Every policy is trained with {I} seeds, {I} to {I}; the seed sets "
+                "the initialisation, the train/test split and the batch order, and every policy "
+                "sees the same seeds.  **Rule:** two policies are compared seed by seed (the same "
+                "seed gives both the same initialisation, split and batches): with d the "
+                "per-seed difference of their test accuracies, a difference is called (*higher*, "
+                "*lower*) only when the 95% confidence interval of its mean, mean(d) ± t(0.975, "
+                "n-1)·sd(d)/sqrt(n) with n = {I}, excludes 0; otherwise they are "
+                "*indistinguishable* at {I} seeds, or *identical* when d = 0 in every seed.  "
+                "Each comparison is at the 5% level: among the {I} comparisons of this section "
+                "about {N} would be called by chance if no policy differed from another.  "
+                "*default* and *deep* are controls.  *tiny* makes every gradient 2^16 times "
+                "smaller (loss weight W = 2^-16): the loss-scaling failure.  *adam* uses Adam at "
+                "a fine-tuning learning rate: the lost-update failure.", "training intro",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), ntr.pop(), "train images")
+        A.num(m.group(2), nte.pop(), "test images")
+        for g, v in ((3, n), (4, seed0), (5, seed0 + n - 1), (6, n), (7, n), (8, ncmp)):
+            A.num(m.group(g), v, "training intro")
+        A.num(m.group(9), 0.05 * ncmp, "chance calls")
+    for name in ("default", "deep"):
+        S = sets[name]
+        check_table(A, S, s0, s1)
+        A.take1("*Figure training_%s*" % name, "figure", start=s0, end=s1)
+        m = A.take1("Training in the %s setting, {I} seeds.  Small panels: each policy's "
+                    "training loss per step (mean over the seeds; band: smallest to largest) "
+                    "over binary32's (grey).  Bottom left: final test accuracy of every seed "
+                    "(dots) with mean ± standard deviation (bar).  Bottom right: the loss scale "
+                    "per step (first seed), skipped steps marked ×.  binary32 reaches {N} ± {N}%% "
+                    "test accuracy; by the rule, {S}.  GradScaler skipped {I} steps over the {I} "
+                    "seeds ({I} with growth interval 50).  Pure fp16 (o3) loses {N} ± {N}%% of "
+                    "its weight updates against binary32's {N} ± {N}%% ({W} by the rule)." % name,
+                    name + " caption", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), n, "seeds")
+            am, asd = mean_sd(S.acc("fp32"))
+            A.num(m.group(2), am, "fp32 mean")
+            A.num(m.group(3), asd, "fp32 sd")
+            A.word(m.group(4), groups_text(S), name + " groups")
+            A.num(m.group(5), sum(int(r[8]) for r in S.runs["fp16-torch"]), "GradScaler skipped")
+            A.num(m.group(6), n, "seeds")
+            A.num(m.group(7), sum(int(r[8]) for r in S.runs["fp16-torch-i50"]), "i50 skipped")
+            o3m, o3s = mean_sd(S.lost("o3"))
+            fm, fsd = mean_sd(S.lost("fp32"))
+            for g, v in ((8, o3m), (9, o3s), (10, fm), (11, fsd)):
+                A.num(m.group(g), v, "lost updates")
+            A.word(m.group(12), paired(S.lost("o3"), S.lost("fp32"))[0], "o3 lost comparison")
+
+    # tiny
+    S = sets["tiny"]
+    D = sets["default"]
+    check_table(A, S, s0, s1)
+    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
+    if same:
+        A.take1("In binary32, loss weight W = 2^-16 with lr 0.05/W trains bit for bit like the "
+                "default setting (W = 1, lr 0.05) in all %d seeds: the same loss at every step "
+                "and the same test accuracy.  " % n, "tiny bit for bit", start=s0, end=s1)
+    else:
+        A.take1("In binary32, loss weight W = 2^-16 with lr 0.05/W does not train bit for bit "
+                "like the default setting (W = 1, lr 0.05): largest relative difference of the "
+                "per-step loss over %d seeds {N}.  " % n, "tiny not bit for bit", start=s0, end=s1)
+    uf = {int(r[0]): [int(x) for x in r[1:]] for r in sw.blocks[1]}
+    m = A.take1("Its gradients are those of the default run times 2^-16; rounded into binary16 "
+                "without scaling, {N}% of the nonzero weight gradients and {N}% of the nonzero "
+                "activation gradients of those binary32 runs (all seeds) would round to zero.",
+                "tiny underflow", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), 100.0 * uf[-16][1] / uf[-16][0], "tiny w underflow")
+        A.num(m.group(2), 100.0 * uf[-16][3] / uf[-16][2], "tiny a underflow")
+    m = A.take1("Measured: fp16 without scaling reaches {N} ± {N}% test accuracy against "
+                "binary32's {N} ± {N}%; {N}% of its computed weight-gradient values are exactly "
+                "zero (binary32: {N}%) and {N}% more underflow when rounded into binary16, and "
+                "{N}% of its activation gradients are zero or underflow (binary32: {N}% zero).  "
+                "By the rule, {S}.  GradScaler skipped {I} steps over the {I} seeds.",
+                "tiny measured", start=s0, end=s1)
+    if m:
+        vals = list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32"))) + [
+            S.frac("fp16", 13, 12), S.frac("fp32", 13, 12), S.frac("fp16", 14, 12),
+            S.frac("fp16", 16, 15) + S.frac("fp16", 17, 15), S.frac("fp32", 16, 15)]
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "tiny measured %d" % g, slack=0.06 if g == 8 else 0)
+        A.word(m.group(10), groups_text(S), "tiny groups")
+        A.num(m.group(11), sum(int(r[8]) for r in S.runs["fp16-torch"]), "tiny GradScaler skipped")
+        A.num(m.group(12), n, "seeds")
+    f32 = {int(r[2]): 100.0 * int(r[3]) / int(r[4]) for r in S.runs["fp32"]}
+    fm, fsd = mean_sd(list(f32.values()))
+    m = A.take1("Loss-weight sweep (same model, lr 0.05/W, {I} seeds; binary32 reference {N} ± "
+                "{N}%; the underflow columns are the binary32 runs' nonzero gradients that "
+                "binary16 would flush to zero at S = 1):", "sweep intro", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "seeds")
+        A.num(m.group(2), fm, "sweep reference")
+        A.num(m.group(3), fsd, "sweep reference sd")
+    A.take1("| W | weight grads underflowing | activation grads underflowing | fp16 accuracy % | "
+            "vs fp32 | GradScaler accuracy % | vs fp32 | GradScaler skipped steps |",
+            "sweep header", start=s0, end=s1)
+    groups = {"lower": [], "same": [], "higher": []}
+    gs_not = []
+    summ = {int(r[0]): [float(x) for x in r[1:]] for r in sw.blocks[2]}
+    for w in sweep_w:
+        rows = [r for r in sw.blocks[0] if int(r[0]) == w]
+        seeds = [int(r[1]) for r in rows]
+        a16 = [100.0 * int(r[2]) / int(r[3]) for r in rows]
+        ags = [100.0 * int(r[6]) / int(r[3]) for r in rows]
+        ref = [f32[k] for k in seeds]
+        div = sum(1 for r in rows if int(r[5]))
+        m = A.take1("| 2^%d | {N}%% | {N}%% | {N} ± {N}{C} | {C} | {N} ± {N} | {C} | {I} |" % w,
+                    "sweep row %d" % w, start=s0, end=s1)
+        if not m:
+            continue
+        A.num(m.group(1), 100.0 * uf[w][1] / uf[w][0], "sweep w underflow")
+        A.num(m.group(2), 100.0 * uf[w][3] / uf[w][2], "sweep a underflow")
+        a16m, a16s = mean_sd(a16)
+        agsm, agss = mean_sd(ags)
+        A.num(m.group(3), a16m, "sweep fp16 mean")
+        A.num(m.group(4), a16s, "sweep fp16 sd")
+        A.word(m.group(5), ", diverged in %d" % div if div else "", "sweep divergence")
+        check_cmp_str(A, m.group(6), a16, ref, "sweep fp16 vs fp32 at 2^%d" % w)
+        A.num(m.group(7), agsm, "sweep GradScaler mean")
+        A.num(m.group(8), agss, "sweep GradScaler sd")
+        check_cmp_str(A, m.group(9), ags, ref, "sweep GradScaler vs fp32 at 2^%d" % w)
+        A.num(m.group(10), sum(int(r[7]) for r in rows), "sweep skipped")
+        A.ok(abs(summ[w][0] - a16m) < 1e-5 and abs(summ[w][2] - agsm) < 1e-5 and
+             abs(summ[w][4] - fm) < 1e-5, "sweep block 2 disagrees at 2^%d" % w)
+        w16 = paired(a16, ref)[0]
+        groups["lower" if w16 == "lower" else "higher" if w16 == "higher" else "same"].append("2^%d" % w)
+        wgs = paired(ags, ref)[0]
+        if wgs in ("lower", "higher"):
+            gs_not.append("2^%d (%s)" % (w, wgs))
+    want = ("By the rule, fp16 without scaling is lower than binary32 at W = %s; identical or "
+            "indistinguishable at W = %s%s%s.  GradScaler is %s%s."
+            % (", ".join(groups["lower"]) or "none of these", ", ".join(groups["same"]) or "none of these",
+               "; higher at W = " if groups["higher"] else "", ", ".join(groups["higher"]),
+               "distinguishable from binary32 at W = " if gs_not else
+               "identical to or indistinguishable from binary32 at every W", ", ".join(gs_not)))
+    A.take1(want, "sweep summary", start=s0, end=s1)
+    A.take1("*Figure training_tiny*", "figure", start=s0, end=s1)
+    m = A.take1("Training with loss weight 2^-16, {I} seeds.  Small panels: each policy's "
+                "training loss per step (mean over the seeds; band: smallest to largest) over "
+                "binary32's (grey), and the loss-weight sweep (test accuracy, mean ± standard "
+                "deviation, against W).  Bottom left: final test accuracy of every seed (dots) "
+                "with mean ± standard deviation (bar).  Bottom right: the loss scale per step "
+                "(first seed), skipped steps marked ×.  fp16 without scaling {N} ± {N}% against "
+                "binary32's {N} ± {N}%: {S} by the rule; GradScaler {N} ± {N}%: {S}.\n",
+                "tiny caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "seeds")
+        for g, v in zip((2, 3, 4, 5), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
+            A.num(m.group(g), v, "tiny caption")
+        check_cmp_str(A, m.group(6), S.acc("fp16"), S.acc("fp32"), "tiny caption fp16")
+        for g, v in zip((7, 8), mean_sd(S.acc("fp16-torch"))):
+            A.num(m.group(g), v, "tiny caption GradScaler")
+        check_cmp_str(A, m.group(9), S.acc("fp16-torch"), S.acc("fp32"), "tiny caption GradScaler")
+
+    # adam
+    S = sets["adam"]
+    check_table(A, S, s0, s1)
+    mom = [[int(x) for x in r] for r in S.seeds.blocks[2]]
+    A.ok([r[0] for r in mom] == [int(r[2]) for r in S.runs["fp32"]], "adam moments seeds")
+    A.ok(all(0 <= r[2] <= r[1] for r in mom), "adam moments counts")
+    o3 = S.runs["o3"]
+    fnf = [int(r[7]) for r in o3 if int(r[7])]
+    if fnf:
+        rng = ("from step %d on" % fnf[0]) if min(fnf) == max(fnf) else \
+              ("from a step between %d and %d on" % (min(fnf), max(fnf)))
+        o3s = ("diverged in %d of %d seeds: its loss is non-finite %s.  Of the binary32 runs' "
+               "nonzero first-step weight gradients g (all seeds), %.1f%% have Adam's second "
+               "moment (1-b2)g^2 round to zero in binary16 while the first moment (1-b1)g does "
+               "not: with o3's binary16 optimizer state, their update lr*m/(sqrt(v)+eps) is "
+               "divided by eps = 1e-8 alone" % (len(fnf), n, rng,
+                                                100.0 * sum(r[2] for r in mom) / sum(r[1] for r in mom)))
+    else:
+        o3s = "ended at %.2f ± %.2f%% test accuracy" % mean_sd(S.acc("o3"))
+    m = A.take1("Measured: with Adam at lr 1e-4, binary32 reaches {N} ± {N}% test accuracy "
+                "(final loss {N} ± {N}).  bfloat16 weights without a master copy (bf16-pure) "
+                "lose {N} ± {N}% of their weight updates (w + dw == w in bfloat16) and reach {N} "
+                "± {N}%; with binary32 weights (bf16 autocast) {N} ± {N}%.  o2 (binary16 model, "
+                "binary32 master weights) reaches {N} ± {N}%, fp16 autocast {N} ± {N}%; binary32 "
+                "weights lose {N} ± {N}% of their updates.  Pure fp16 (o3) {S}.  By the rule, {S}.\n",
+                "adam measured", start=s0, end=s1)
+    if m:
+        vals = (list(mean_sd(S.acc("fp32"))) + list(mean_sd(S.col("fp32", 6))) +
+                list(mean_sd(S.lost("bf16-pure"))) + list(mean_sd(S.acc("bf16-pure"))) +
+                list(mean_sd(S.acc("bf16"))) + list(mean_sd(S.acc("o2"))) +
+                list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.lost("fp32"))))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "adam measured %d" % g, rel=1e-6 if g in (3, 4) else 0)
+        A.word(m.group(17), o3s, "adam o3 sentence")
+        A.word(m.group(18), groups_text(S), "adam groups")
+    A.take1("*Figure training_adam*", "figure", start=s0, end=s1)
+    m = A.take1("Training with Adam at lr 1e-4, {I} seeds.  Small panels: each policy's training "
+                "loss per step (mean over the seeds; band: smallest to largest) over binary32's "
+                "(grey); a loss that turns non-finite is marked × at the first such step.  Bottom "
+                "left: final test accuracy of every seed (dots) with mean ± standard deviation "
+                "(bar).  Bottom right: fraction of weight updates lost per step (w + dw == w in "
+                "the weight format: binary32 for fp32, fp16 and bf16, whose optimizers update "
+                "binary32 weights, and for o2's master copy; mean over the seeds).  bf16-pure "
+                "loses {N} ± {N}% of its updates and reaches {N} ± {N}%, binary32 {N} ± {N}%: "
+                "bf16-pure {S} by the rule.", "adam caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "seeds")
+        vals = (list(mean_sd(S.lost("bf16-pure"))) + list(mean_sd(S.acc("bf16-pure"))) +
+                list(mean_sd(S.acc("fp32"))))
+        for g, v in enumerate(vals, 2):
+            A.num(m.group(g), v, "adam caption")
+        check_cmp_str(A, m.group(8), S.acc("bf16-pure"), S.acc("fp32"), "adam bf16-pure")
+    return sets
+
+
+def check_plot_names(A, plots, sets):
+    for name, S in sets.items():
+        path = os.path.join(plots, "training_%s.gp" % name)
+        with open(path, encoding="utf-8") as f:
+            m = re.search(r'^names = "([^"]*)"', f.read(), re.M)
+        A.ok(m is not None and m.group(1).split() == S.pols,
+             "%s: policy names %r differ from the data's %r" % (path, m and m.group(1), S.pols))
+
+
+# ---- the README's section --------------------------------------------------
+
+def check_readme(path, d):
+    """The README's 'What the lab shows' against a full lab output: its
+    numbers and claims, as for the report.  Returns an Audit."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^### What the lab shows\n(.*?)(?=^#+ )", text, re.S | re.M)
+    if not m:
+        A = Audit(None, "")
+        A.ok(False, "%s: no 'What the lab shows' section" % path)
+        return A
+    A = Audit(None, m.group(1))
+    sets = {n: Setting(d, n) for n in ("default", "deep", "tiny", "adam")}
+    u = Dat(os.path.join(d, "gradhist_underflow.dat"))
+    lr = Dat(os.path.join(d, "lost_ratio.dat"))
+    run = Dat(os.path.join(d, "lost_run.dat"))
+    ac = Dat(os.path.join(d, "accum.dat"))
+    A.ok(u.param("quick") == "0" and u.header.get("seed") == "1",
+         "--readme needs a full lab with seed 1")
+    S = sets["tiny"]
+    n = S.n
+    # the run's log in the code block: counts only (the times vary)
+    logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
+    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9}
+    A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=6)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 11/11 figures)", "README log end")
+    A.take(r"^lab_audit: out: 6 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(six experiments,\neleven gnuplot figures", "README counts")
+    A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
+            "against a full run with seed 1.", "README audit sentence")
+    # the times are measurements of a machine, not of the data: only their
+    # sentence is matched
+    m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
+                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
+                "over the cores (three minutes of wall time\nmeasured on two cores shared with other jobs), "
+                "`--quick` about {I} s.", "README seeds and times")
+    if m:
+        A.num(m.group(1), n, "seeds")
+        A.num(m.group(2), 3, "quick seeds")
+    m = A.take1("figures come from real training runs of an MLP on the UCI digits ({I}\ntraining / {I} "
+                "test images per split)", "README split")
+    if m:
+        A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
+        A.num(m.group(2), int(S.runs["fp32"][0][4]), "test images")
+    A.take1("Highlights of a run (seed 1).", "README seed")
+    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}, and a", "README seeds")
+    if m:
+        A.num(m.group(1), n, "seeds")
+    A.take1("difference between two policies is called only when the 95% confidence\n"
+            "interval of their per-seed (paired) difference excludes 0:", "README rule")
+    A.take1("With the loss weighted by\n  2^-16 (the 1/N of a mean over a large effective batch; binary32 with lr/W\n"
+            "  trains bit for bit as with W = 1, in every seed)", "README tiny weight")
+    D = sets["default"]
+    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
+    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
+    m = A.take1("fp16 without scaling\n  has {N}% of its weight-gradient values exactly zero (binary32: {N}%)\n"
+                "  and reaches {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by the rule "
+                "({N} ± {N} points).  A static scale\n  of 1024, PyTorch's GradScaler and apex O2 reach {N} ± {N}%,\n"
+                "  {W} from binary32.", "README tiny")
+    if m:
+        A.num(m.group(1), S.frac("fp16", 13, 12), "fp16 w zero")
+        A.num(m.group(2), S.frac("fp32", 13, 12), "fp32 w zero")
+        for g, v in zip((3, 4, 5, 6), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
+            A.num(m.group(g), v, "tiny accuracy")
+        w, dm, h = paired(S.acc("fp16"), S.acc("fp32"))
+        A.word(m.group(7), w, "fp16 verdict")
+        A.num(m.group(8), dm, "fp16 difference")
+        A.num(m.group(9), h, "fp16 half-width", slack=3e-3)
+        for p in ("fp16-static:1024", "fp16-torch", "o2"):
+            am, asd = mean_sd(S.acc(p))
+            A.num(m.group(10), am, p + " accuracy")
+            A.num(m.group(11), asd, p + " sd")
+            A.ok(paired(S.acc(p), S.acc("fp32"))[0] == "indistinguishable",
+                 "README: %s is not indistinguishable from binary32" % p)
+        A.word(m.group(12), "indistinguishable", "scaled policies verdict")
+    rows = [[int(x) for x in r] for r in u.blocks[0]]
+    live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
+    m = A.take1("In a binary32 run of the *deep* setting\n  ({I} layers, small initialisation, batch {I}; the "
+                "gradient histograms),\n  {N}% of the nonzero activation gradients already round to zero in fp16\n"
+                "  at scale 1, {N}% at scale 1024; overflow appears first in the weight\n  gradients, at S = 2^{I}, "
+                "and in the activation gradients at 2^{I}.", "README gradhist")
+    if m:
+        A.num(m.group(1), 4, "deep depth")
+        A.num(m.group(2), 256, "deep batch")
+        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"], "deep setting")
+        A.num(m.group(3), 100.0 * rows[0][10] / live(rows[0], 6), "activation underflow at 1")
+        A.num(m.group(4), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        fw = next(r[0] for r in rows if r[6])
+        fa = next(r[0] for r in rows if r[12])
+        A.ok(fw < fa, "README: weight gradients do not overflow first")
+        A.num(m.group(5), fw, "first weight overflow")
+        A.num(m.group(6), fa, "first activation overflow")
+    rr = [[float(x) for x in r] for r in run.blocks[0]]
+    m = A.take1("A weight of 1 receiving {I}\n  updates of -1e-4 stays at 1 in fp16 and bf16: below 1 the fp16 numbers\n"
+                "  are 2^-11 apart, and round to nearest takes back a downward update\n  smaller than half of that, "
+                "2^-12 (bf16: 2^-9); a binary32 master copy\n  ends at {N}.", "README lost run")
+    if m:
+        A.num(m.group(1), int(run.param("steps")), "steps")
+        A.ok(all(r[2] == 1 and r[4] == 1 for r in rr), "README: fp16/bf16 weights do not stay at 1")
+        A.ok(1 - HALF_BELOW_ONE == 2 ** -11, "fp16 spacing below 1")
+        A.num(m.group(2), rr[-1][5], "master end")
+    Sa = sets["adam"]
+    m = A.take1("Training with Adam at lr 1e-4, bf16 weights without a\n  master copy lose {N}% of their updates "
+                "and reach {N} ± {N}% test\n  accuracy; with binary32 weights, {N} ± {N}%.", "README adam")
+    if m:
+        A.num(m.group(1), mean_sd(Sa.lost("bf16-pure"))[0], "bf16-pure lost")
+        for g, v in zip((2, 3, 4, 5), list(mean_sd(Sa.acc("bf16-pure"))) + list(mean_sd(Sa.acc("bf16")))):
+            A.num(m.group(g), v, "adam accuracy")
+    rows_l = [[float(x) for x in r] for r in lr.blocks[0]]
+    col = [r[1] for r in rows_l]
+    ia = -1
+    while col[ia + 1] == 1.0:
+        ia += 1
+    inn = len(col)
+    while col[inn - 1] == 0.0:
+        inn -= 1
+    m = A.take1("In fp16 an update to a\n  weight m·2^e is lost when |dw|/|w| < 2^-11/m: measured, every update is\n"
+                "  lost up to |dw|/|w| = 2^{N} and none from 2^{N}, around Micikevicius\n  et al.'s |w| = 2048|dw|; "
+                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), and the "
+                "measured kept\n  fractions lie within {N} binomial sampling errors of that expectation\n"
+                "  (at the {I} ratios where the normal approximation holds).", "README edges")
+    if m:
+        A.num(m.group(1), math.log2(rows_l[ia][0]), "all-lost edge")
+        A.num(m.group(2), math.log2(rows_l[inn][0]), "none-lost edge")
+        A.ok(math.log2(rows_l[ia][0]) <= -11 <= math.log2(rows_l[inn][0]),
+             "README: the measured edges do not bracket |w| = 2048|dw|")
+        zs = [abs((r[6] / r[4] - r[7]) / r[8]) for r in rows_l
+              if r[8] > 0 and r[7] * r[4] >= 10 and r[4] - r[7] * r[4] >= 10]
+        A.num(m.group(3), max(zs), "largest |z|", slack=1e-4)
+        A.num(m.group(4), len(zs), "z count")
+    arows = [[float(x) for x in r] for r in ac.blocks[0]]
+    ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
+    last = arows[-1]
+    m = A.take1("Summing 10^{I} values in [0,1)\n  held in fp16, an fp16 accumulator with round to nearest last moves at\n"
+                "  term {I}, to {N}, where {N} + 1 rounds back to {N} (relative error\n  {N}); fp32 accumulation errs "
+                "by {N}, Kahan by {N}.  An fp16\n  accumulator with stochastic rounding keeps up with the sum, and so\n"
+                "  overflows to infinity at term {I}, {I} terms after the exact sum\n  passes {N}.", "README accum")
+    if m:
+        A.num(m.group(1), math.log10(last[0]), "terms")
+        L, before, after = ev["binary16_sum_last_change"]
+        A.num(m.group(2), L, "last change")
+        for g in (3, 4, 5):
+            A.num(m.group(g), after, "stuck value")
+        A.ok(half_round(after + 1) == after and after == last[11], "README: the fp16 sum is not stuck")
+        A.num(m.group(6), last[1], "rn error")
+        A.num(m.group(7), last[3], "fp32 error")
+        A.num(m.group(8), last[4], "kahan error")
+        so = ev["binary16_sr_sum_overflow"][0]
+        ex = ev["exact_sum_exceeds_max"][0]
+        A.num(m.group(9), so, "sr overflow term")
+        A.num(m.group(10), so - ex, "terms after")
+        A.num(m.group(11), HALF_MAX, "max")
+    A.fails.extend(A.uncovered_numbers())
+    return A
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv):
+    args = argv[1:]
+    plots = None
+    readme = None
+    if "--readme" in args:
+        i = args.index("--readme")
+        if i + 1 >= len(args):
+            print("lab_audit: --readme needs a file", file=sys.stderr)
+            return 2
+        readme = args[i + 1]
+        del args[i:i + 2]
+    if "--plots" in args:
+        i = args.index("--plots")
+        if i + 1 >= len(args):
+            print("lab_audit: --plots needs a directory", file=sys.stderr)
+            return 2
+        plots = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 1:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    d = args[0]
+    rep = os.path.join(d, "REPORT.md")
+    if not os.path.exists(rep):
+        print("lab_audit: %s: no REPORT.md" % d, file=sys.stderr)
+        return 2
+    A = Audit(rep)
+    dats = {n: Dat(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n.endswith(".dat")}
+    if not dats:
+        print("lab_audit: %s: no .dat files" % d, file=sys.stderr)
+        return 2
+    figures = len(re.findall(r"^\*Figure \w+\*", A.text, re.M))
+    check_preamble(A, d, dats, figures)
+    checkers = {"atlas": check_atlas, "rounding": check_rounding, "gradhist": check_gradhist,
+                "lost": check_lost, "accum": check_accum, "training": check_training}
+    sections = 0
+    for sid, title in SECTIONS:
+        span = section_span(A, title)
+        if span is None:
+            continue
+        sections += 1
+        try:
+            res = checkers[sid](A, d, span)
+        except (OSError, KeyError, IndexError, ValueError, AttributeError, TypeError,
+                ZeroDivisionError, statistics.StatisticsError) as e:
+            A.fails.append("%s: the data does not have the expected shape (%s: %s)"
+                           % (sid, type(e).__name__, e))
+            res = None
+        if sid == "training" and plots and res:
+            check_plot_names(A, plots, res)
+    # the 'Data:' lines and figure stems carry no numbers to verify; the
+    # image and caption lines are matched above
+    A.take(r"^Data:(?: `[\w.]+`)+$", "data lines", regex=True, count=None)
+    A.take(r"^!\[\w+\]\(\w+\.png\)$", "images", regex=True, count=None) if "![" in A.text else None
+    A.take(r"\(\[SVG\]\(\w+\.svg\)\): |\(not drawn: [^)]*\)\): ", "figure links", regex=True,
+           count=None) if "*Figure" in A.text else None
+    bad = A.uncovered_numbers()
+    A.fails.extend(bad)
+    A.checks += 1
+    if readme:
+        try:
+            R = check_readme(readme, d)
+        except (OSError, KeyError, IndexError, ValueError, StopIteration) as e:
+            R = Audit(None, "")
+            R.ok(False, "%s: cannot check against %s (%s: %s)" % (readme, d, type(e).__name__, e))
+        print("lab_audit: %s: %d checks, %d failures" % (readme, R.checks, len(R.fails)))
+        A.fails.extend(readme + ": " + f for f in R.fails)
+    print("lab_audit: %s: %d sections, %d checks, %d failures" % (d, sections, A.checks, len(A.fails)))
+    for f in A.fails[:60]:
+        print("FAIL: " + f)
+    if len(A.fails) > 60:
+        print("... and %d more" % (len(A.fails) - 60))
+    if sections == 0:
+        print("FAIL: no section of the lab found")
+        return 1
+    return 1 if A.fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

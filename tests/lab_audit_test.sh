@@ -1,0 +1,86 @@
+#!/bin/sh
+# lab_audit_test.sh — the report audit on a quick lab output, and proof that
+# it catches contradictions: each plant edits a copy of the output (a .dat
+# value, or a sentence of REPORT.md) so that a claim no longer follows from
+# its data, and the audit must then fail naming that claim.
+# usage: lab_audit_test.sh PYTHON AUDIT_SCRIPT LAB_DIR WORKDIR [PLOTS_DIR]
+# LAB_DIR: the output of `fplab lab --quick` (the lab_smoke test's).
+set -u
+PY=$1
+AUDIT=$2
+LAB=$3
+W=$4
+PLOTS=${5:-}
+rm -rf "$W" && mkdir -p "$W" || exit 2
+checks=0
+fails=0
+ok() { checks=$((checks + 1)); }
+bad() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+if [ ! -s "$LAB/REPORT.md" ]; then
+    echo "no lab output in $LAB (the lab_smoke test makes it)" >&2
+    exit 1
+fi
+
+# 1. the real output passes
+if [ -n "$PLOTS" ]; then
+    "$PY" "$AUDIT" "$LAB" --plots "$PLOTS" > "$W/clean.txt" 2>&1
+else
+    "$PY" "$AUDIT" "$LAB" > "$W/clean.txt" 2>&1
+fi
+rc=$?
+cat "$W/clean.txt"
+if [ $rc -eq 0 ]; then ok; else bad "the audit fails on the lab's own output"; fi
+
+# plant NAME FILE EXPECTED_FRAGMENT COMMAND...: edit a copy of FILE
+# through COMMAND (stdin to stdout), expect exit 1 and the fragment in the
+# audit's output
+plant() {
+    name=$1; file=$2; want=$3; shift 3
+    d="$W/$name"
+    cp -r "$LAB" "$d" || { bad "$name: cannot copy"; return; }
+    "$@" < "$LAB/$file" > "$d/$file"
+    if cmp -s "$LAB/$file" "$d/$file"; then
+        bad "$name: the edit changed nothing in $file"
+        return
+    fi
+    "$PY" "$AUDIT" "$d" > "$d.txt" 2>&1
+    rc=$?
+    if [ $rc -ne 1 ]; then
+        bad "$name: audit exit $rc, expected 1"; sed 's/^/    /' "$d.txt" >&2; return
+    fi
+    if grep -q -- "$want" "$d.txt"; then ok; else
+        bad "$name: failure does not mention '$want'"; sed 's/^/    /' "$d.txt" >&2
+    fi
+}
+
+# a. data: an update that binary16 lost at r = 2^-12 is now kept, so the
+#    edge "every update lost up to 2^-12.00" no longer follows
+plant lost_edge lost_ratio.dat "binary16 all-lost edge" \
+    sed 's/^\(0\.000244140625\) 1\.000000/\1 0.999500/'
+# b. report: the sweep's summary moves W = 2^-16 among the ties
+plant sweep_claim REPORT.md "sweep summary" \
+    sed 's/lower than binary32 at W = 2^-16, /lower than binary32 at W = /; s/indistinguishable at W = 2^-8, /indistinguishable at W = 2^-16, 2^-8, /'
+# c. data: one seed of fp16 (tiny setting) classifies one more test image
+#    correctly; the table's mean no longer follows
+plant seed_acc training_tiny_seeds.dat "tiny fp16 accuracy mean" \
+    awk '$1 == 1 && $2 == "fp16" && $3 == 1 { $4 = $4 + 1 } { print }'
+# d. report: a stagnation claim for the wrong value
+plant stuck_claim REPORT.md "accum sum stagnation" \
+    sed 's/and 2048 + 1 rounds back to 2048/and 2048 + 1 rounds back to 2050/'
+# e. report: a number nobody verifies
+plant stray_number REPORT.md "not verified by the audit" \
+    sed 's/^Data: `accum.dat`$/Data: `accum.dat` (about 42 kB)/'
+# f. report: the rounding table claims a flag the exact rounding does not raise
+plant wrong_flag REPORT.md "rounding table 0.1 rne" \
+    sed 's/^| 0\.1 | not a tie, not representable | 0\.0999756 x |/| 0.1 | not a tie, not representable | 0.0999756 xu |/'
+# g. report: the rule's verdict in a table cell flipped
+plant verdict REPORT.md "vs fp32" \
+    sed '0,/| lower (-/s/| lower (-/| indistinguishable (-/'
+
+echo "lab_audit_test: $checks checks, $fails failures"
+if [ "$checks" -ne 8 ]; then
+    echo "FAIL: ran $checks checks, expected 8" >&2
+    exit 1
+fi
+[ "$fails" -eq 0 ]
