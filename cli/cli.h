@@ -45,6 +45,14 @@ int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
 
+/* .npy output: descr "<f4", "|u1", ...; elsize bytes per element, C order,
+ * ndim 0..32.  cli_npy_emit writes into fp (path names it in messages);
+ * cli_npy_write writes one file atomically.  0, or -1 with a message. */
+int cli_npy_emit(FILE *fp, const char *path, const char *descr, size_t elsize,
+                 const void *data, const size_t *shape, int ndim);
+int cli_npy_write(const char *path, const char *descr, size_t elsize,
+                  const void *data, const size_t *shape, int ndim);
+
 /* Create a directory (and parents) if missing; -1 + message on error. */
 int cli_mkdir_p(const char *dir);
 
@@ -59,6 +67,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_scaler(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_gpu_check(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 
 /* Flag word as names in bit order ("inexact,underflow"), "-" when none of
  * the five IEEE flags is set.  Returns buf. */
