@@ -33,25 +33,31 @@ unsigned fl__mx_scale_code(const fl__sc_elem *e, int rule, uint32_t a)
     int32_t s;
     if (a >= 0x7F800000u)
         return FL__E8M0_NAN;
-    /* the exponent of amax read from its bits, as torchao does: for a
-     * subnormal amax this is -127 where floor(log2 amax) is lower, which
-     * the clamp at -127 below makes the same (emax_elem >= 0) */
-    const int32_t E = (int32_t)(a >> 23);
-    const uint32_t M = a & 0x7FFFFFu;
-    const int32_t e2 = E ? E - 127 : -127;
+    if (a == 0)
+        return 0;   /* every rule: a block of zeros gets 2^-127 */
+    /* amax = sig * 2^(e2 - 23) with sig in [2^23, 2^24): a subnormal amax
+     * is normalized, so e2 = floor(log2 amax) exactly (torchao reads the
+     * exponent field, -127 for every subnormal; after the clamp at -127
+     * the two agree for every element type with emax_elem >= 1) */
+    int32_t e2 = (int32_t)(a >> 23) - 127;
+    uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
+    if ((a >> 23) == 0) {
+        const int lz = __builtin_clz(a) - 8;   /* a < 2^23: lz >= 1 */
+        sig = a << lz;
+        e2 = -126 - lz;
+    }
     switch (rule) {
     case FL_MX_CEIL:
-        s = e2 + (M != 0) - e->emax;
+        /* ceil(log2 amax): one more unless amax is a power of two
+         * (torchao CEIL: the exponent, plus one for a nonzero fraction) */
+        s = e2 + (sig != 0x800000u) - e->emax;
         break;
-    case FL_MX_EVEN: {
-        /* torchao EVEN: add half an element ulp to amax's bits and keep
-         * only the exponent (a carry moves it up one binade) */
-        const uint32_t r = (a + (1u << (22 - e->m))) & 0xFF800000u;
-        if (r >= 0x7F800000u)
-            return FL__E8M0_NAN;
-        s = (int32_t)(r >> 23) - 127 - e->emax;
+    case FL_MX_EVEN:
+        /* torchao EVEN: amax rounded to the element's m fraction bits, ties
+         * away (add half an element ulp, keep the exponent): a carry moves
+         * it up one binade */
+        s = e2 + (int32_t)((sig + (1u << (22 - e->m))) >> 24) - e->emax;
         break;
-    }
     case FL_MX_RCEIL: {
         /* binary32(amax * binary32(1/max)), then E8M0 rounded up (TE's
          * float_to_e8m0 without the hardware instruction): a normal value
@@ -66,7 +72,7 @@ unsigned fl__mx_scale_code(const fl__sc_elem *e, int rule, uint32_t a)
             return 0;
         return dE + (dE ? (dM != 0 && dE != 0xFE) : (dM > 0x400000u));
     }
-    default: /* FL_MX_FLOOR */
+    default: /* FL_MX_FLOOR: OCP MX v1.0 section 6.3 */
         s = e2 - e->emax;
         break;
     }
