@@ -560,7 +560,8 @@ static int finish(fl_mpfr_res *r, const request *q, const fl_format *f,
 
     tern = eval(q, t, MPFR_RNDZ);
     if (mpfr_nan_p(t)) {              /* only "nan" strings get here */
-        set_nan_signed(r, f, mpfr_signbit(t) != 0);
+        /* MPFR leaves a NaN's sign unspecified: take the string's */
+        set_nan_signed(r, f, q->op == R_PARSE && q->str[0] == '-');
         return 0;
     }
     sign = mpfr_signbit(t) != 0;
