@@ -17,6 +17,10 @@ if(FPLAB_HAVE_CHECK)
   target_link_libraries(test_unit PRIVATE m)
   fplab_core_test(core_unit unit test_unit)
 
+  fplab_core_test_exe(test_formats)
+  target_link_libraries(test_formats PRIVATE m)
+  fplab_core_test(core_formats unit test_formats)
+
   fplab_core_test_exe(test_threads)
   fplab_core_test(core_threads unit test_threads)
 
