@@ -21,6 +21,17 @@ if(FPLAB_HAVE_CHECK)
   target_link_libraries(test_formats PRIVATE m)
   fplab_core_test(core_formats unit test_formats)
 
+  # binary32 -> every ml_dtypes type against an implementation of its
+  # conversion algorithm (sample; all 2^32 inputs per type under long)
+  fplab_core_test_exe(test_mldtypes)
+  fplab_core_test(core_mldtypes unit test_mldtypes)
+  foreach(t float8_e3m4 float8_e4m3 float8_e4m3fn float8_e4m3fnuz
+            float8_e4m3b11fnuz float8_e5m2 float8_e5m2fnuz float8_e5m3fnu
+            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn)
+    fplab_core_test(core_mldtypes_long_${t} long test_mldtypes long ${t})
+    set_tests_properties(core_mldtypes_long_${t} PROPERTIES TIMEOUT 7200)
+  endforeach()
+
   fplab_core_test_exe(test_threads)
   fplab_core_test(core_threads unit test_threads)
 
