@@ -20,7 +20,9 @@
  * never exact) as for any other result.
  * Inexact is raised only when `exact` is nonzero; FL_TERN_UP / FL_TERN_DOWN
  * always report whether the result lies above or below a.  A zero result
- * keeps the sign of a.
+ * keeps the sign of a (where the format has -0).  In a format without
+ * zero (E8M0) a result of 0 is fl__pack_zero's: NaN with invalid, or the
+ * smallest value with underflow and inexact when saturating.
  */
 #include "internals.h"
 
@@ -37,9 +39,9 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
         return fl__nan_result(f, c, ops, 1, flags);
     }
     if (x.cls == FL_U_INF)
-        return fl__pack_inf(f, x.sign, c);
+        return fl__pack_inf(f, x.sign, c, flags);
     if (x.cls == FL_U_ZERO)
-        return fl__pack_zero(f, x.sign);               /* also DAZ inputs */
+        return fl__pack_zero(f, c, x.sign, flags);               /* also DAZ inputs */
     /* ulp(a) >= 1: already integral */
     if (x.exp >= f->prec - 1)
         return a;
@@ -85,8 +87,19 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
     if (exact)
         *flags |= FL_INEXACT;
     if (i == 0) {
+        if (!f->has_zero) {
+            /* No zero (E8M0): fl__pack_zero's NaN (invalid), or its
+             * smallest value 2^emin, which is at most a; the ternary
+             * compares the result with a, as everywhere in rint. */
+            unsigned zf = 0;
+            r = fl__pack_zero(f, c, 0, &zf);
+            *flags |= zf & FL_IEEE_FLAGS;
+            if (r != a && !fl_is_nan(f, r))
+                *flags |= FL_TERN_DOWN;
+            return r;
+        }
         *flags |= x.sign ? FL_TERN_UP : FL_TERN_DOWN;  /* rounded toward 0 */
-        return fl__pack_zero(f, x.sign);
+        return fl__pack_zero(f, c, x.sign, flags);
     }
     /* i <= 2^52: the exact integer value i * 2^(63 - 63), so fl__round_pack
      * raises nothing unless i exceeds the largest finite value. */
