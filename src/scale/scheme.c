@@ -246,8 +246,9 @@ int fl__sc_elem_init(fl__sc_elem *e, const fl_scale_scheme *s, char *err,
      * (not a NaN, as in the fnuz formats), and a grid far above binary32's
      * subnormals.  Checked against the core's own decoding below. */
     e->fast = f->subnormals && e->m <= 7 && e->qexp >= -100 &&
-              e->bias + e->emax < 120 &&
-              (f->nan_style == FL_NANSTYLE_IEEE || f->nan_style == FL_NANSTYLE_FN) &&
+              e->bias + e->emax < 120 && f->has_zero &&
+              (f->nan_style == FL_NANSTYLE_IEEE || f->nan_style == FL_NANSTYLE_FN ||
+               f->nan_style == FL_NANSTYLE_FINITE) &&
               fl_is_zero(f, f->sign_mask) && !f->saturate;
     for (uint32_t c = 0; e->fast && c <= e->maxmag; c++) {
         double v;
