@@ -53,6 +53,11 @@ int cli_npy_emit(FILE *fp, const char *path, const char *descr, size_t elsize,
 int cli_npy_write(const char *path, const char *descr, size_t elsize,
                   const void *data, const size_t *shape, int ndim);
 
+/* An array read by amp_array_read (npy.h) into C order in place (blocks
+ * of fplab/scale.h run along the last axis).  -1 on out of memory. */
+struct amp_array;
+int cli_array_c_order(struct amp_array *a);
+
 /* Create a directory (and parents) if missing; -1 + message on error. */
 int cli_mkdir_p(const char *dir);
 

@@ -58,35 +58,6 @@ static void usage(FILE *fp)
             "--worst K: blocks listed in the summary (default 5).\n");
 }
 
-/* Fortran-order data (first axis fastest) into C order. */
-static int to_c_order(amp_array *a)
-{
-    if (!a->fortran_order || a->ndim < 2 || a->n < 2)
-        return 0;
-    double *c = malloc(a->n * sizeof *c);
-    if (!c)
-        return -1;
-    size_t idx[AMP_NPY_MAXDIM] = {0};
-    for (size_t i = 0; i < a->n; i++) {
-        /* idx: the multi-index of C position i; F offset from it */
-        size_t off = 0, st = 1;
-        for (int d = 0; d < a->ndim; d++) {
-            off += idx[d] * st;
-            st *= a->shape[d];
-        }
-        c[i] = a->data[off];
-        for (int d = a->ndim - 1; d >= 0; d--) {
-            if (++idx[d] < a->shape[d])
-                break;
-            idx[d] = 0;
-        }
-    }
-    free(a->data);
-    a->data = c;
-    a->fortran_order = 0;
-    return 0;
-}
-
 static int same_path(const char *a, const char *b)
 {
     return a && b && !strcmp(a, b);
@@ -226,7 +197,7 @@ int cmd_quantize(int argc, char **argv)
         rc = cli_error("quantize: %s (shape %s) holds no values", file, shp);
         goto done;
     }
-    if (to_c_order(&arr)) {
+    if (cli_array_c_order(&arr)) {
         rc = cli_error("quantize: out of memory");
         goto done;
     }
@@ -412,8 +383,9 @@ int cmd_quantize(int argc, char **argv)
                    (double)o.tensor.amax, (double)o.tensor.scale,
                    (double)o.tensor.scale_inv);
         else {
-            printf("blocks: %zu blocks of %u along rows of %zu (%llu with a NaN scale)\n", nb,
-                   (unsigned)s.block, last, (unsigned long long)st->nan_blocks);
+            printf("blocks: %zu of %u elements along rows of %zu (%llu with a NaN "
+                   "scale)\n", nb, (unsigned)s.block, last,
+                   (unsigned long long)st->nan_blocks);
             if (s.kind == FL_SCALE_NVFP4)
                 printf("tensor: amax %.9g, S_enc %.9g, S_dec %.9g\n",
                        (double)o.tensor.amax, (double)o.tensor.scale,
