@@ -65,7 +65,7 @@ static int same_path(const char *a, const char *b)
 
 typedef struct worst {
     size_t b;
-    float key;
+    float key, key2;   /* max relative error (Inf: NaN scale), then rms */
 } worst;
 
 static int worst_cmp(const void *pa, const void *pb)
@@ -73,6 +73,8 @@ static int worst_cmp(const void *pa, const void *pb)
     const worst *a = pa, *b = pb;
     if (a->key != b->key)
         return a->key > b->key ? -1 : 1;
+    if (a->key2 != b->key2)
+        return a->key2 > b->key2 ? -1 : 1;
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
@@ -417,6 +419,7 @@ int cmd_quantize(int argc, char **argv)
                 if (blocks[b].rel_max > 0 || nanb) {
                     wl[nw].b = b;
                     wl[nw].key = nanb ? INFINITY : blocks[b].rel_max;
+                    wl[nw].key2 = blocks[b].rel_rms;
                     nw++;
                 }
             }
@@ -425,8 +428,8 @@ int cmd_quantize(int argc, char **argv)
             if (!nw)
                 printf("worst blocks: none (every block is exact)\n");
             else {
-                printf("worst blocks (largest relative error first; NaN-scale blocks "
-                       "first of all):\n");
+                printf("worst blocks (NaN scale first, then the largest relative error, "
+                       "then the largest rms):\n");
                 printf("  %8s %8s %15s %-14s %8s %8s %8s %12s %12s\n", "block", "row",
                        "columns", "scale", "underfl", "subnorm", "satur", "rel max",
                        "rel rms");

@@ -113,12 +113,12 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
                           uint32_t *nsub, uint32_t *nsat)
 {
     const int sh = (int)sc - 127;
-    fl_ctx c = fl_ctx_make(s->rm), rne = FL_CTX_INIT;
+    fl_ctx c = fl_ctx_make(s->rm);
     uint32_t sub = 0, sat = 0;
     c.saturate = 1;   /* §6.3: normal values beyond the largest clamp */
     c.sr_seed = s->seed;
     for (size_t i = 0; i < k; i++) {
-        unsigned fl = 0, fl2 = 0;
+        unsigned fl = 0;
         double val;
         uint8_t code;
         c.sr_index = base + i;
@@ -145,15 +145,14 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
             const uint64_t b = fl_from_double(e->f, ldexp((double)x[i], -sh), &c, &fl);
             if (fl & FL_OVERFLOW)
                 sat++;
-            if (fl_is_subnormal(e->f, b))
-                sub++;
+            sub += e->sub[b & 0xFF];
             code = (uint8_t)b;
-            val = ldexp(fl_to_double(e->f, b), sh);
+            val = ldexp(e->val[b & 0xFF], sh);
         }
         if (codes)
             codes[i] = code;
         /* X * P_i is exact in binary64; one rounding to binary32 */
-        deq[i] = fl__u2f((uint32_t)fl_from_double(&fl_binary32, val, &rne, &fl2));
+        deq[i] = fl__f32_of(val);
     }
     *nsub = sub;
     *nsat = sat;

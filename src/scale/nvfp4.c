@@ -125,14 +125,13 @@ int fl__scale_quantize_nvfp4(const fl_scale_scheme *s, const float *x, size_t n,
                 const uint64_t q = fl_from_float(s->elem, y, &c, &ef);
                 if (sc != 0 && isfinite(xb[i]) && ((ef & FL_OVERFLOW) || isinf(y)))
                     nsat++;
-                if (fl_is_subnormal(s->elem, q))
-                    nsub++;
+                nsub += e.sub[q & 0xFF];
                 if (cb)
                     cb[i] = (uint8_t)q;
                 /* P * scale_b is exact in binary64 (2 + 4 significant
                  * bits), and so is its product with S_dec (24 more): one
                  * rounding to binary32 */
-                d[i] = fl__f32_of(fl_to_double(s->elem, q) * (double)sv * (double)sdec);
+                d[i] = fl__f32_of(e.val[q & 0xFF] * (double)sv * (double)sdec);
             }
         }
         if (o->scales)

@@ -29,6 +29,8 @@ typedef struct fl__sc_elem {
                              max_norm_rcp (1.0 / max_norm in binary64,
                              then binary32): the RCEIL rule */
     int fast;             /* the integer fast path handles this format */
+    double val[256];      /* exact value of each code (NaN where a NaN) */
+    uint8_t sub[256];     /* 1: the code is a nonzero subnormal */
 } fl__sc_elem;
 
 /* Fill e from the scheme; -1 (message) if the element format cannot be an

@@ -225,6 +225,8 @@ int fl__sc_elem_init(fl__sc_elem *e, const fl_scale_scheme *s, char *err,
         e->maxval = 127.0 / 64.0;
         e->rcp = rcp_of(e->maxval);
         e->fast = 1;
+        for (int c = 0; c < 256; c++)
+            e->val[c] = (double)(int8_t)c / 64.0;
         return 0;
     }
     const fl_format *f = s->elem;
@@ -240,6 +242,10 @@ int fl__sc_elem_init(fl__sc_elem *e, const fl_scale_scheme *s, char *err,
     e->maxmag = (uint32_t)(f->max_bits & ~f->sign_mask);
     e->maxval = fl_to_double(f, f->max_bits & ~f->sign_mask);
     e->rcp = rcp_of(e->maxval);
+    for (uint32_t c = 0; c < (1u << f->width); c++) {
+        e->val[c] = fl_to_double(f, c);
+        e->sub[c] = (uint8_t)(fl_is_subnormal(f, c) != 0);
+    }
     /* The integer fast path: codes laid out as sign | exponent | fraction
      * with every exponent field below the largest finite value an ordinary
      * normal binade, subnormals present, a negative zero that is a zero
@@ -313,6 +319,12 @@ float fl__f32_div(float a, float b)
 
 float fl__f32_of(double d)
 {
+    /* a value that binary32 holds exactly needs no rounding: the cast is
+     * exact in every rounding mode, and the comparison proves it (under
+     * FTZ/DAZ a subnormal fails it and takes the core's route) */
+    const float f = (float)d;
+    if ((double)f == d)
+        return f;
     fl_ctx c = FL_CTX_INIT;
     unsigned fl = 0;
     return fl__u2f((uint32_t)fl_from_double(&fl_binary32, d, &c, &fl));

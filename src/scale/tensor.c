@@ -60,6 +60,13 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
     uint32_t nsub = 0, nsat = 0;
     c.saturate = !s->nonsat;
     c.sr_seed = s->seed;
+    fl__sc_elem e;
+    if (fl__sc_elem_init(&e, s, err, errlen))
+        return -1;
+    /* deq = binary32(q * scale_inv): one product per code, once */
+    float dq[256];
+    for (uint32_t k = 0; k < (1u << e.width); k++)
+        dq[k] = fl__f32_mul((float)e.val[k], sinv);
     memset(&o->stats, 0, sizeof o->stats);
     o->tensor.scale = scale;
     o->tensor.scale_inv = sinv;
@@ -83,11 +90,10 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
             const uint64_t q = fl_from_float(s->elem, y, &c, &fl);
             if (isfinite(x[p + i]) && (fl & FL_OVERFLOW))
                 psat++;
-            if (fl_is_subnormal(s->elem, q))
-                psub++;
+            psub += e.sub[q & 0xFF];
             if (o->codes)
                 o->codes[p + i] = (uint8_t)q;
-            d[i] = fl__f32_mul(fl_to_float(s->elem, q), sinv);
+            d[i] = dq[q & 0xFF];
         }
         nsub += psub;
         nsat += psat;
