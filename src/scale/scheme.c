@@ -211,7 +211,7 @@ int fl__sc_elem_init(fl__sc_elem *e, const fl_scale_scheme *s, char *err,
     memset(e, 0, sizeof *e);
     e->f = s->elem;
     if (!s->elem) {
-        /* MXINT8 (MX v1.0 §5.3.4): two's complement int8 with an implicit
+        /* MXINT8 (MX v1.0 §5.3): two's complement int8 with an implicit
          * scale of 2^-6, i.e. values k/64; emax_elem 0.  The range is kept
          * symmetric, +-127/64, as Microsoft's microxcaling does (its int8
          * max_norm is 127/64; -128 is never produced). */
