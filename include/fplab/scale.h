@@ -9,9 +9,11 @@
  * through the core (fl_convert semantics: one rounding, in the scheme's
  * mode); every binary32 step of a recipe (amax * 1/max, 2688 / amax, ...)
  * is one correctly rounded binary32 operation of the core, in the order
- * the cited source performs it.  Nothing reads or sets the host's
- * floating-point environment, so FTZ/DAZ or a changed rounding mode in the
- * caller cannot change a result.
+ * the cited source performs it.  MX blocks of 32 in RNE, RNA and RTZ take
+ * integer kernels proven equal to that (tests/test_scale.c), which need no
+ * floating-point state; the rest, like the core's own fast paths, assumes
+ * the host's default one (round to nearest, no FTZ/DAZ).  No global state:
+ * calls may run in parallel.
  *
  * Sources (docs/scaling.md has the details):
  *  - OCP Microscaling Formats (MX) Specification v1.0 (2023): §5.2 Table 1
@@ -49,11 +51,15 @@ typedef enum fl_mx_rule {
     FL_MX_FLOOR = 0,  /* OCP MX v1.0 §6.3: floor(log2 amax) - emax_elem
                          (torchao ScaleCalculationMode.FLOOR; Microsoft
                          microxcaling _quantize_mx).  Can saturate. */
-    FL_MX_CEIL = 1,   /* torchao CEIL: the exponent of amax, plus one when
-                         amax's fraction is nonzero, - emax_elem */
+    FL_MX_CEIL = 1,   /* torchao CEIL: ceil(log2 amax) - emax_elem (the
+                         exponent of amax, plus one when its fraction is
+                         nonzero) */
     FL_MX_EVEN = 2,   /* torchao EVEN: amax rounded to the element's
-                         fraction bits first (carry into the exponent),
-                         then FLOOR */
+                         fraction bits first, ties away (a carry moves it
+                         up a binade), then FLOOR.  For a subnormal amax
+                         every rule uses its exact log2 (torchao reads -127
+                         from the exponent field; the same after the clamp
+                         for every float element type) */
     FL_MX_RCEIL = 3,  /* NVIDIA (cuBLAS block quantization, Transformer
                          Engine MXFP8, torchao RCEIL): the E8M0 of
                          binary32(amax * binary32(1/max_elem)) rounded up,
