@@ -414,6 +414,90 @@ START_TEST(mx_stochastic_rounding)
 }
 END_TEST
 
+/* OCP MX v1.0 Table 5 (E2M1 values) and E8M0 codes against the core's
+ * float8_e8m0fnu preset */
+START_TEST(element_and_scale_codes)
+{
+    fl_scale_scheme s;
+    ck_assert(have_scheme("mxfp4-e2m1", &s));
+    static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    for (int c = 0; c < 16; c++) {
+        const double v = fl_scale_elem_value(&s, (uint8_t)c);
+        ck_assert_msg(v == (c & 8 ? -e2m1[c & 7] : e2m1[c & 7]) && !!signbit(v) == !!(c & 8),
+                      "E2M1 code 0x%x: %g", c, v);
+        n_cases++;
+    }
+    const fl_format *e8 = fl_format_by_name("float8_e8m0fnu");
+    ck_assert(e8 != NULL);
+    for (int c = 0; c < 256; c++) {
+        const double a = fl_scale_block_value(&s, (uint8_t)c), b = fl_to_double(e8, c);
+        CHK((isnan(a) && isnan(b)) || a == b, "E8M0 0x%02x: %g, core %g", c, a, b);
+        n_cases++;
+    }
+    ck_assert(fl_scale_elem_max(&s) == 6.0 && fl_scale_elem_emax(&s) == 2);
+    ck_assert(have_scheme("mxint8", &s));
+    ck_assert(fl_scale_elem_value(&s, 0x80) == -2.0 && fl_scale_elem_value(&s, 0x7F) == 127.0 / 64);
+    n_cases += 2;
+}
+END_TEST
+
+START_TEST(mx_fp4_fp6_blocks)
+{
+    fl_scale_scheme s;
+    res r;
+    float x[32];
+    /* MXFP4: amax 7 -> floor(log2 7) - 2 = 0, X = 1 */
+    ck_assert(have_scheme("mxfp4-e2m1", &s));
+    fill(x, 32, 0.0f);
+    const float v4[9] = {7.0f, 5.0f, 0.25f, 0.75f, -1.25f, 2.5f, 3.5f, -0.1f, 0.6f};
+    /* 7 -> 8 saturates to 6; ties go to the even mantissa: 5 -> 4,
+     * 0.25 -> 0, 0.75 -> 1, -1.25 -> -1, 2.5 -> 2, 3.5 -> 4; -0.1 -> -0;
+     * 0.6 -> 0.5 (the one subnormal) */
+    const uint8_t w4[9] = {0x7, 0x6, 0x0, 0x2, 0xA, 0x4, 0x6, 0x8, 0x1};
+    memcpy(x, v4, sizeof v4);
+    quant(&s, x, 32, 32, &r);
+    ck_assert_uint_eq(r.scales[0], 127);
+    for (int i = 0; i < 9; i++)
+        ck_assert_msg(r.codes[i] == w4[i], "E2M1 element %d: 0x%x, want 0x%x", i,
+                      r.codes[i], w4[i]);
+    ck_assert(r.deq[0] == 6.0f && r.deq[7] == 0.0f && signbit(r.deq[7]));
+    ck_assert_uint_eq(r.o.stats.saturated, 1);
+    ck_assert_uint_eq(r.o.stats.underflow, 2);
+    ck_assert_uint_eq(r.o.stats.subnormal, 1);
+    n_cases += 14;
+    /* MXFP6 E3M2 (emax 4, max 28): amax 30 -> X = 1; 30 is the tie 28/32,
+     * even is 32 = 2^5, beyond the range: saturates to 28 (0x1F) */
+    ck_assert(have_scheme("mxfp6-e3m2", &s));
+    fill(x, 32, 0.0f);
+    x[0] = 30.0f;
+    x[1] = 0.0625f;     /* 2^-4, the smallest subnormal: 0x01 */
+    x[2] = 0.03125f;    /* the tie below it: 0 */
+    x[3] = -28.0f;      /* 0x3F */
+    x[4] = 0.25f;       /* 2^-2, the smallest normal: field 1 -> 0x04 */
+    quant(&s, x, 32, 32, &r);
+    ck_assert_uint_eq(r.scales[0], 127);
+    ck_assert(r.codes[0] == 0x1F && r.codes[1] == 0x01 && r.codes[2] == 0x00 &&
+              r.codes[3] == 0x3F && r.codes[4] == 0x04);
+    ck_assert(r.o.stats.saturated == 1 && r.o.stats.underflow == 1 && r.o.stats.subnormal == 1);
+    n_cases += 3;
+    /* MXFP6 E2M3 (emax 2, max 7.5): amax 7.75 -> X = 1; 7.75 is the tie
+     * 7.5/8, even is 8: saturates to 7.5 (0x1F) */
+    ck_assert(have_scheme("mxfp6-e2m3", &s));
+    fill(x, 32, 0.0f);
+    x[0] = 7.75f;
+    x[1] = 0.125f;      /* 2^-3, the smallest subnormal: 0x01 */
+    x[2] = 0.0625f;     /* tie: 0 */
+    x[3] = -1.0625f;    /* tie 1 / 1.125: 1 -> 0x28 */
+    quant(&s, x, 32, 32, &r);
+    ck_assert_uint_eq(r.scales[0], 127);
+    ck_assert(r.codes[0] == 0x1F && r.codes[1] == 0x01 && r.codes[2] == 0x00 &&
+              r.codes[3] == 0x28);
+    ck_assert(r.deq[0] == 7.5f && r.deq[3] == -1.0f);
+    ck_assert(r.o.stats.saturated == 1 && r.o.stats.underflow == 1 && r.o.stats.subnormal == 1);
+    n_cases += 4;
+}
+END_TEST
+
 /* ---- the independent model -------------------------------------------- */
 
 typedef struct model_out {
@@ -1181,6 +1265,8 @@ int main(void)
     tcase_add_test(tc, mx_scale_rules_e4m3);
     tcase_add_test(tc, mx_rounding_modes);
     tcase_add_test(tc, mx_stochastic_rounding);
+    tcase_add_test(tc, element_and_scale_codes);
+    tcase_add_test(tc, mx_fp4_fp6_blocks);
     tcase_add_test(tc, mx_random_blocks_match_model);
     tcase_add_test(tc, mx_fast_equals_generic_sweep);
     tcase_add_test(tc, mx_fast_equals_generic_random);
@@ -1202,7 +1288,7 @@ int main(void)
            n_cases, n_skipped_formats);
     /* The count is deterministic (fixed random block counts); every scheme
      * must be there (the core has every MX element format). */
-    const long expected = 93116;
+    const long expected = 93411;
     if (n_skipped_formats) {
         printf("test_scale: %ld scheme(s) missing an element format\n", n_skipped_formats);
         return 1;
