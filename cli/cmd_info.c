@@ -144,14 +144,16 @@ int cmd_info(int argc, char **argv)
            : fl_is_inf(&f, ovf) ? "infinity"
            : fl_is_nan(&f, ovf) ? "NaN"
                                 : "the largest finite value (no inf, no NaN)");
-    printf("%-19s %s\n", "subnormals", f.subnormals ? "yes" : "no");
+    printf("%-19s %s\n", "subnormals",
+           !f.subnormals ? "no" : f.prec > 1 ? "yes"
+                                 : "none (precision 1: no fraction bits)");
     printf("%-19s %s\n", "saturate", f.saturate ? "yes" : "no");
 
     uint64_t b = f.max_bits;
     value_line("largest finite", &f, b, &f, &b);
     b = f.has_zero ? (uint64_t)1 << (p - 1) : 0;   /* exponent field 1 or 0 */
     value_line("smallest normal", &f, b, &f, &b);
-    if (f.subnormals) {
+    if (f.subnormals && f.prec > 1 && f.has_zero) {
         b = 1;
         value_line("smallest subnormal", &f, b, &f, &b);
     } else {
