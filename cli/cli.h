@@ -17,6 +17,17 @@ enum { CLI_OK = 0, CLI_MISMATCH = 1, CLI_USAGE = 2, CLI_SKIP = 77 };
 /* Print "fplab: <message>\n" to stderr and return CLI_USAGE. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The FORMAT paragraph of the usage texts (every preset family). */
+#define CLI_FORMATS_HELP                                                      \
+    "FORMAT: binary16 (fp16, half, float16), bfloat16 (bf16), binary32\n"     \
+    "  (fp32, float, float32), binary64 (fp64, double, float64), tf32,\n"     \
+    "  fp8-e5m2 (float8_e5m2), fp8-e4m3 (OCP E4M3, float8_e4m3fn);\n"         \
+    "  ml_dtypes' float8_e4m3 (IEEE-like, max 240), float8_e3m4,\n"           \
+    "  float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e5m3fnu,\n" \
+    "  float8_e8m0fnu (e8m0), float6_e2m3fn (fp6-e2m3), float6_e3m2fn\n"     \
+    "  (fp6-e3m2), float4_e2m1fn (fp4-e2m1); IEEE P3109 p3109:p1 ..\n"       \
+    "  p3109:p7; or ieee:E:M.  Any case; a torch. or np. prefix is ignored.\n"
+
 /* Parse a format spec (preset, alias or ieee:E:M).  On failure prints a
  * message naming `where` (e.g. "--format") and returns -1. */
 int cli_parse_format(const char *spec, fl_format *out, const char *where);

@@ -6,7 +6,9 @@
  *     their neighbours) in all pairs, fma in all triples, x 6 modes x both
  *     tininess rules;
  *   - formats of at most 8 bits: all pairs x 6 modes x both rules; fma on
- *     random triples (all 2^24 triples x 6 modes under "long");
+ *     every triple x 6 modes x both rules for formats of at most 6 bits,
+ *     and for 8-bit formats under "long" (2^24 triples), on random triples
+ *     otherwise;
  *   - wider formats: >= 10^6 biased random cases per op (random bits,
  *     near-ties, near overflow, around the subnormal boundary, and for fma
  *     near-cancellation), random mode, tininess rule and, one case in
@@ -175,25 +177,27 @@ START_TEST(all_pairs_small_format)
 }
 END_TEST
 
-/* All 2^24 fma triples of an 8-bit format, each mode once ("long"). */
+/* Every fma triple in every mode and tininess rule: formats of at most 6
+ * bits in the default run, 8-bit formats (2^24 triples) under "long". */
 START_TEST(all_fma_triples_small_format)
 {
     const fl_format *f = tc_fmt(fmt_name);
     const uint64_t N = (uint64_t)1 << f->width;
     tc_log lg = { "all_fma_triples", 0, 0, 0 };
-    for (int mi = 0; mi < 6; mi++) {
-        fl_ctx c = tc_ctx(tc_modes[mi], mi & 1);
-        for (uint64_t a = 0; a < N; a++)
-            for (uint64_t b = 0; b < N; b++)
-                for (uint64_t d = 0; d < N; d++) {
-                    uint64_t o[3] = { a, b, d };
-                    one(&lg, OP_FMA, f, o, &c);
-                }
-    }
+    for (int mi = 0; mi < 6; mi++)
+        for (int tn = 0; tn < 2; tn++) {
+            fl_ctx c = tc_ctx(tc_modes[mi], tn);
+            for (uint64_t a = 0; a < N; a++)
+                for (uint64_t b = 0; b < N; b++)
+                    for (uint64_t d = 0; d < N; d++) {
+                        uint64_t o[3] = { a, b, d };
+                        one(&lg, OP_FMA, f, o, &c);
+                    }
+        }
     printf("%s fma all triples: %ld cases, %ld mismatches\n", fmt_name,
            lg.cases, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
-    ck_assert_int_eq(lg.cases, 6L * (long)(N * N * N));
+    ck_assert_int_eq(lg.cases, 12L * (long)(N * N * N));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -348,10 +352,10 @@ int main(int argc, char **argv)
     if (f->width <= 8) {
         if (!long_run)
             tcase_add_loop_test(tc, all_pairs_small_format, 0, OP_FMA);
-        else
+        if (long_run || f->width <= 6)   /* (cheap below 8 bits: both) */
             tcase_add_test(tc, all_fma_triples_small_format);
     }
-    if (f->width > 8 || !long_run)
+    if (f->width > 8 || (!long_run && f->width > 6))
         tcase_add_loop_test(tc, random_biased, f->width <= 8 ? OP_FMA : 0,
                             OP_N);
     suite_add_tcase(s, tc);

@@ -163,6 +163,8 @@ START_TEST(define_refuses_what_it_cannot_encode)
         { { 8, 24, -2000, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "binary64's range" },
         { { 11, 53, 0, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "binary64's range" },
         { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 0, 1, 1, 0 }, "2 bits" },
+        { { 1, 1, 0, FL_NANSTYLE_P3109, 1, 1, 1, 0 }, "no normal number" },
+        { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0 }, "no normal" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fl_format g;

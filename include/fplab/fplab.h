@@ -207,6 +207,25 @@ int fl_format_define(fl_format *out, const char *name,
                      const fl_format_params *p, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
+ * Results a format cannot encode (docs/formats.md has the full table, with
+ * what ml_dtypes and the OCP specifications do):
+ *   NaN in a FINITE format      ml_dtypes' stand-in: the sign bit alone (-0)
+ *                               for a positive NaN, +0 for a negative one
+ *                               (x86's default NaN is negative); invalid
+ *   -0 in FNUZ, P3109, unsigned +0
+ *   overflow, no infinity       FN: the NaN of that sign; FNUZ: NaN 0x80;
+ *                               FINITE: +-largest finite; overflow, inexact
+ *                               (saturating: +-largest finite everywhere)
+ *   +-inf, no infinity          FN/FNUZ: NaN; FINITE or saturating:
+ *                               +-largest finite (ternary below)
+ *   zero without zero (E8M0)    NaN, invalid; saturating: 2^emin (code 0)
+ *                               with underflow, inexact
+ *   0 < |x| < 2^emin, no zero   2^emin in every mode; inexact, underflow
+ *                               when tiny
+ *   negative in unsigned        NaN, invalid; saturating: code 0, invalid
+ * ---------------------------------------------------------------------- */
+
+/* ------------------------------------------------------------------------
  * Context: everything that steers an operation besides its operands.
  * ---------------------------------------------------------------------- */
 typedef struct fl_ctx {

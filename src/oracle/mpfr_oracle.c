@@ -675,36 +675,19 @@ static int rint_value(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
     /* an integer of <= p bits: exact, unless rounding up the largest
      * finite value of a format whose integers reach past it overflowed */
     rc = finish(r, &q, f, c);
-    if (mpfr_zero_p(out) && !f->has_zero) {
-        /* no zero (E8M0): set_zero's NaN, or the smallest value; the
-         * ternary compares the result with the operand */
-        if (!r->is_nan) {
-            operand res;
-            MPFR_DECL_INIT(rv, W);
-            res.v = rv;
-            decode(&res, f, r->bits, 0);
-            r->ternary = mpfr_cmp(rv, a->v) > 0 ? 1
-                         : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
-        }
-        if (changed && exact)
-            r->flags |= FL_INEXACT;
-        return rc;
-    }
-    if (r->flags & FL_OVERFLOW) {
-        /* ternary as MPFR's mpfr_rint: the result against the operand */
+    /* The ternary of round-to-integral compares the result with the
+     * operand (as mpfr_rint does): the integer, or what the format made of
+     * it (overflow, flush-to-zero of a tiny integer, E8M0's missing zero). */
+    if (!r->is_nan) {
         operand res;
         MPFR_DECL_INIT(rv, W);
         res.v = rv;
         decode(&res, f, r->bits, 0);
-        r->ternary = r->is_nan ? 0 : mpfr_cmp(rv, a->v) > 0 ? 1
-                                   : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
-        return rc;
+        r->ternary = mpfr_cmp(rv, a->v) > 0 ? 1
+                     : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
     }
-    if (changed) {
-        if (exact)
-            r->flags |= FL_INEXACT;
-        r->ternary = mpfr_cmp(out, a->v) > 0 ? 1 : -1;
-    }
+    if (changed && exact)
+        r->flags |= FL_INEXACT;
     return rc;
 }
 
@@ -904,6 +887,29 @@ int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
     return 0;
 }
 
+/* Whether the exponent written in s (after e/E, or p/P in hex) has more
+ * than 15 digits: MPFR reads it into a long, and one beyond that range
+ * wraps (found by fuzz_parse: "5e-32401101022302456251" read as huge). */
+static int exponent_too_long(const char *s)
+{
+    const int hex = strstr(s, "0x") != NULL || strstr(s, "0X") != NULL;
+    const char *mark = NULL, *p;
+    int digits = 0;
+    for (p = s; *p; p++)
+        if (hex ? (*p == 'p' || *p == 'P') : (*p == 'e' || *p == 'E'))
+            mark = p;
+    if (mark == NULL)
+        return 0;
+    p = mark + 1;
+    if (*p == '+' || *p == '-')
+        p++;
+    while (*p == '0')              /* leading zeros do not count */
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    return digits > 15;
+}
+
 int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
                   const fl_ctx *c)
 {
@@ -911,7 +917,7 @@ int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
     request q = { R_PARSE, NULL, NULL, NULL, s };
     char *end;
     res_init(r);
-    if (!fmt_sane(f) || !ctx_ok(c) || !s)
+    if (!fmt_sane(f) || !ctx_ok(c) || !s || exponent_too_long(s))
         return FL_MPFR_EARG;
     mpfr_strtofr(t, s, &end, 0, MPFR_RNDN);
     if (end == s || *end != '\0')

@@ -266,6 +266,13 @@ int fl_format_define(fl_format *out, const char *name,
     }
     bias = p->bias == FL_BIAS_IEEE ? FL_BIAS(e) : p->bias;
     maxb = FL_MAXBITS(e, pr, st);
+    if (z ? (maxb >> (pr - 1)) == 0 : maxb == 0) {
+        /* e.g. one exponent bit and no fraction with fn or p3109: the
+         * specials leave no normal number */
+        set_err(err, errlen, "the format has no normal number besides its "
+                "special encodings (widen it)%s", "");
+        return -1;
+    }
     emin = (z ? 1 : 0) - bias;
     emax = (int32_t)(maxb >> (pr - 1)) - bias;
     /* every finite value a binary64 (FN/FINITE ebits 11 reach 2^1024 *
