@@ -17,6 +17,17 @@ enum { CLI_OK = 0, CLI_MISMATCH = 1, CLI_USAGE = 2, CLI_SKIP = 77 };
 /* Print "fplab: <message>\n" to stderr and return CLI_USAGE. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The FORMAT paragraph of the usage texts (every preset family). */
+#define CLI_FORMATS_HELP                                                      \
+    "FORMAT: binary16 (fp16, half, float16), bfloat16 (bf16), binary32\n"     \
+    "  (fp32, float, float32), binary64 (fp64, double, float64), tf32,\n"     \
+    "  fp8-e5m2 (float8_e5m2), fp8-e4m3 (OCP E4M3, float8_e4m3fn);\n"         \
+    "  ml_dtypes' float8_e4m3 (IEEE-like, max 240), float8_e3m4,\n"           \
+    "  float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e5m3fnu,\n" \
+    "  float8_e8m0fnu (e8m0), float6_e2m3fn (fp6-e2m3), float6_e3m2fn\n"     \
+    "  (fp6-e3m2), float4_e2m1fn (fp4-e2m1); IEEE P3109 p3109:p1 ..\n"       \
+    "  p3109:p7; or ieee:E:M.  Any case; a torch. or np. prefix is ignored.\n"
+
 /* Parse a format spec (preset, alias or ieee:E:M).  On failure prints a
  * message naming `where` (e.g. "--format") and returns -1. */
 int cli_parse_format(const char *spec, fl_format *out, const char *where);
@@ -44,6 +55,19 @@ typedef struct cli_out {
 int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
+
+/* .npy output: descr "<f4", "|u1", ...; elsize bytes per element, C order,
+ * ndim 0..32.  cli_npy_emit writes into fp (path names it in messages);
+ * cli_npy_write writes one file atomically.  0, or -1 with a message. */
+int cli_npy_emit(FILE *fp, const char *path, const char *descr, size_t elsize,
+                 const void *data, const size_t *shape, int ndim);
+int cli_npy_write(const char *path, const char *descr, size_t elsize,
+                  const void *data, const size_t *shape, int ndim);
+
+/* An array read by amp_array_read (npy.h) into C order in place (blocks
+ * of fplab/scale.h run along the last axis).  -1 on out of memory. */
+struct amp_array;
+int cli_array_c_order(struct amp_array *a);
 
 /* Create a directory (and parents) if missing; -1 + message on error,
  * starting with `what` (e.g. "hist: --out") unless it is NULL. */
@@ -74,6 +98,7 @@ int cmd_scaler(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_gpu_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_quantize(int argc, char **argv);
 
 /* Flag word as names in bit order ("inexact,underflow"), "-" when none of
  * the five IEEE flags is set.  Returns buf. */

@@ -120,8 +120,10 @@ static void usage(FILE *fp)
 "bits (0x-hex of the format's width), its exact decimal value, and the flags\n"
 "raised (inexact,underflow,overflow,divbyzero,invalid; '-' when none).\n"
 "\n"
-"FORMAT: binary16 (fp16, half), bfloat16 (bf16), binary32 (fp32, float),\n"
-"  binary64 (fp64, double), tf32, fp8-e5m2, fp8-e4m3, or ieee:E:M.\n"
+CLI_FORMATS_HELP
+"  Where a result has no encoding in FORMAT (NaN in a finite-only format,\n"
+"  -0 in fnuz or P3109, zero in e8m0, a negative value in an unsigned\n"
+"  format, overflow without infinities) see docs/formats.md.\n"
 "OPERAND: a decimal or C99 hex-float number (1.5, -0x1p-14, 1e-8, inf, nan,\n"
 "  snan), rounded to nearest-even into the operand's format (a warning on\n"
 "  stderr says so when that is not exact); or raw bits written\n"

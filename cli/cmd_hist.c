@@ -21,6 +21,14 @@
  *
  * Writes DIR/hist_<name>.dat (log2 histogram of |g*S| per scale) and
  * DIR/hist_<name>_scales.dat (the table), each with a '#' header.
+ *
+ * --scaling S1,S2,... (schemes of fplab/scale.h: mxfp8-e4m3, nvfp4,
+ * fp8-e4m3-tensor, ... with their :options) adds a second table: the same
+ * fractions of the nonzero finite values (underflow to zero, subnormal
+ * element, saturated) and the relative error when the tensor is quantized
+ * with each scheme, blocks along the last axis (--last L for raw and text
+ * inputs); and DIR/hist_<name>_scaling.dat.  Without --scaling the output
+ * is what it always was.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,15 +37,18 @@
 
 #include "amp_hist.h"
 #include "cli.h"
+#include "fplab/scale.h"
 #include "npy.h"
 
 #define MAX_SCALES 64
+#define MAX_SCHEMES 32
 
 static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: fplab hist FILE --format F [--scales S1,S2,...] [--out DIR]\n"
-            "                  [--dtype f16|f32|f64] [--lo L] [--hi H]\n\n"
+            "                  [--dtype f16|f32|f64] [--lo L] [--hi H]\n"
+            "                  [--scaling SCHEME1,SCHEME2,... [--last L]]\n\n"
             "FILE: .npy (float16/32/64, any shape, C or Fortran order), raw\n"
             "little-endian values with --dtype, or text/CSV numbers.\n"
             "--format: target format (binary16, bfloat16, fp8-e4m3, ieee:E:M, ...).\n"
@@ -46,7 +57,12 @@ static void usage(FILE *fp)
             "--lo/--hi: histogram bins of floor(log2|g*S|) (default -40, 16 +\n"
             "log2 of the largest scale).\n"
             "Best scale: no overflow, then fewest underflows, then fewest\n"
-            "subnormals; all scales tied at the optimum are reported.\n");
+            "subnormals; all scales tied at the optimum are reported.\n"
+            "--scaling: block and per-tensor scaling schemes to compare beside the\n"
+            "loss scales (mxfp8-e4m3 mxfp8-e5m2 mxfp6-e2m3 mxfp6-e3m2 mxfp4-e2m1\n"
+            "mxint8 nvfp4 fp8-e4m3-tensor fp8-e5m2-tensor, options after ':' as in\n"
+            "fplab quantize); blocks run along the last axis (--last L: rows of L\n"
+            "for raw and text inputs).\n");
 }
 
 static int parse_scales(const char *s, double *v, int *n)
@@ -84,6 +100,34 @@ static int parse_scales(const char *s, double *v, int *n)
     return 0;
 }
 
+static int parse_schemes(const char *s, fl_scale_scheme *v, int *n)
+{
+    *n = 0;
+    if (!*s || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))
+        return cli_error("hist: --scaling: '%s' must be a comma-separated list of "
+                         "schemes", s), -1;
+    char *copy = strdup(s), *save = NULL;
+    if (!copy)
+        return cli_error("out of memory"), -1;
+    int item = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        char err[512];
+        item++;
+        if (*n >= MAX_SCHEMES) {
+            free(copy);
+            return cli_error("hist: --scaling: more than %d schemes", MAX_SCHEMES), -1;
+        }
+        if (fl_scale_scheme_parse(&v[*n], t, err, sizeof err)) {
+            cli_error("hist: --scaling: item %d: %s", item, err);
+            free(copy);
+            return -1;
+        }
+        (*n)++;
+    }
+    free(copy);
+    return 0;
+}
+
 /* Base name without directory and extension, for output names. */
 static void stem_of(const char *path, char *out, size_t len)
 {
@@ -116,6 +160,8 @@ static int land(const fl_format *f, double x)
 int cmd_hist(int argc, char **argv)
 {
     const char *file = NULL, *fmt = NULL, *scales_s = "1,8,1024,65536", *out = "out";
+    const char *scaling_s = NULL;
+    uint64_t lastopt = 0;
     int dtype = -1, have_lo = 0, have_hi = 0;
     long lo = -40, hi = 16;
     for (int i = 1; i < argc; i++) {
@@ -125,11 +171,18 @@ int cmd_hist(int argc, char **argv)
             return CLI_OK;
         }
         if (!strcmp(a, "--format") || !strcmp(a, "--scales") || !strcmp(a, "--out") ||
-            !strcmp(a, "--dtype") || !strcmp(a, "--lo") || !strcmp(a, "--hi")) {
+            !strcmp(a, "--dtype") || !strcmp(a, "--lo") || !strcmp(a, "--hi") ||
+            !strcmp(a, "--scaling") || !strcmp(a, "--last")) {
             if (i + 1 >= argc)
                 return cli_error("hist: %s needs a value", a);
             const char *v = argv[++i];
-            if (!strcmp(a, "--format"))
+            if (!strcmp(a, "--scaling"))
+                scaling_s = v;
+            else if (!strcmp(a, "--last")) {
+                if (cli_parse_u64(v, &lastopt) || lastopt == 0 ||
+                    lastopt > ((uint64_t)1 << 40))
+                    return cli_error("hist: --last: '%s' is not a positive integer", v);
+            } else if (!strcmp(a, "--format"))
                 fmt = v;
             else if (!strcmp(a, "--scales"))
                 scales_s = v;
@@ -181,11 +234,48 @@ int cmd_hist(int argc, char **argv)
     (void)have_lo;
     if (lo >= hi)
         return cli_error("hist: --lo %ld must be below --hi %ld", lo, hi);
+    if (lastopt && !scaling_s)
+        return cli_error("hist: --last applies to --scaling only");
+    fl_scale_scheme schemes[MAX_SCHEMES];
+    int nsch = 0;
+    if (scaling_s && parse_schemes(scaling_s, schemes, &nsch))
+        return CLI_USAGE;
 
     amp_array arr;
     char err[512];
     if (amp_array_read(&arr, file, dtype, err, sizeof err))
         return cli_error("hist: %s", err);
+    size_t last = 0;
+    if (nsch) {
+        /* blocks run along the last axis: C order, and whole blocks */
+        if (cli_array_c_order(&arr)) {
+            amp_array_free(&arr);
+            return cli_error("hist: out of memory");
+        }
+        last = arr.ndim ? arr.shape[arr.ndim - 1] : 1;
+        if (lastopt) {
+            if (arr.ndim >= 2 && last != lastopt) {
+                amp_array_free(&arr);
+                return cli_error("hist: --last %llu contradicts %s's last axis of %zu",
+                                 (unsigned long long)lastopt, file, last);
+            }
+            last = (size_t)lastopt;
+            if (arr.n % last) {
+                amp_array_free(&arr);
+                return cli_error("hist: --last %llu: %s holds %zu values, not whole rows "
+                                 "of %llu", (unsigned long long)lastopt, file, arr.n,
+                                 (unsigned long long)lastopt);
+            }
+        }
+        for (int q = 0; q < nsch; q++)
+            if (schemes[q].kind != FL_SCALE_TENSOR && last % schemes[q].block) {
+                amp_array_free(&arr);
+                return cli_error("hist: --scaling %s: %s's last axis has length %zu, "
+                                 "which is not a multiple of the block size %u (give "
+                                 "--last L for a raw or text input)", schemes[q].name,
+                                 file, last, (unsigned)schemes[q].block);
+            }
+    }
     float *g = amp_array_to_float(&arr);
     if (arr.n && !g) {
         amp_array_free(&arr);
@@ -303,6 +393,35 @@ int cmd_hist(int argc, char **argv)
                    "the format's range\n");
     }
 
+    /* block and per-tensor scaling beside the loss scales */
+    fl_scale_stats sst[MAX_SCHEMES];
+    fl_scale_tensor stt[MAX_SCHEMES];
+    if (nsch) {
+        printf("\nblock and per-tensor scaling (fractions of the %zu nonzero finite "
+               "values; blocks along the last axis of %zu):\n\n", live, last);
+        printf("%-22s %10s %10s %10s %8s %11s %11s %11s\n", "scheme", "underflow",
+               "subnormal", "saturated", "lost", "relerr max", "mean", "rms");
+        for (int q = 0; q < nsch; q++) {
+            fl_scale_out so;
+            char e2[512];
+            memset(&so, 0, sizeof so);
+            if (fl_scale_quantize(&schemes[q], g, arr.n, last, &so, e2, sizeof e2)) {
+                rc = cli_error("hist: --scaling %s: %s", schemes[q].name, e2);
+                goto done;
+            }
+            sst[q] = so.stats;
+            stt[q] = so.tensor;
+            const double den = live ? (double)live : 1;
+            printf("%-22s %10.6f %10.6f %10.6f %8llu %11.4e %11.4e %11.4e\n",
+                   schemes[q].name, sst[q].underflow / den, sst[q].subnormal / den,
+                   sst[q].saturated / den, (unsigned long long)sst[q].lost,
+                   sst[q].rel_max, fl_scale_stats_rel_mean(&sst[q]),
+                   fl_scale_stats_rel_rms(&sst[q]));
+        }
+        printf("(underflow: became 0; subnormal: a subnormal element; saturated: "
+               "clamped to the largest element; lost: in a block with a NaN scale)\n");
+    }
+
     /* data files */
     if (cli_mkdir_p(out, "hist: --out")) {
         rc = CLI_USAGE;
@@ -364,7 +483,38 @@ int cmd_hist(int argc, char **argv)
         rc = CLI_USAGE;
         goto done;
     }
-    printf("\nwrote %s/hist_%s.dat and %s/hist_%s_scales.dat\n", out, stem, out, stem);
+    if (nsch) {
+        snprintf(path, sizeof path, "%s/hist_%s_scaling.dat", out, stem);
+        if (cli_out_open(&o, path)) {
+            rc = CLI_USAGE;
+            goto done;
+        }
+        fprintf(o.fp, "# fplab %s: block and per-tensor scaling of %s\n# input: %s "
+                      "(%zu values, %zu nonzero finite, last axis %zu)\n# params: "
+                      "scaling=%s\n# columns: scheme nonzero underflow subnormal "
+                      "saturated lost rel_n rel_max rel_mean rel_rms tensor_amax "
+                      "tensor_scale_inv (counts of the nonzero finite values; tensor "
+                      "columns 0 for MX)\n", FPLAB_VERSION, file, file, arr.n, live,
+                last, scaling_s);
+        for (int q = 0; q < nsch; q++)
+            fprintf(o.fp, "%s %llu %llu %llu %llu %llu %llu %.9g %.9g %.9g %.9g %.9g\n",
+                    schemes[q].name, (unsigned long long)sst[q].nonzero,
+                    (unsigned long long)sst[q].underflow,
+                    (unsigned long long)sst[q].subnormal,
+                    (unsigned long long)sst[q].saturated,
+                    (unsigned long long)sst[q].lost, (unsigned long long)sst[q].rel_n,
+                    sst[q].rel_max, fl_scale_stats_rel_mean(&sst[q]),
+                    fl_scale_stats_rel_rms(&sst[q]), (double)stt[q].amax,
+                    (double)stt[q].scale_inv);
+        if (cli_out_commit(&o)) {
+            rc = CLI_USAGE;
+            goto done;
+        }
+        printf("\nwrote %s/hist_%s.dat, %s/hist_%s_scales.dat and %s/hist_%s_scaling.dat\n",
+               out, stem, out, stem, out, stem);
+    } else {
+        printf("\nwrote %s/hist_%s.dat and %s/hist_%s_scales.dat\n", out, stem, out, stem);
+    }
 done:
     for (int k = 0; k < ns; k++)
         amp_hist_free(&hs[k]);

@@ -16,15 +16,15 @@ static void usage(FILE *fp)
 "usage: fplab info FORMAT\n"
 "\n"
 "Prints the parameters of FORMAT: width, precision p, emin, emax, bias,\n"
-"infinities, NaN encoding, subnormals, saturation; then the largest finite,\n"
-"smallest normal and smallest subnormal values, the machine epsilon 2^(1-p)\n"
-"and the unit roundoff 2^-p, each as exact decimal, shortest decimal (when\n"
-"different), C99 hex-float, and bit pattern where the format holds it.\n"
+"sign, zero and -0, infinities, NaN encoding, what an overflow gives,\n"
+"subnormals, saturation; then the largest finite, smallest normal and\n"
+"smallest subnormal values, the machine epsilon 2^(1-p) and the unit\n"
+"roundoff 2^-p, each as exact decimal, shortest decimal (when different),\n"
+"C99 hex-float, and bit pattern where the format holds it.\n"
 "\n"
-"FORMAT: binary16 (fp16, half), bfloat16 (bf16), binary32 (fp32, float),\n"
-"  binary64 (fp64, double), tf32, fp8-e5m2, fp8-e4m3, or ieee:E:M.\n"
+CLI_FORMATS_HELP
 "\n"
-"example: fplab info ieee:4:3\n"
+"example: fplab info ieee:4:3      fplab info float8_e4m3fnuz\n"
 "exit status: 0 success, 2 bad usage.\n");
 }
 
@@ -76,26 +76,84 @@ int cmd_info(int argc, char **argv)
         return rc > 0 ? CLI_OK : CLI_USAGE;
 
     const int p = f.prec;
+    const int hd = cli_hex_digits(&f);
+    const fl_ctx plain = FL_CTX_INIT;
+    unsigned ign = 0;
+    uint64_t inf = 0, ovf;
     printf("%-19s %s\n", "format", f.name);
-    printf("%-19s %d bits: 1 sign, %d exponent, %d fraction\n", "width",
-           f.width, f.ebits, p - 1);
+    if (f.is_signed)
+        printf("%-19s %d bits: 1 sign, %d exponent, %d fraction\n", "width",
+               f.width, f.ebits, p - 1);
+    else
+        printf("%-19s %d bits: no sign (unsigned), %d exponent, %d fraction\n",
+               "width", f.width, f.ebits, p - 1);
     printf("%-19s %d\n", "precision", p);
     printf("%-19s %d\n", "emin", (int)f.emin);
     printf("%-19s %d\n", "emax", (int)f.emax);
     printf("%-19s %d\n", "bias", (int)f.bias);
-    printf("%-19s %s\n", "infinities", f.has_inf ? "yes" : "no");
-    printf("%-19s %s\n", "nan encoding",
-           f.nan_style == FL_NANSTYLE_FN
-               ? "fn (only S.1...1 with all-ones fraction)"
-               : "ieee (all-ones exponent, nonzero fraction)");
-    printf("%-19s %s\n", "subnormals", f.subnormals ? "yes" : "no");
+    printf("%-19s %s\n", "zero",
+           !f.has_zero ? "none (code 0 is the smallest value, 2^emin)"
+           : f.has_negzero ? "+0 and -0"
+           : f.is_signed ? "+0 only (the code of -0 is the NaN)"
+                         : "+0 only");
+    fl_parse(&f, "inf", &plain, &ign, &inf);
+    if (f.has_inf)
+        printf("%-19s yes (0x%0*" PRIx64 ", 0x%0*" PRIx64 ")\n", "infinities",
+               hd, inf, hd, inf | f.sign_mask);
+    else
+        printf("%-19s no\n", "infinities");
+    switch (f.nan_style) {
+    case FL_NANSTYLE_IEEE:
+        printf("%-19s ieee (all-ones exponent, nonzero fraction; quiet when "
+               "the top fraction bit is set)\n", "nan encoding");
+        break;
+    case FL_NANSTYLE_FN:
+        if (f.is_signed)
+            printf("%-19s fn (only 0x%0*" PRIx64 " and 0x%0*" PRIx64 ", all "
+                   "ones but the sign)\n", "nan encoding", hd,
+                   f.exp_mask | f.frac_mask, hd,
+                   f.sign_mask | f.exp_mask | f.frac_mask);
+        else
+            printf("%-19s fn (only 0x%0*" PRIx64 ", all ones)\n",
+                   "nan encoding", hd, f.exp_mask | f.frac_mask);
+        break;
+    case FL_NANSTYLE_FNUZ:
+    case FL_NANSTYLE_P3109:
+        printf("%-19s %s (only 0x%0*" PRIx64 ", the sign bit alone)\n",
+               "nan encoding",
+               f.nan_style == FL_NANSTYLE_FNUZ ? "fnuz" : "p3109", hd,
+               f.sign_mask);
+        break;
+    default:
+        printf("%-19s none (finite-only: a NaN result is ml_dtypes' stand-in "
+               "0x%0*" PRIx64 ", -0, with invalid)\n", "nan encoding", hd,
+               f.sign_mask);
+        break;
+    }
+    /* what round-to-nearest overflow gives, as the core does it */
+    {
+        fl_ctx c = FL_CTX_INIT;
+        char big[32];
+        snprintf(big, sizeof big, "0x1p%d", (int)f.emax + 2);
+        ign = 0;
+        fl_parse(&f, big, &c, &ign, &ovf);
+    }
+    printf("%-19s %s in round-to-nearest (toward zero: the largest "
+           "finite)\n", "overflow",
+           f.saturate ? "the largest finite value (saturating format)"
+           : fl_is_inf(&f, ovf) ? "infinity"
+           : fl_is_nan(&f, ovf) ? "NaN"
+                                : "the largest finite value (no inf, no NaN)");
+    printf("%-19s %s\n", "subnormals",
+           !f.subnormals ? "no" : f.prec > 1 ? "yes"
+                                 : "none (precision 1: no fraction bits)");
     printf("%-19s %s\n", "saturate", f.saturate ? "yes" : "no");
 
     uint64_t b = f.max_bits;
     value_line("largest finite", &f, b, &f, &b);
-    b = (uint64_t)1 << (p - 1);
+    b = f.has_zero ? (uint64_t)1 << (p - 1) : 0;   /* exponent field 1 or 0 */
     value_line("smallest normal", &f, b, &f, &b);
-    if (f.subnormals) {
+    if (f.subnormals && f.prec > 1 && f.has_zero) {
         b = 1;
         value_line("smallest subnormal", &f, b, &f, &b);
     } else {

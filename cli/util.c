@@ -29,7 +29,7 @@ int cli_error(const char *fmt, ...)
 
 int cli_parse_format(const char *spec, fl_format *out, const char *where)
 {
-    char err[256] = "";
+    char err[1024] = "";
     if (spec == NULL || spec[0] == '\0') {
         cli_error("%s: missing format (a preset such as binary16, bfloat16, "
                   "fp8-e4m3, or ieee:E:M)", where);

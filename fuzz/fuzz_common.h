@@ -43,30 +43,57 @@ static inline uint64_t fz_u64(fz_in *in)
     return v;
 }
 
-/* A format: one of the presets, or a made-up one with 2..11 exponent bits,
- * precision 2..53, IEEE or FN NaN style, with or without subnormals and
- * saturation.  Consumes 1 byte (preset) or 4 bytes.  The name is static. */
+/* A format: one of the presets, or a made-up one of any NaN style (IEEE,
+ * FN, FINITE, FNUZ, P3109) with 1..11 exponent bits (IEEE 2..11),
+ * precision 1..53 (IEEE 2..53), signed or not (FNUZ and P3109 signed),
+ * without zero sometimes (unsigned FN / FINITE without subnormals), the
+ * IEEE bias or one a little off it (ebits <= 10), with or without
+ * subnormals and saturation.  Consumes 1 byte (preset) or 6 bytes.  The
+ * name is static. */
 static inline void fz_format(fz_in *in, fl_format *f)
 {
     unsigned sel = fz_u8(in);
     size_t np = fl_format_preset_count();
-    char err[128];
+    char err[256];
+    fl_format_params p;
     if (sel < 128) {
         *f = *fl_format_preset(sel % np);
         return;
     }
-    int ebits = 2 + (int)(fz_u8(in) % 10);
-    int prec = 2 + (int)(fz_u8(in) % 52);
-    unsigned opt = fz_u8(in);
-    int fn = (opt & 1) != 0;
-    int subn = (opt & 6) != 6;      /* 3 of 4 with subnormals */
-    int sat = (opt & 8) != 0;
-    if (fl_format_make(f, "fuzz", ebits, prec,
-                       fn ? FL_NANSTYLE_FN : FL_NANSTYLE_IEEE, subn, sat,
-                       err, sizeof err) != 0) {
+    unsigned eb = fz_u8(in), pb = fz_u8(in), opt = fz_u8(in);
+    unsigned st = fz_u8(in), bb = fz_u8(in);
+    p.nan_style = (int)(st % FL_NANSTYLE_COUNT);
+    if (p.nan_style == FL_NANSTYLE_IEEE) {
+        p.ebits = 2 + (int)(eb % 10);
+        p.prec = 2 + (int)(pb % 52);
+    } else {
+        p.ebits = 1 + (int)(eb % 11);
+        p.prec = 1 + (int)(pb % 53);
+    }
+    p.is_signed = p.nan_style == FL_NANSTYLE_FNUZ ||
+                  p.nan_style == FL_NANSTYLE_P3109 || (opt & 48) != 48;
+    p.subnormals = (opt & 6) != 6;      /* 3 of 4 with subnormals */
+    p.saturate = (opt & 8) != 0;
+    p.has_zero = 1;
+    if (!p.is_signed && (opt & 64) && (p.nan_style == FL_NANSTYLE_FN ||
+                                       p.nan_style == FL_NANSTYLE_FINITE)) {
+        p.has_zero = 0;                 /* E8M0-like */
+        p.subnormals = 0;
+    }
+    if (p.is_signed + p.ebits + p.prec - 1 < 2)
+        p.prec = 2;                     /* at least 2 bits */
+    if (p.ebits == 1 && p.prec == 1 && (p.nan_style == FL_NANSTYLE_FN ||
+                                        p.nan_style == FL_NANSTYLE_P3109))
+        p.prec = 2;                     /* else no normal number is left */
+    p.bias = FL_BIAS_IEEE;
+    if ((bb & 3) == 3 && p.ebits <= 10)
+        p.bias = (1 << (p.ebits - 1)) - 1 + (int)((bb >> 2) % 8) - 3;
+    if (fl_format_define(f, "fuzz", &p, err, sizeof err) != 0) {
         /* every parameter above is in range: a refusal is a core bug */
-        fprintf(stderr, "fl_format_make(%d, %d, fn=%d, sub=%d, sat=%d): %s\n",
-                ebits, prec, fn, subn, sat, err);
+        fprintf(stderr, "fl_format_define(e%d p%d bias %d style %d signed %d "
+                "zero %d sub %d sat %d): %s\n", p.ebits, p.prec, p.bias,
+                p.nan_style, p.is_signed, p.has_zero, p.subnormals,
+                p.saturate, err);
         abort();
     }
 }

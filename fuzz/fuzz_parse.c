@@ -43,11 +43,12 @@ static void check_reparse(const fl_format *f, uint64_t a, const char *s,
     uint64_t b = 0;
     if (fl_parse(f, s, &c, &fl, &b) != 0)
         FZ_FAIL("%s print of 0x%" PRIx64 " ('%s', from '%.200s') does not "
-                "parse (format e%d p%d fn%d sub%d)", what, a, s, orig,
-                f->ebits, f->prec, f->nan_style, f->subnormals);
+                "parse (format e%d p%d bias %d style%d signed%d sub%d)", what, a, s, orig,
+                f->ebits, f->prec, (int)f->bias, f->nan_style, f->is_signed,
+                f->subnormals);
     if (b != a || (exact && (fl & FL_IEEE_FLAGS)))
         FZ_FAIL("%s print of 0x%" PRIx64 " is '%s', which parses to 0x%"
-                PRIx64 " flags %02x (format e%d p%d fn%d sub%d sat%d)", what,
+                PRIx64 " flags %02x (format e%d p%d style%d sub%d sat%d)", what,
                 a, s, b, fl & FL_IEEE_FLAGS, f->ebits, f->prec, f->nan_style,
                 f->subnormals, f->saturate);
 }
@@ -97,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fl_mpfr_parse(&m, &f, s, &c) == FL_MPFR_OK) {
         int same = m.is_nan ? fl_is_nan(&f, r) : m.bits == r;
         if (!same || m.flags != (fl & FL_IEEE_FLAGS))
-            FZ_FAIL("fl_parse('%.300s') in e%d p%d fn%d sub%d sat%d, rm %d "
+            FZ_FAIL("fl_parse('%.300s') in e%d p%d style%d sub%d sat%d, rm %d "
                     "tin %d ftz %d sat %d: core 0x%" PRIx64 " flags %02x, "
                     "MPFR 0x%" PRIx64 "%s flags %02x", s, f.ebits, f.prec,
                     f.nan_style, f.subnormals, f.saturate, c.rm, c.tininess,

@@ -17,6 +17,21 @@ if(FPLAB_HAVE_CHECK)
   target_link_libraries(test_unit PRIVATE m)
   fplab_core_test(core_unit unit test_unit)
 
+  fplab_core_test_exe(test_formats)
+  target_link_libraries(test_formats PRIVATE m)
+  fplab_core_test(core_formats unit test_formats)
+
+  # binary32 -> every ml_dtypes type against an implementation of its
+  # conversion algorithm (sample; all 2^32 inputs per type under long)
+  fplab_core_test_exe(test_mldtypes)
+  fplab_core_test(core_mldtypes unit test_mldtypes)
+  foreach(t float8_e3m4 float8_e4m3 float8_e4m3fn float8_e4m3fnuz
+            float8_e4m3b11fnuz float8_e5m2 float8_e5m2fnuz float8_e5m3fnu
+            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn)
+    fplab_core_test(core_mldtypes_long_${t} long test_mldtypes long ${t})
+    set_tests_properties(core_mldtypes_long_${t} PROPERTIES TIMEOUT 7200)
+  endforeach()
+
   fplab_core_test_exe(test_threads)
   fplab_core_test(core_threads unit test_threads)
 
@@ -24,11 +39,26 @@ if(FPLAB_HAVE_CHECK)
   fplab_core_test(core_unary_binary16 mpfr test_unary binary16)
   fplab_core_test(core_unary_bfloat16 mpfr test_unary bfloat16)
 
+  # The formats of at most 8 bits: OCP fp8, ieee:4:3, ml_dtypes' float8,
+  # float6 and float4 types, the E8M0 scale and the IEEE P3109 binary8pP.
+  set(FPLAB_SMALL_FORMATS fp8-e5m2 fp8-e4m3 ieee:4:3 float8_e4m3
+      float8_e3m4 float8_e4m3fnuz float8_e5m2fnuz float8_e4m3b11fnuz
+      float8_e5m3fnu float8_e8m0fnu float6_e2m3fn float6_e3m2fn
+      float4_e2m1fn p3109:p1 p3109:p2 p3109:p3 p3109:p4 p3109:p5 p3109:p6
+      p3109:p7)
+
   fplab_core_test_exe(test_binary)
-  foreach(fmt binary16 bfloat16 binary32 fp8-e5m2 fp8-e4m3 ieee:4:3)
+  foreach(fmt binary16 bfloat16 binary32 ${FPLAB_SMALL_FORMATS})
     string(REPLACE ":" "" tname ${fmt})
     fplab_core_test(core_binary_${tname} mpfr test_binary ${fmt})
     fplab_core_test(core_binary_long_${tname} long test_binary ${fmt} long)
+  endforeach()
+
+  fplab_core_test_exe(test_small)
+  target_link_libraries(test_small PRIVATE m)
+  foreach(fmt ${FPLAB_SMALL_FORMATS})
+    string(REPLACE ":" "" tname ${fmt})
+    fplab_core_test(core_small_${tname} mpfr test_small ${fmt})
   endforeach()
 
   fplab_core_test_exe(test_convert_long)

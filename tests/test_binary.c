@@ -6,7 +6,9 @@
  *     their neighbours) in all pairs, fma in all triples, x 6 modes x both
  *     tininess rules;
  *   - formats of at most 8 bits: all pairs x 6 modes x both rules; fma on
- *     random triples (all 2^24 triples x 6 modes under "long");
+ *     every triple x 6 modes x both rules for formats of at most 6 bits,
+ *     and for 8-bit formats under "long" (2^24 triples), on random triples
+ *     otherwise;
  *   - wider formats: >= 10^6 biased random cases per op (random bits,
  *     near-ties, near overflow, around the subnormal boundary, and for fma
  *     near-cancellation), random mode, tininess rule and, one case in
@@ -59,14 +61,16 @@ static int one(tc_log *lg, int op, const fl_format *f, const uint64_t *o,
     return 1;
 }
 
-/* The special-value grid of f, deduplicated. */
+/* The special-value grid of f, deduplicated: the boundaries of each range
+ * and every special encoding of the format's NaN style, both signs. */
 static int grid(const fl_format *f, uint64_t *g)
 {
     const int fb = f->prec - 1;
     const uint64_t fm = f->frac_mask, hid = (uint64_t)1 << fb;
     const uint64_t one = (uint64_t)f->bias << fb;
     const uint64_t eall = f->exp_mask;
-    uint64_t pos[32];
+    const uint64_t magmask = f->exp_mask | f->frac_mask;
+    uint64_t pos[40];
     int np = 0, n = 0;
     pos[np++] = 0;
     pos[np++] = 1;                 /* smallest subnormal */
@@ -82,6 +86,11 @@ static int grid(const fl_format *f, uint64_t *g)
     pos[np++] = one + hid;         /* 2 */
     pos[np++] = f->max_bits - 1;
     pos[np++] = f->max_bits;       /* largest finite */
+    pos[np++] = f->max_bits + 1;   /* inf, NaN, or nothing */
+    pos[np++] = 3;                 /* more powers of two and neighbours, */
+    pos[np++] = one - 2;           /* which matter where prec == 1 */
+    pos[np++] = one + 2;
+    pos[np++] = f->max_bits - 2;
     if (f->nan_style == FL_NANSTYLE_IEEE) {
         pos[np++] = eall;                        /* inf */
         pos[np++] = eall | (hid >> 1);           /* quiet NaN */
@@ -89,11 +98,12 @@ static int grid(const fl_format *f, uint64_t *g)
         pos[np++] = eall | 1;                    /* signaling NaN */
         pos[np++] = eall | ((hid >> 1) - 1);     /* signaling, big payload */
     } else {
-        pos[np++] = eall | fm;                   /* the NaN */
+        pos[np++] = eall | fm;   /* FN: the NaN; P3109: inf; else a number */
     }
-    for (int s = 0; s < 2; s++)
+    /* (the sign bit alone, FNUZ and P3109's NaN, is 0 with the sign) */
+    for (int s = 0; s < (f->is_signed ? 2 : 1); s++)
         for (int i = 0; i < np; i++) {
-            uint64_t v = pos[i] | (s ? f->sign_mask : 0);
+            uint64_t v = (pos[i] & magmask) | (s ? f->sign_mask : 0);
             int dup = 0;
             for (int j = 0; j < n; j++)
                 dup |= g[j] == v;
@@ -106,7 +116,7 @@ static int grid(const fl_format *f, uint64_t *g)
 static void grid_pairs(int op)
 {
     const fl_format *f = tc_fmt(fmt_name);
-    uint64_t g[64];
+    uint64_t g[80];
     int n = grid(f, g);
     tc_log lg = { "grid", 0, 0, 0 };
     long expect = 0;
@@ -131,7 +141,7 @@ static void grid_pairs(int op)
     printf("%s %s grid (%d values): %ld cases, %ld mismatches\n", fmt_name,
            fl_mpfr_op_name(mop[op]), n, lg.cases, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
-    ck_assert_int_ge(n, 30);
+    ck_assert_int_ge(n, 12);
     ck_assert_int_eq(lg.cases, expect);
     ck_assert_int_eq(lg.cases, 12L * n * n * (op == OP_FMA ? n : 1));
     ck_assert_int_eq(lg.bad, 0);
@@ -167,25 +177,27 @@ START_TEST(all_pairs_small_format)
 }
 END_TEST
 
-/* All 2^24 fma triples of an 8-bit format, each mode once ("long"). */
+/* Every fma triple in every mode and tininess rule: formats of at most 6
+ * bits in the default run, 8-bit formats (2^24 triples) under "long". */
 START_TEST(all_fma_triples_small_format)
 {
     const fl_format *f = tc_fmt(fmt_name);
     const uint64_t N = (uint64_t)1 << f->width;
     tc_log lg = { "all_fma_triples", 0, 0, 0 };
-    for (int mi = 0; mi < 6; mi++) {
-        fl_ctx c = tc_ctx(tc_modes[mi], mi & 1);
-        for (uint64_t a = 0; a < N; a++)
-            for (uint64_t b = 0; b < N; b++)
-                for (uint64_t d = 0; d < N; d++) {
-                    uint64_t o[3] = { a, b, d };
-                    one(&lg, OP_FMA, f, o, &c);
-                }
-    }
+    for (int mi = 0; mi < 6; mi++)
+        for (int tn = 0; tn < 2; tn++) {
+            fl_ctx c = tc_ctx(tc_modes[mi], tn);
+            for (uint64_t a = 0; a < N; a++)
+                for (uint64_t b = 0; b < N; b++)
+                    for (uint64_t d = 0; d < N; d++) {
+                        uint64_t o[3] = { a, b, d };
+                        one(&lg, OP_FMA, f, o, &c);
+                    }
+        }
     printf("%s fma all triples: %ld cases, %ld mismatches\n", fmt_name,
            lg.cases, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
-    ck_assert_int_eq(lg.cases, 6L * (long)(N * N * N));
+    ck_assert_int_eq(lg.cases, 12L * (long)(N * N * N));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -340,10 +352,10 @@ int main(int argc, char **argv)
     if (f->width <= 8) {
         if (!long_run)
             tcase_add_loop_test(tc, all_pairs_small_format, 0, OP_FMA);
-        else
+        if (long_run || f->width <= 6)   /* (cheap below 8 bits: both) */
             tcase_add_test(tc, all_fma_triples_small_format);
     }
-    if (f->width > 8 || !long_run)
+    if (f->width > 8 || (!long_run && f->width > 6))
         tcase_add_loop_test(tc, random_biased, f->width <= 8 ? OP_FMA : 0,
                             OP_N);
     suite_add_tcase(s, tc);

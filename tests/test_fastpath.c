@@ -71,10 +71,11 @@ static const char *op_names[OP_COUNT] = {
     "add/sub/mul/div_array" };
 
 /* Formats under test (fast-path ones) and their generic twins. */
-#define NFMT 8
+#define NFMT 13
 static fl_format fast_fmt[NFMT], slow_fmt[NFMT];
 static const char *fmt_specs[NFMT] = { "binary16", "bfloat16", "binary32",
-    "tf32", "fp8-e4m3", "fp8-e5m2", "ieee:6:9", "ieee:3:2" };
+    "tf32", "fp8-e4m3", "fp8-e5m2", "ieee:6:9", "ieee:3:2", "float8_e4m3",
+    "float8_e3m4", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn" };
 
 static void setup_formats(void)
 {
@@ -586,6 +587,8 @@ static uint64_t binarr_cases(int fi, uint64_t *s, size_t n, uint64_t *handled)
     return n;
 }
 
+static long never_fast(uint64_t *s, uint64_t *cases);
+
 static int run_random(void)
 {
     uint64_t seed = get_seed(), s = seed;
@@ -645,13 +648,133 @@ static int run_random(void)
         }
         printf("%-20s %10" PRIu64 " cases, %10" PRIu64 " on the fast path, "
                "%ld mismatches so far\n", op_names[op], cases, handled, failures);
+        fflush(stdout);
         /* the fast path must actually run, or this test proves nothing */
         if (cases < per_op || handled * 2 < cases) {
             printf("FAIL: %s: too few cases on the fast path\n", op_names[op]);
             bad = 1;
         }
     }
+    {
+        uint64_t nf_cases = 0;
+        long nf_bad = never_fast(&s, &nf_cases);
+        printf("%-20s %10" PRIu64 " cases, fast paths declined, %ld "
+               "mismatches\n", "outside fast scope", nf_cases, nf_bad);
+        /* 12 formats of 2^8 codes, each code against all 2^8: at least
+         * 12 * 2^16 * 8 cases */
+        if (nf_bad || nf_cases < 12ull * 65536 * 8) {
+            printf("FAIL: outside fast scope\n");
+            bad = 1;
+        }
+    }
     return bad || failures ? 1 : 0;
+}
+
+/* The formats outside the fast paths' scope (fast.h: fnuz and P3109, whose
+ * NaN is the sign bit alone; unsigned formats; E8M0 without zero; biases
+ * other than IEEE's): every fast entry point must decline every operand,
+ * and the array entry points must give exactly the scalar results.
+ * Returns the number of mismatches; *cases counts what was tried. */
+static long never_fast(uint64_t *s, uint64_t *cases)
+{
+    static const char *specs[] = {
+        "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+        "float8_e5m3fnu", "float8_e8m0fnu", "p3109:p1", "p3109:p2",
+        "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7" };
+    long bad = 0;
+    size_t k;
+    for (k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        const fl_format *f = fl_format_by_name(specs[k]);
+        const uint64_t n = (uint64_t)1 << f->width;
+        uint64_t a, b, r[256], ra[256], rb[256];
+        unsigned e[256];
+        if (!f || fl__fast_fmt(f)) {
+            printf("FAIL: %s is missing or inside the fast paths' scope\n",
+                   specs[k]);
+            return bad + 1;
+        }
+        for (a = 0; a < n; a++) {
+            fl_ctx c = rnd_ctx(s);
+            unsigned fl = 0;
+            uint64_t out;
+            float fo;
+            double dx = ldexp((double)(int64_t)sm_next(s), -(int)(sm_next(s) % 300) + 100), dout;
+            int h = 0;
+            if (c.rm == FL_RSR)
+                c.rm = FL_RNE;
+            for (b = 0; b < n; b++) {
+                h |= fl__fast_add(f, a, b, &c, &fl, &out);
+                h |= fl__fast_mul(f, a, b, &c, &fl, &out);
+                h |= fl__fast_div(f, a, b, &c, &fl, &out);
+                h |= fl__fast_fma(f, a, b, a ^ b, &c, &fl, &out);
+                ra[b] = a;
+                rb[b] = b;
+                *cases += 4;
+            }
+            h |= fl__fast_sqrt(f, a, &c, &fl, &out);
+            h |= fl__fast_convert(f, &fast_fmt[2], sm_next(s) & 0xFFFFFFFFu, &c, &fl, &out);
+            h |= fl__fast_convert(f, &fl_binary64, fl__u_of(dx), &c, &fl, &out);
+            h |= fl__fast_convert(&fast_fmt[0], f, a, &c, &fl, &out);
+            h |= fl__fast_round_float(f, (float)dx, &c, &fl, &fo);
+            h |= fl__fast_round_double(f, dx, &c, &fl, &dout);
+            *cases += 6;
+            if (h) {
+                if (bad++ < 5)
+                    printf("MISMATCH never_fast: a fast path took %s a=%#"
+                           PRIx64 "\n", f->name, a);
+            }
+            /* the element-wise arrays: exactly the scalar calls */
+            for (int op = 0; op < 4; op++) {
+                switch (op) {
+                case 0: fl_add_array(f, r, ra, rb, n, &c, e); break;
+                case 1: fl_sub_array(f, r, ra, rb, n, &c, e); break;
+                case 2: fl_mul_array(f, r, ra, rb, n, &c, e); break;
+                default: fl_div_array(f, r, ra, rb, n, &c, e); break;
+                }
+                for (b = 0; b < n; b++) {
+                    unsigned wf = 0;
+                    uint64_t w;
+                    switch (op) {
+                    case 0: w = fl_add(f, a, b, &c, &wf); break;
+                    case 1: w = fl_sub(f, a, b, &c, &wf); break;
+                    case 2: w = fl_mul(f, a, b, &c, &wf); break;
+                    default: w = fl_div(f, a, b, &c, &wf); break;
+                    }
+                    ++*cases;
+                    if (w != r[b] || wf != e[b]) {
+                        if (bad++ < 5)
+                            printf("MISMATCH never_fast %s array op %d a=%#"
+                                   PRIx64 " b=%#" PRIx64 ": scalar %#" PRIx64
+                                   "/%02x array %#" PRIx64 "/%02x\n",
+                                   f->name, op, a, b, w, wf, r[b], e[b]);
+                    }
+                }
+            }
+        }
+        {   /* bulk rounding of floats equals the scalar rounding */
+            float x[300], g[300];
+            unsigned gf = 0, wf = 0;
+            fl_ctx c = rnd_ctx(s);
+            size_t i;
+            for (i = 0; i < 300; i++)
+                x[i] = (float)ldexp((double)(int32_t)sm_next(s),
+                                    -(int)(sm_next(s) % 200) + 40);
+            fl_round_float_array(f, g, x, 300, &c, &gf);
+            for (i = 0; i < 300; i++) {
+                fl_ctx ci = c;
+                ci.sr_index = c.sr_index + i;
+                ++*cases;
+                if (f2u(fl_round_float(f, x[i], &ci, &wf)) != f2u(g[i]) &&
+                    bad++ < 5)
+                    printf("MISMATCH never_fast %s round_float_array i=%zu\n",
+                           f->name, i);
+            }
+            if (gf != wf && bad++ < 5)
+                printf("MISMATCH never_fast %s round_float_array flags\n",
+                       f->name);
+        }
+    }
+    return bad;
 }
 
 /* ---- exhaustive ---------------------------------------------------------- */

@@ -96,58 +96,140 @@ typedef enum fl_nan_preset {
     FL_NANP_COUNT = 5
 } fl_nan_preset;
 
-/* How a format encodes infinities and NaNs. */
+/* How a format encodes infinities and NaNs (and whether it has -0).  The
+ * names follow LLVM/MLIR and ml_dtypes: "f" finite (no infinities), "n"
+ * NaN only in a special encoding, "uz" unsigned zero (no -0). */
 typedef enum fl_nan_style {
-    FL_NANSTYLE_IEEE = 0,  /* all-ones exponent: fraction 0 = inf, else NaN;
-                              the fraction's top bit set = quiet */
-    FL_NANSTYLE_FN = 1     /* OCP "FN" (E4M3FN): no infinities, only the
-                              all-ones exponent-and-fraction pattern is NaN */
+    FL_NANSTYLE_IEEE = 0,   /* all-ones exponent: fraction 0 = inf, else NaN;
+                               the fraction's top bit set = quiet */
+    FL_NANSTYLE_FN = 1,     /* no infinities; the one NaN is the all-ones
+                               exponent-and-fraction pattern of either sign
+                               (OCP E4M3 S.1111.111; in an unsigned format
+                               the all-ones pattern: E8M0's 0xFF) */
+    FL_NANSTYLE_FINITE = 2, /* no infinities and no NaN at all (OCP MX
+                               FP6/FP4 elements) */
+    FL_NANSTYLE_FNUZ = 3,   /* no infinities, no -0: the one NaN is the sign
+                               bit alone, 0x80 (AMD/Graphcore fnuz) */
+    FL_NANSTYLE_P3109 = 4,  /* IEEE P3109: the one NaN is the sign bit alone
+                               (0x80), +-inf are the all-ones magnitude
+                               (0x7F, 0xFF), no -0 */
+    FL_NANSTYLE_COUNT = 5
 } fl_nan_style;
 
 /* ------------------------------------------------------------------------
- * Format descriptor.  All fields are derived by fl_format_make (or the
- * preset table) from (ebits, prec, nan_style, subnormals, saturate).
+ * Format descriptor: a format is data.  The parameters are ebits, prec,
+ * bias, nan_style, is_signed, has_zero, subnormals and saturate; every
+ * other field is derived from them by fl_format_define (or the preset
+ * table).  Values: exponent field e > 0 (or any e when has_zero is 0)
+ * is the normal number 1.f * 2^(e - bias); e == 0 is zero (f == 0) or the
+ * subnormal 0.f * 2^emin; the special encodings of nan_style aside.
  * ---------------------------------------------------------------------- */
 typedef struct fl_format {
     const char *name;     /* canonical name, e.g. "binary16" */
-    uint8_t width;        /* total bits: 1 + ebits + (prec - 1), <= 64 */
-    uint8_t ebits;        /* exponent field width, 2..11 */
-    uint8_t prec;         /* precision p, hidden bit included, 2..53 */
+    uint8_t width;        /* total bits: is_signed + ebits + (prec - 1),
+                             2..64 */
+    uint8_t ebits;        /* exponent field width, 1..11 */
+    uint8_t prec;         /* precision p, hidden bit included, 1..53 */
     uint8_t has_inf;      /* 1 if the format encodes infinities */
     uint8_t nan_style;    /* fl_nan_style */
     uint8_t subnormals;   /* 1 if subnormal numbers exist */
     uint8_t saturate;     /* 1: overflow gives the largest finite value */
     uint8_t reserved;     /* bit 0x01: generic code only (no fast paths);
                              used by the tests that prove the fast paths */
-    int32_t bias;         /* 2^(ebits-1) - 1 */
-    int32_t emin;         /* exponent of the smallest normal, 1 - bias */
+    uint8_t is_signed;    /* 0: no sign bit (E8M0); sign_mask is then 0 */
+    uint8_t has_zero;     /* 0: no zero; exponent field 0 holds the normal
+                             number 2^-bias (E8M0) */
+    uint8_t has_negzero;  /* derived: 1 if -0 is encoded (not in FNUZ,
+                             P3109 or unsigned formats) */
+    uint8_t pad;          /* 0 */
+    int32_t bias;         /* exponent bias (IEEE: 2^(ebits-1) - 1) */
+    int32_t emin;         /* exponent of the smallest normal: 1 - bias, or
+                             -bias without zero */
     int32_t emax;         /* exponent of the largest finite value */
-    uint64_t sign_mask;   /* 1 << (width-1) */
+    uint64_t sign_mask;   /* 1 << (width-1); 0 in an unsigned format */
     uint64_t exp_mask;    /* exponent field in place */
-    uint64_t frac_mask;   /* fraction field */
+    uint64_t frac_mask;   /* fraction field (0 when prec == 1) */
     uint64_t max_bits;    /* bit pattern of the largest finite value */
 } fl_format;
 
-/* Presets (constant data). */
+/* Presets (constant data, one table in format.c).  The ml_dtypes names
+ * (ml_dtypes/include/float8.h, mxfloat.h) are the canonical names of the
+ * formats fplab did not have before; OCP E4M3 and E5M2 keep theirs. */
 extern const fl_format fl_binary16, fl_bfloat16, fl_binary32, fl_binary64,
-    fl_tf32, fl_fp8_e5m2, fl_fp8_e4m3;
+    fl_tf32,
+    fl_fp8_e5m2,            /* OCP E5M2 = ml_dtypes float8_e5m2 */
+    fl_fp8_e4m3,            /* OCP E4M3 = ml_dtypes float8_e4m3fn, max 448 */
+    fl_float8_e4m3,         /* IEEE-like E4M3 with infinities, max 240 */
+    fl_float8_e3m4,         /* IEEE-like, bias 3, max 15.5 */
+    fl_float8_e4m3fnuz,     /* bias 8, max 240, NaN 0x80 */
+    fl_float8_e5m2fnuz,     /* bias 16, max 57344, NaN 0x80 */
+    fl_float8_e4m3b11fnuz,  /* bias 11, max 30, NaN 0x80 */
+    fl_float8_e5m3fnu,      /* unsigned E5M3, bias 15, max 114688, NaN 0xFF */
+    fl_float8_e8m0fnu,      /* unsigned 2^(e-127), NaN 0xFF, no zero (MX) */
+    fl_float6_e2m3fn,       /* MX FP6 E2M3: bias 1, max 7.5, no inf/NaN */
+    fl_float6_e3m2fn,       /* MX FP6 E3M2: bias 3, max 28, no inf/NaN */
+    fl_float4_e2m1fn,       /* MX FP4 E2M1: bias 1, max 6, no inf/NaN */
+    fl_p3109_p1, fl_p3109_p2, fl_p3109_p3, fl_p3109_p4, fl_p3109_p5,
+    fl_p3109_p6, fl_p3109_p7;   /* IEEE P3109 binary8pP, gfloat's table */
 
 /* Number of presets and the i-th one (canonical names, in table order). */
 size_t fl_format_preset_count(void);
 const fl_format *fl_format_preset(size_t i);
 
-/* A preset by canonical name or alias ("fp16", "half", "bf16", "float",
- * "double", ...); NULL if unknown. */
+/* A preset by canonical name or alias, case-insensitively ("fp16", "half",
+ * "float16", "bf16", "float", "double", "float8_e4m3fn", "e8m0",
+ * "p3109:p3", ...; a "torch.", "np.", "numpy.", "jnp." or "ml_dtypes."
+ * prefix is ignored); NULL if unknown. */
 const fl_format *fl_format_by_name(const char *name);
 
 /* Fill *out from a preset name, alias, or "ieee:E:M" (E exponent bits, M
  * fraction bits).  Returns 0, or -1 with a message in err. */
 int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen);
 
-/* Build a descriptor from parameters; returns 0 or -1 with err filled. */
+/* Build an IEEE-biased, signed descriptor (nan_style IEEE, FN, FINITE,
+ * FNUZ or P3109); returns 0 or -1 with err filled. */
 int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
                    int nan_style, int subnormals, int saturate,
                    char *err, size_t errlen);
+
+/* Every parameter of a format.  bias FL_BIAS_IEEE means 2^(ebits-1) - 1. */
+#define FL_BIAS_IEEE (-0x7FFFFFFF - 1)
+typedef struct fl_format_params {
+    int ebits;        /* 1..11 (IEEE style: 2..11) */
+    int prec;         /* 1..53 (IEEE style: 2..53) */
+    int bias;         /* or FL_BIAS_IEEE */
+    int nan_style;    /* fl_nan_style */
+    int is_signed;    /* 0: no sign bit (IEEE, FN or FINITE style only) */
+    int has_zero;     /* 0: exponent field 0 is normal; needs is_signed 0,
+                         no subnormals, FN or FINITE style */
+    int subnormals;
+    int saturate;
+} fl_format_params;
+
+/* Build a descriptor from all its parameters; returns 0, or -1 with a
+ * message naming the parameter that is out of range.  Every finite value
+ * must lie within binary64's range (emax <= 1024, smallest >= 2^-1074). */
+int fl_format_define(fl_format *out, const char *name,
+                     const fl_format_params *p, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * Results a format cannot encode (docs/formats.md has the full table, with
+ * what ml_dtypes and the OCP specifications do):
+ *   NaN in a FINITE format      ml_dtypes' stand-in: the sign bit alone (-0)
+ *                               for a positive NaN, +0 for a negative one
+ *                               (x86's default NaN is negative); invalid
+ *   -0 in FNUZ, P3109, unsigned +0
+ *   overflow, no infinity       FN: the NaN of that sign; FNUZ: NaN 0x80;
+ *                               FINITE: +-largest finite; overflow, inexact
+ *                               (saturating: +-largest finite everywhere)
+ *   +-inf, no infinity          FN/FNUZ: NaN; FINITE or saturating:
+ *                               +-largest finite (ternary below)
+ *   zero without zero (E8M0)    NaN, invalid; saturating: 2^emin (code 0)
+ *                               with underflow, inexact
+ *   0 < |x| < 2^emin, no zero   2^emin in every mode; inexact, underflow
+ *                               when tiny
+ *   negative in unsigned        NaN, invalid; saturating: code 0, invalid
+ * ---------------------------------------------------------------------- */
 
 /* ------------------------------------------------------------------------
  * Context: everything that steers an operation besides its operands.

@@ -89,7 +89,7 @@ int amp_hist_merge(amp_hist *dst, const amp_hist *src)
 static int ieee_like(const fl_format *f)
 {
     return f->subnormals && f->has_inf && f->nan_style == FL_NANSTYLE_IEEE &&
-           !f->saturate && f->prec <= 53 && f->emax <= 1023 &&
+           f->is_signed && !f->saturate && f->prec <= 53 && f->emax <= 1023 &&
            f->emin - f->prec >= -1074;
 }
 

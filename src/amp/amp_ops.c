@@ -20,7 +20,8 @@
 int amp_format_is_f32(const fl_format *f)
 {
     return f->ebits == 8 && f->prec == 24 && f->subnormals && f->has_inf &&
-           f->nan_style == FL_NANSTYLE_IEEE && !f->saturate;
+           f->nan_style == FL_NANSTYLE_IEEE && !f->saturate &&
+           f->bias == 127 && f->is_signed;
 }
 
 void amp_round(const fl_format *f, float *x, size_t n, unsigned *flags)

@@ -70,40 +70,107 @@ typedef struct operand {
     mpfr_ptr v;    /* exact value for K_ZERO / K_FIN / K_INF */
 } operand;
 
+/* The format's numbers, derived here from its parameters (ebits, prec,
+ * bias, nan style, signedness, zero) and never read from the core's
+ * derived fields. */
+typedef struct fmt_info {
+    int fb;               /* fraction bits */
+    int sbits;            /* 1 signed, 0 unsigned */
+    uint64_t eall;        /* all-ones exponent field value */
+    uint64_t fmask;       /* fraction mask */
+    uint64_t mag_max;     /* largest finite magnitude encoding */
+    int64_t emin, emax;   /* exponents of the smallest normal and of the
+                             largest finite value */
+} fmt_info;
+
 static int fmt_sane(const fl_format *f)
 {
-    return f && f->prec >= 2 && f->prec <= 53 && f->ebits >= 2 &&
-           f->ebits <= 11 && f->width == 1 + f->ebits + f->prec - 1;
+    const int st = f ? f->nan_style : -1;
+    if (!f || f->prec < 1 || f->prec > 53 || f->ebits < 1 || f->ebits > 11 ||
+        st < 0 || st >= FL_NANSTYLE_COUNT ||
+        f->width != (f->is_signed ? 1 : 0) + f->ebits + f->prec - 1)
+        return 0;
+    if (st == FL_NANSTYLE_IEEE && (f->prec < 2 || f->ebits < 2))
+        return 0;
+    if (!f->is_signed && (st == FL_NANSTYLE_FNUZ || st == FL_NANSTYLE_P3109))
+        return 0;
+    return f->has_zero || (!f->is_signed && !f->subnormals);
+}
+
+static fmt_info info_of(const fl_format *f)
+{
+    fmt_info i;
+    uint64_t magall;
+    i.fb = f->prec - 1;
+    i.sbits = f->is_signed ? 1 : 0;
+    i.eall = ((uint64_t)1 << f->ebits) - 1;
+    i.fmask = ((uint64_t)1 << i.fb) - 1;
+    magall = (i.eall << i.fb) | i.fmask;
+    switch (f->nan_style) {
+    case FL_NANSTYLE_IEEE:  i.mag_max = ((i.eall - 1) << i.fb) | i.fmask; break;
+    case FL_NANSTYLE_FN:
+    case FL_NANSTYLE_P3109: i.mag_max = magall - 1; break;
+    default:                i.mag_max = magall; break;   /* FINITE, FNUZ */
+    }
+    i.emin = (f->has_zero ? 1 : 0) - (int64_t)f->bias;
+    i.emax = (int64_t)(i.mag_max >> i.fb) - f->bias;
+    return i;
+}
+
+static uint64_t sign_bit(const fl_format *f, int sign)
+{
+    return sign && f->is_signed ? (uint64_t)1 << (f->width - 1) : 0;
+}
+
+/* A zero of that sign where the format has one: no -0 in FNUZ, P3109 and
+ * unsigned formats. */
+static uint64_t zero_bits(const fl_format *f, int sign)
+{
+    const int negzero = f->is_signed && f->nan_style != FL_NANSTYLE_FNUZ &&
+                        f->nan_style != FL_NANSTYLE_P3109;
+    return negzero ? sign_bit(f, sign) : 0;
 }
 
 static void decode(operand *o, const fl_format *f, uint64_t a, int daz)
 {
-    const int fb = f->prec - 1;
-    const uint64_t frac = a & (((uint64_t)1 << fb) - 1);
-    const uint64_t e = (a >> fb) & (((uint64_t)1 << f->ebits) - 1);
-    const uint64_t eall = ((uint64_t)1 << f->ebits) - 1;
-    o->sign = (int)((a >> (f->width - 1)) & 1);
-    if (e == eall && f->nan_style == FL_NANSTYLE_IEEE) {
-        if (frac == 0) {
+    const fmt_info fi = info_of(f);
+    const int fb = fi.fb;
+    const uint64_t frac = a & fi.fmask;
+    const uint64_t e = (a >> fb) & fi.eall;
+    o->sign = f->is_signed ? (int)((a >> (f->width - 1)) & 1) : 0;
+    if (e == fi.eall) {
+        if (f->nan_style == FL_NANSTYLE_IEEE) {
+            if (frac == 0) {
+                o->kind = K_INF;
+                mpfr_set_inf(o->v, o->sign ? -1 : 1);
+            } else {
+                o->kind = (frac >> (fb - 1)) & 1 ? K_QNAN : K_SNAN;
+            }
+            return;
+        }
+        if (frac == fi.fmask && f->nan_style == FL_NANSTYLE_FN) {
+            o->kind = K_QNAN;    /* the FN format's single NaN pattern */
+            return;
+        }
+        if (frac == fi.fmask && f->nan_style == FL_NANSTYLE_P3109) {
             o->kind = K_INF;
             mpfr_set_inf(o->v, o->sign ? -1 : 1);
-        } else {
-            o->kind = (frac >> (fb - 1)) & 1 ? K_QNAN : K_SNAN;
+            return;
         }
+    }
+    if (e == 0 && frac == 0 && o->sign &&
+        (f->nan_style == FL_NANSTYLE_FNUZ || f->nan_style == FL_NANSTYLE_P3109)) {
+        o->kind = K_QNAN;        /* 1.0...0: the one NaN */
         return;
     }
-    if (e == eall && frac == (((uint64_t)1 << fb) - 1)) {
-        o->kind = K_QNAN;    /* the FN format's single NaN pattern */
-        return;
-    }
-    if (e == 0 && (frac == 0 || daz || !f->subnormals)) {
+    if (e == 0 && f->has_zero && (frac == 0 || daz || !f->subnormals)) {
         o->kind = K_ZERO;
         mpfr_set_zero(o->v, o->sign ? -1 : 1);
         return;
     }
     o->kind = K_FIN;
-    if (e == 0)   /* subnormal: frac * 2^(emin - fb) */
-        mpfr_set_uj_2exp(o->v, frac, f->emin - fb, MPFR_RNDN);
+    if (e == 0 && f->has_zero)   /* subnormal: frac * 2^(emin - fb) */
+        mpfr_set_uj_2exp(o->v, frac, fi.emin - fb, MPFR_RNDN);
     else
         mpfr_set_uj_2exp(o->v, frac | ((uint64_t)1 << fb),
                          (intmax_t)e - f->bias - fb, MPFR_RNDN);
@@ -116,35 +183,55 @@ static int is_nan_kind(int k) { return k == K_QNAN || k == K_SNAN; }
 /* ------------------------------------------------------------------ */
 /* Encoding results.                                                   */
 
-static uint64_t sign_bit(const fl_format *f, int sign)
-{
-    return sign ? (uint64_t)1 << (f->width - 1) : 0;
-}
-
 static uint64_t nan_bits(const fl_format *f)
 {
-    const int fb = f->prec - 1;
-    uint64_t eall = (((uint64_t)1 << f->ebits) - 1) << fb;
-    if (f->nan_style == FL_NANSTYLE_FN)
-        return eall | (((uint64_t)1 << fb) - 1);
-    return eall | ((uint64_t)1 << (fb - 1));
+    const fmt_info fi = info_of(f);
+    switch (f->nan_style) {
+    case FL_NANSTYLE_FN:
+        return (fi.eall << fi.fb) | fi.fmask;
+    case FL_NANSTYLE_FNUZ:
+    case FL_NANSTYLE_P3109:
+        return sign_bit(f, 1);
+    default:
+        return (fi.eall << fi.fb) | ((uint64_t)1 << (fi.fb - 1));
+    }
 }
 
 static uint64_t max_finite_bits(const fl_format *f)
 {
-    const int fb = f->prec - 1;
-    if (f->nan_style == FL_NANSTYLE_FN)   /* S.1..1.1..10 */
-        return ((((uint64_t)1 << f->ebits) - 1) << fb) |
-               ((((uint64_t)1 << fb) - 1) & ~(uint64_t)1);
-    return ((((uint64_t)1 << f->ebits) - 2) << fb) |
-           (((uint64_t)1 << fb) - 1);
+    return info_of(f).mag_max;
 }
 
-static void set_nan(fl_mpfr_res *r, const fl_format *f)
+static uint64_t inf_bits(const fl_format *f, int sign)
 {
+    const fmt_info fi = info_of(f);
+    return sign_bit(f, sign) | (f->nan_style == FL_NANSTYLE_P3109
+                                    ? (fi.eall << fi.fb) | fi.fmask
+                                    : fi.eall << fi.fb);
+}
+
+/* A NaN result.  A FINITE format has none: ml_dtypes' stand-in, the sign
+ * bit alone for a positive NaN and +0 for a negative one, with invalid;
+ * nan_sign is the sign of the NaN being stood in for (x86: the default NaN
+ * is negative, a converted NaN keeps its sign; the other presets always
+ * give the positive one). */
+static void set_nan_signed(fl_mpfr_res *r, const fl_format *f, int nan_sign)
+{
+    r->ternary = 0;
+    if (f->nan_style == FL_NANSTYLE_FINITE) {
+        r->bits = nan_sign ? 0 : sign_bit(f, 1);
+        r->flags |= FL_INVALID;
+        r->is_nan = 0;
+        return;
+    }
     r->bits = nan_bits(f);
     r->is_nan = 1;
-    r->ternary = 0;
+}
+
+/* The NaN of an invalid operation under the context's preset. */
+static void set_nan_ctx(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c)
+{
+    set_nan_signed(r, f, c->nan == FL_NANP_X86);
 }
 
 static int saturating(const fl_format *f, const fl_ctx *c)
@@ -152,19 +239,64 @@ static int saturating(const fl_format *f, const fl_ctx *c)
     return f->saturate || c->saturate;
 }
 
+/* Invalid: a NaN (FINITE: the stand-in) and the invalid flag. */
+static void set_invalid(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c)
+{
+    r->flags |= FL_INVALID;
+    set_nan_ctx(r, f, c);
+}
+
+/* A negative nonzero value (or -inf) in an unsigned format: invalid; the
+ * NaN, or the lowest encoding 0 when saturating (above the value). */
+static void set_unsigned_negative(fl_mpfr_res *r, const fl_format *f,
+                                  const fl_ctx *c)
+{
+    if (saturating(f, c)) {
+        r->flags |= FL_INVALID;
+        r->bits = 0;
+        r->ternary = 1;
+        r->is_nan = 0;
+        return;
+    }
+    set_invalid(r, f, c);
+}
+
+/* An exact zero result of the given sign. */
+static void set_zero(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
+                     int sign)
+{
+    r->is_nan = 0;
+    r->ternary = 0;
+    if (f->has_zero) {
+        r->bits = zero_bits(f, sign);
+        return;
+    }
+    /* no zero (E8M0): invalid, or the smallest value when saturating */
+    if (saturating(f, c)) {
+        r->bits = 0;
+        r->flags |= FL_UNDERFLOW | FL_INEXACT;
+        r->ternary = 1;
+        return;
+    }
+    set_invalid(r, f, c);
+}
+
 /* An exact infinity (operand or division by zero) in f. */
 static void set_inf(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
                     int sign)
 {
-    if (f->has_inf && f->nan_style == FL_NANSTYLE_IEEE) {
-        r->bits = sign_bit(f, sign) |
-                  ((((uint64_t)1 << f->ebits) - 1) << (f->prec - 1));
+    r->is_nan = 0;
+    if (sign && !f->is_signed) {
+        set_unsigned_negative(r, f, c);
+    } else if (f->nan_style == FL_NANSTYLE_IEEE ||
+               f->nan_style == FL_NANSTYLE_P3109) {
+        r->bits = inf_bits(f, sign);
         r->ternary = 0;
-    } else if (saturating(f, c)) {
+    } else if (saturating(f, c) || f->nan_style == FL_NANSTYLE_FINITE) {
         r->bits = sign_bit(f, sign) | max_finite_bits(f);
         r->ternary = sign ? 1 : -1;
     } else {
-        set_nan(r, f);
+        set_nan_signed(r, f, sign);
     }
 }
 
@@ -215,17 +347,21 @@ static uint64_t round_mag(uint64_t M, int64_t shift, int sign, int rm,
 static void round_to_format(fl_mpfr_res *r, const fl_format *f,
                             const fl_ctx *c, int sign, int64_t E, uint64_t M)
 {
-    const int p = f->prec, fb = p - 1;
+    const fmt_info fi = info_of(f);
+    const int p = f->prec, fb = fi.fb;
     const int rm = c->rm;
     const int flush = c->ftz || !f->subnormals;
-    const uint64_t maxb = max_finite_bits(f);
-    const uint64_t max_m = (maxb & (((uint64_t)1 << fb) - 1)) |
-                           ((uint64_t)1 << fb);
+    const uint64_t maxb = fi.mag_max;
+    const uint64_t max_m = (maxb & fi.fmask) | ((uint64_t)1 << fb);
     int dir, dir_u, tiny, overflow;
     int64_t Eu;
     uint64_t mu, m;
 
     r->is_nan = 0;
+    if (sign && !f->is_signed) {     /* no negative numbers */
+        set_unsigned_negative(r, f, c);
+        return;
+    }
     /* Unbounded exponent range, precision p. */
     mu = round_mag(M, 64 - p, sign, rm, &dir_u);
     Eu = E;
@@ -233,8 +369,8 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
         mu >>= 1;
         Eu++;
     }
-    tiny = c->tininess == FL_TINY_BEFORE ? E < f->emin : Eu < f->emin;
-    overflow = Eu > f->emax || (Eu == f->emax && mu > max_m);
+    tiny = c->tininess == FL_TINY_BEFORE ? E < fi.emin : Eu < fi.emin;
+    overflow = Eu > fi.emax || (Eu == fi.emax && mu > max_m);
 
     if (overflow) {
         int to_inf;
@@ -245,13 +381,14 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
         case FL_RDN: to_inf = sign; break;
         default:     to_inf = 0; break;     /* RTZ, RTO */
         }
-        if (to_inf && !saturating(f, c)) {
-            if (f->has_inf && f->nan_style == FL_NANSTYLE_IEEE) {
-                r->bits = sign_bit(f, sign) |
-                          ((((uint64_t)1 << f->ebits) - 1) << fb);
+        if (to_inf && !saturating(f, c) &&
+            f->nan_style != FL_NANSTYLE_FINITE) {
+            if (f->nan_style == FL_NANSTYLE_IEEE ||
+                f->nan_style == FL_NANSTYLE_P3109) {
+                r->bits = inf_bits(f, sign);
                 r->ternary = sign ? -1 : 1;
             } else {
-                set_nan(r, f);
+                set_nan_signed(r, f, sign);
             }
         } else {
             r->bits = sign_bit(f, sign) | maxb;
@@ -259,23 +396,30 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
         }
         return;
     }
+    if (E < fi.emin && !f->has_zero) {
+        /* below the smallest value of a format without zero (E8M0):
+         * that smallest value, in every mode */
+        r->bits = 0;
+        r->flags |= FL_INEXACT | (tiny ? FL_UNDERFLOW : 0);
+        r->ternary = 1;
+        return;
+    }
     if (tiny && flush) {
-        r->bits = sign_bit(f, sign);
+        r->bits = zero_bits(f, sign);
         r->flags |= FL_UNDERFLOW | FL_INEXACT;
         r->ternary = sign ? 1 : -1;
         return;
     }
-    if (E >= f->emin) {      /* normal range: the unbounded result stands */
+    if (E >= fi.emin) {      /* normal range: the unbounded result stands */
         m = mu;
         dir = dir_u;
         r->bits = sign_bit(f, sign) |
-                  ((uint64_t)(Eu + f->bias) << fb) |
-                  (m & (((uint64_t)1 << fb) - 1));
+                  ((uint64_t)(Eu + f->bias) << fb) | (m & fi.fmask);
     } else {                 /* subnormal range: ulp 2^(emin - fb) */
-        int64_t shift = (int64_t)f->emin - fb - (E - 63);
+        int64_t shift = fi.emin - fb - (E - 63);
         m = round_mag(M, shift, sign, rm, &dir);
         /* m <= 2^fb; m == 2^fb encodes the smallest normal, as it should */
-        r->bits = sign_bit(f, sign) | m;
+        r->bits = m == 0 ? zero_bits(f, sign) : sign_bit(f, sign) | m;
     }
     if (dir) {
         r->flags |= FL_INEXACT;
@@ -320,32 +464,33 @@ static int eval(const request *q, mpfr_ptr rop, mpfr_rnd_t rnd)
  * for the cross-check.  Returns 0, or -1 if it is not finite-encodable. */
 static int encode_mpfr(uint64_t *out, const fl_format *f, mpfr_srcptr v)
 {
-    const int fb = f->prec - 1;
+    const fmt_info fi = info_of(f);
+    const int fb = fi.fb;
     MPFR_DECL_INIT(s, W);
     int sign = mpfr_signbit(v) != 0;
     if (mpfr_nan_p(v))
         return -1;
     if (mpfr_inf_p(v)) {
-        *out = sign_bit(f, sign) | ((((uint64_t)1 << f->ebits) - 1) << fb);
+        *out = inf_bits(f, sign);
         return 0;
     }
     if (mpfr_zero_p(v)) {
-        *out = sign_bit(f, sign);
+        *out = zero_bits(f, sign);
         return 0;
     }
     mpfr_abs(s, v, MPFR_RNDN);
-    if (mpfr_get_exp(s) - 1 < f->emin) {
-        mpfr_mul_2si(s, s, -((long)f->emin - fb), MPFR_RNDN);
+    if (mpfr_get_exp(s) - 1 < fi.emin) {
+        mpfr_mul_2si(s, s, -((long)fi.emin - fb), MPFR_RNDN);
         *out = sign_bit(f, sign) | (uint64_t)mpfr_get_uj(s, MPFR_RNDN);
     } else {
         long E = (long)mpfr_get_exp(s) - 1;
         uint64_t m;
-        if (E > f->emax)
+        if (E > fi.emax)
             return -1;
         mpfr_mul_2si(s, s, fb - E, MPFR_RNDN);
         m = (uint64_t)mpfr_get_uj(s, MPFR_RNDN);
         *out = sign_bit(f, sign) | ((uint64_t)(E + f->bias) << fb) |
-               (m & (((uint64_t)1 << fb) - 1));
+               (m & fi.fmask);
     }
     return 0;
 }
@@ -376,20 +521,19 @@ static int cross_check(fl_mpfr_res *r, const request *q, const fl_format *f,
 
     if (rm != FL_RNE && rm != FL_RTZ && rm != FL_RDN && rm != FL_RUP)
         return 0;
-    if (r->is_nan || saturating(f, c) || !f->subnormals || c->ftz)
+    if (r->is_nan || saturating(f, c) || !f->subnormals || c->ftz ||
+        !f->has_zero || (r->flags & FL_INVALID))
         return 0;
-    if (!f->has_inf || f->nan_style != FL_NANSTYLE_IEEE) {
-        if (r->flags & FL_OVERFLOW)
-            return 0;    /* MPFR's range would include the FN top binade */
-    }
+    if (f->nan_style != FL_NANSTYLE_IEEE && (r->flags & FL_OVERFLOW))
+        return 0;        /* MPFR's range would include the top binade */
     mpfr_init2(v, f->prec);
     t = eval(q, v, rnd);
     if (!tls)
         pthread_mutex_lock(&range_lock);
     old_emin = mpfr_get_emin();
     old_emax = mpfr_get_emax();
-    mpfr_set_emin(f->emin - f->prec + 2);
-    mpfr_set_emax(f->emax + 1);
+    mpfr_set_emin(info_of(f).emin - f->prec + 2);
+    mpfr_set_emax(info_of(f).emax + 1);
     t = mpfr_check_range(v, t, rnd);
     mpfr_subnormalize(v, t, rnd);
     mpfr_set_emin(old_emin);
@@ -416,7 +560,8 @@ static int finish(fl_mpfr_res *r, const request *q, const fl_format *f,
 
     tern = eval(q, t, MPFR_RNDZ);
     if (mpfr_nan_p(t)) {              /* only "nan" strings get here */
-        set_nan(r, f);
+        /* MPFR leaves a NaN's sign unspecified: take the string's */
+        set_nan_signed(r, f, q->op == R_PARSE && q->str[0] == '-');
         return 0;
     }
     sign = mpfr_signbit(t) != 0;
@@ -426,9 +571,7 @@ static int finish(fl_mpfr_res *r, const request *q, const fl_format *f,
     }
     if (mpfr_zero_p(t) && tern == 0) {  /* exact zero: sign by the mode */
         eval(q, t, c->rm == FL_RDN ? MPFR_RNDD : MPFR_RNDN);
-        r->bits = sign_bit(f, mpfr_signbit(t) != 0);
-        r->ternary = 0;
-        r->is_nan = 0;
+        set_zero(r, f, c, mpfr_signbit(t) != 0);
         return 0;
     }
     if (mpfr_inf_p(t)) {          /* beyond MPFR's range: huge */
@@ -525,28 +668,26 @@ static int rint_value(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
         return 0;
     }
     if (a->kind == K_ZERO) {
-        r->bits = sign_bit(f, a->sign);
+        set_zero(r, f, c, a->sign);
         return 0;
     }
     changed = round_integral(out, a->v, c->rm);
     /* an integer of <= p bits: exact, unless rounding up the largest
      * finite value of a format whose integers reach past it overflowed */
     rc = finish(r, &q, f, c);
-    if (r->flags & FL_OVERFLOW) {
-        /* ternary as MPFR's mpfr_rint: the result against the operand */
+    /* The ternary of round-to-integral compares the result with the
+     * operand (as mpfr_rint does): the integer, or what the format made of
+     * it (overflow, flush-to-zero of a tiny integer, E8M0's missing zero). */
+    if (!r->is_nan) {
         operand res;
         MPFR_DECL_INIT(rv, W);
         res.v = rv;
         decode(&res, f, r->bits, 0);
-        r->ternary = r->is_nan ? 0 : mpfr_cmp(rv, a->v) > 0 ? 1
-                                   : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
-        return rc;
+        r->ternary = mpfr_cmp(rv, a->v) > 0 ? 1
+                     : mpfr_cmp(rv, a->v) < 0 ? -1 : 0;
     }
-    if (changed) {
-        if (exact)
-            r->flags |= FL_INEXACT;
-        r->ternary = mpfr_cmp(out, a->v) > 0 ? 1 : -1;
-    }
+    if (changed && exact)
+        r->flags |= FL_INEXACT;
     return rc;
 }
 
@@ -581,7 +722,7 @@ int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
         if (any_snan || (op == FL_MPFR_FMA && prod_invalid &&
                          c->nan != FL_NANP_X86))
             r->flags |= FL_INVALID;
-        set_nan(r, f);
+        set_nan_ctx(r, f, c);
         return 0;
     }
     switch (op) {
@@ -624,8 +765,7 @@ int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
         return rint_value(r, f, c, &o[0], op == FL_MPFR_RINT_EXACT);
     }
     if (invalid) {
-        r->flags |= FL_INVALID;
-        set_nan(r, f);
+        set_invalid(r, f, c);
         return 0;
     }
     q.op = op; q.x = o[0].v; q.y = o[1].v; q.z = o[2].v; q.str = NULL;
@@ -646,7 +786,9 @@ int fl_mpfr_convert(fl_mpfr_res *r, const fl_format *dst,
     if (is_nan_kind(o.kind)) {
         if (o.kind == K_SNAN)
             r->flags |= FL_INVALID;
-        set_nan(r, dst);
+        /* x86 keeps the NaN's sign; the other presets give their default,
+         * positive NaN (FINITE: the stand-in, with invalid) */
+        set_nan_signed(r, dst, c->nan == FL_NANP_X86 ? o.sign : 0);
         return 0;
     }
     if (o.kind == K_INF) {
@@ -748,6 +890,29 @@ int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
     return 0;
 }
 
+/* Whether the exponent written in s (after e/E, or p/P in hex) has more
+ * than 15 digits: MPFR reads it into a long, and one beyond that range
+ * wraps (found by fuzz_parse: "5e-32401101022302456251" read as huge). */
+static int exponent_too_long(const char *s)
+{
+    const int hex = strstr(s, "0x") != NULL || strstr(s, "0X") != NULL;
+    const char *mark = NULL, *p;
+    int digits = 0;
+    for (p = s; *p; p++)
+        if (hex ? (*p == 'p' || *p == 'P') : (*p == 'e' || *p == 'E'))
+            mark = p;
+    if (mark == NULL)
+        return 0;
+    p = mark + 1;
+    if (*p == '+' || *p == '-')
+        p++;
+    while (*p == '0')              /* leading zeros do not count */
+        p++;
+    for (; *p >= '0' && *p <= '9'; p++)
+        digits++;
+    return digits > 15;
+}
+
 int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
                   const fl_ctx *c)
 {
@@ -755,7 +920,7 @@ int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
     request q = { R_PARSE, NULL, NULL, NULL, s };
     char *end;
     res_init(r);
-    if (!fmt_sane(f) || !ctx_ok(c) || !s)
+    if (!fmt_sane(f) || !ctx_ok(c) || !s || exponent_too_long(s))
         return FL_MPFR_EARG;
     mpfr_strtofr(t, s, &end, 0, MPFR_RNDN);
     if (end == s || *end != '\0')

@@ -116,7 +116,8 @@ int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
 
 /* A decimal or hex-float number string (MPFR syntax, base 0: "-1.5e-3",
  * "0x1.8p-14", "inf", "nan") correctly rounded into f.  Returns
- * FL_MPFR_EARG when the string is not a whole number. */
+ * FL_MPFR_EARG when the string is not a whole number, or when its exponent
+ * has more than 15 significant digits (MPFR would read it wrapped). */
 int fl_mpfr_parse(fl_mpfr_res *r, const fl_format *f, const char *s,
                   const fl_ctx *c);
 

@@ -16,30 +16,21 @@
 #include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
 #endif
 
-FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
-                              const fl_ctx *c, unsigned *flags)
+FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
+                                        fl_unp x, fl_unp y, unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_add(f, a, b, c, flags, &fl__fast_r));
-#endif
-    fl_unp x = fl__unpack(f, a, c);
-    fl_unp y = fl__unpack(f, b, c);
     uint64_t ax, by, sum;
     int32_t d;
 
-    if (fl__is_nan_cls(x.cls) || fl__is_nan_cls(y.cls)) {
-        const uint64_t ops[2] = { a, b };
-        return fl__nan_result(f, c, ops, 2, flags);
-    }
     if (x.cls == FL_U_INF || y.cls == FL_U_INF) {
         if (x.cls == FL_U_INF && y.cls == FL_U_INF && x.sign != y.sign)
             return fl__invalid(f, c, flags);           /* inf - inf */
-        return fl__pack_inf(f, x.cls == FL_U_INF ? x.sign : y.sign, c);
+        return fl__pack_inf(f, x.cls == FL_U_INF ? x.sign : y.sign, c, flags);
     }
     if (x.cls == FL_U_ZERO && y.cls == FL_U_ZERO) {
         /* equal signs keep the sign; +0 + -0 is an exact cancellation */
-        return x.sign == y.sign ? fl__pack_zero(f, x.sign)
-                                : fl__cancel_zero(f, c);
+        return x.sign == y.sign ? fl__pack_zero(f, c, x.sign, flags)
+                                : fl__cancel_zero(f, c, flags);
     }
     /* x + 0 = x exactly; the round trip applies flush-to-zero to a
      * subnormal x like any other tiny result. */
@@ -66,9 +57,25 @@ FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
          * d >= 1, by < 2^62 <= ax. */
         sum = ax - by;
         if (sum == 0)
-            return fl__cancel_zero(f, c);              /* x + (-x) */
+            return fl__cancel_zero(f, c, flags);       /* x + (-x) */
     }
     /* When d >= 2 bits may have been jammed, but then sum >= 2^61: at
      * least 62 significant bits, enough for any prec <= 53. */
     return fl__round_pack(f, c, x.sign, x.exp + 1, sum, flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags)
+{
+#ifndef __CUDACC__
+    FL__TRY_FAST(fl__fast_add(f, a, b, c, flags, &fl__fast_r));
+#endif
+    const fl_unp x = fl__unpack(f, a, c);
+    const fl_unp y = fl__unpack(f, b, c);
+
+    if (fl__is_nan_cls(x.cls) || fl__is_nan_cls(y.cls)) {
+        const uint64_t ops[2] = { a, b };
+        return fl__nan_result(f, c, ops, 2, flags);
+    }
+    return fl__add_unpacked(f, c, x, y, flags);
 }

@@ -18,7 +18,10 @@
 #include "fast.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FL__ARRAY_KEY(f) fl__fmt_key(f)
+/* the first key, when the second says a signed IEEE-biased format with
+ * zero and -0 (fl__fast_fmt has checked the bias) */
+#define FL__ARRAY_KEY(f)                                                     \
+    (fl__fmt_key2(f) == FL__KEY2((f)->bias) ? fl__fmt_key(f) : 0)
 #else
 #define FL__ARRAY_KEY(f) 0   /* no specialisation: the default branch */
 #endif

@@ -29,9 +29,9 @@ FPLAB_HOSTDEV uint64_t fl_convert(const fl_format *dst, const fl_format *src,
     case FL_U_INF:
         /* a format without infinities gets its largest finite value when
          * saturating, else its NaN pattern (fl__pack_inf decides) */
-        return fl__pack_inf(dst, u.sign, c);
+        return fl__pack_inf(dst, u.sign, c, flags);
     case FL_U_ZERO:
-        return fl__pack_zero(dst, u.sign);
+        return fl__pack_zero(dst, c, u.sign, flags);
     default:
         return fl__round_pack(dst, c, u.sign, u.exp, u.sig, flags);
     }

@@ -30,18 +30,18 @@ FPLAB_HOSTDEV uint64_t fl_div(const fl_format *f, uint64_t a, uint64_t b,
     if (x.cls == FL_U_INF) {
         if (y.cls == FL_U_INF)
             return fl__invalid(f, c, flags);           /* inf / inf */
-        return fl__pack_inf(f, sign, c);               /* exact */
+        return fl__pack_inf(f, sign, c, flags);               /* exact */
     }
     if (y.cls == FL_U_INF)
-        return fl__pack_zero(f, sign);                 /* finite / inf */
+        return fl__pack_zero(f, c, sign, flags);                 /* finite / inf */
     if (y.cls == FL_U_ZERO) {
         if (x.cls == FL_U_ZERO)
             return fl__invalid(f, c, flags);           /* 0 / 0 */
         *flags |= FL_DIVBYZERO;
-        return fl__pack_inf(f, sign, c);
+        return fl__pack_inf(f, sign, c, flags);
     }
     if (x.cls == FL_U_ZERO)
-        return fl__pack_zero(f, sign);
+        return fl__pack_zero(f, c, sign, flags);
 
     /* x.sig / y.sig * 2^(x.exp - y.exp) = (n / y.sig) * 2^(x.exp - y.exp - 63) */
     n = (fl_u128)x.sig << 63;

@@ -1,9 +1,14 @@
 /*
  * fast.h — bit-exact fast paths of the core (host only, not installed).
  *
- * Scope: formats f with prec <= 24 and ebits <= 8 (binary16, bfloat16,
- * tf32, binary32, the fp8 formats, small "ieee:E:M" formats), every
- * rounding mode and every context option.  The generic code stays the one
+ * Scope: signed formats f with zero, the IEEE bias, 2 <= prec <= 24,
+ * ebits <= 8 and the IEEE, FN or FINITE NaN style (binary16, bfloat16,
+ * tf32, binary32, the OCP fp8 formats, ml_dtypes' float8_e4m3 and
+ * float8_e3m4, the MX FP6/FP4 elements, small "ieee:E:M" formats), every
+ * rounding mode and every context option.  The other formats (FNUZ and
+ * P3109: the sign bit alone is the NaN and -0 does not exist; unsigned
+ * formats; E8M0 without zero; explicit biases) always take the generic
+ * code: fl__fast_fmt says no.  The generic code stays the one
  * source of truth:
  *
  *   1. Operands are decoded exactly into binary64 (every value of such a
@@ -58,18 +63,25 @@ typedef union { float f; uint32_t u; } fl__f32;
 static inline double fl__d_of(uint64_t u) { fl__d64 v; v.u = u; return v.d; }
 static inline uint64_t fl__u_of(double d) { fl__d64 v; v.d = d; return v.u; }
 
-/* The fast paths apply to f. */
+/* The fast paths apply to f: every argument below (decoding into binary64
+ * with the sign bit on top, a zero exponent field meaning zero or
+ * subnormal, the specials at the top of the magnitudes, a signed zero for
+ * every zero result, the range bounds) holds for exactly these formats. */
 FL__AINLINE int fl__fast_fmt(const fl_format *f)
 {
-    return f->prec <= 24 && f->ebits <= 8 &&
+    return f->prec <= 24 && f->ebits <= 8 && f->prec >= 2 &&
+           f->nan_style <= FL_NANSTYLE_FINITE && f->is_signed &&
+           f->has_zero && f->bias == (1 << (f->ebits - 1)) - 1 &&
            !(f->reserved & FL__FMT_NOFAST);
 }
 
-/* Magnitudes at or above this encode infinity or NaN (IEEE), NaN (FN). */
+/* Magnitudes at or above this encode infinity or NaN (IEEE), NaN (FN);
+ * none in a FINITE format (no magnitude reaches the sign bit). */
 FL__AINLINE uint64_t fl__fast_special(const fl_format *f)
 {
     return f->nan_style == FL_NANSTYLE_IEEE ? f->exp_mask
-                                            : f->exp_mask | f->frac_mask;
+           : f->nan_style == FL_NANSTYLE_FN ? f->exp_mask | f->frac_mask
+                                            : f->sign_mask;
 }
 
 FL__AINLINE int fl__fast_is_special(const fl_format *f, uint64_t a)
@@ -225,7 +237,7 @@ FL__AINLINE uint64_t fl__fast_zero_sum(const fl_format *f, const fl_ctx *c,
         return f->sign_mask;
     if ((fl__u_of(x) | fl__u_of(y)) == 0)
         return 0;
-    return fl__cancel_zero(f, c);
+    return fl__zero_bits(f, c->rm == FL_RDN);   /* exact cancellation */
 }
 
 /*
@@ -402,25 +414,30 @@ FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
 }
 
 /*
- * Format specialisation.  A descriptor is fully determined by its eight
- * parameter bytes (width .. reserved; the other fields are derived from
- * them).  For binary16, bfloat16 and binary32 the scalar fast paths run on
- * a compile-time copy, so every field folds into the code; any other
+ * Format specialisation.  A descriptor is fully determined by its
+ * parameter bytes: the eight from width to reserved, and the eight from
+ * is_signed to bias (the other fields are derived from them).  For
+ * binary16, bfloat16 and binary32 the scalar fast paths run on a
+ * compile-time copy, so every field folds into the code; any other
  * descriptor (other formats, FL__FMT_NOFAST copies) runs the same code on
- * its own fields.  The key is read as one little-endian 64-bit word.
+ * its own fields.  Each key is read as one little-endian 64-bit word.
  */
 #define FL__KEY(w, e, p)                                                     \
     ((uint64_t)(w) | (uint64_t)(e) << 8 | (uint64_t)(p) << 16 |             \
      (uint64_t)1 << 24 /* has_inf */ | (uint64_t)1 << 40 /* subnormals */)
+/* is_signed, has_zero, has_negzero, pad, then the bias */
+#define FL__KEY2(bias)                                                       \
+    ((uint64_t)1 | (uint64_t)1 << 8 | (uint64_t)1 << 16 |                   \
+     (uint64_t)(uint32_t)(bias) << 32)
 static const fl_format fl__k_binary16 = {
-    "binary16", 16, 5, 11, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 15, -14, 15,
-    0x8000, 0x7C00, 0x3FF, 0x7BFF };
+    "binary16", 16, 5, 11, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
+    15, -14, 15, 0x8000, 0x7C00, 0x3FF, 0x7BFF };
 static const fl_format fl__k_bfloat16 = {
-    "bfloat16", 16, 8, 8, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 127, -126, 127,
-    0x8000, 0x7F80, 0x7F, 0x7F7F };
+    "bfloat16", 16, 8, 8, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
+    127, -126, 127, 0x8000, 0x7F80, 0x7F, 0x7F7F };
 static const fl_format fl__k_binary32 = {
-    "binary32", 32, 8, 24, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 127, -126, 127,
-    0x80000000, 0x7F800000, 0x7FFFFF, 0x7F7FFFFF };
+    "binary32", 32, 8, 24, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
+    127, -126, 127, 0x80000000, 0x7F800000, 0x7FFFFF, 0x7F7FFFFF };
 
 FL__AINLINE uint64_t fl__fmt_key(const fl_format *f)
 {
@@ -429,16 +446,46 @@ FL__AINLINE uint64_t fl__fmt_key(const fl_format *f)
     return k;
 }
 
+FL__AINLINE uint64_t fl__fmt_key2(const fl_format *f)
+{
+    uint64_t k;
+    __builtin_memcpy(&k, &f->is_signed, sizeof k);
+    return k;
+}
+
+/* f is the preset binary16 / bfloat16 / binary32 in every parameter. */
+FL__AINLINE int fl__fmt_is(const fl_format *f, uint64_t key, int32_t bias)
+{
+    return fl__fmt_key(f) == key && fl__fmt_key2(f) == FL__KEY2(bias);
+}
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define FL__FAST_SPECIALISE(call)                                            \
     do {                                                                     \
-        const fl_format *F;                                                  \
+        const fl_format *F = f;                                              \
         switch (fl__fmt_key(f)) {                                            \
-        case FL__KEY(16, 5, 11): F = &fl__k_binary16; return call;           \
-        case FL__KEY(16, 8, 8): F = &fl__k_bfloat16; return call;            \
-        case FL__KEY(32, 8, 24): F = &fl__k_binary32; return call;           \
-        default: F = f; return call;                                         \
+        case FL__KEY(16, 5, 11):                                             \
+            if (fl__fmt_key2(f) == FL__KEY2(15)) {                           \
+                F = &fl__k_binary16;                                         \
+                return call;                                                 \
+            }                                                                \
+            break;                                                           \
+        case FL__KEY(16, 8, 8):                                              \
+            if (fl__fmt_key2(f) == FL__KEY2(127)) {                          \
+                F = &fl__k_bfloat16;                                         \
+                return call;                                                 \
+            }                                                                \
+            break;                                                           \
+        case FL__KEY(32, 8, 24):                                             \
+            if (fl__fmt_key2(f) == FL__KEY2(127)) {                          \
+                F = &fl__k_binary32;                                         \
+                return call;                                                 \
+            }                                                                \
+            break;                                                           \
+        default:                                                             \
+            break;                                                           \
         }                                                                    \
+        return call;                                                         \
     } while (0)
 #else
 #define FL__FAST_SPECIALISE(call)                                            \

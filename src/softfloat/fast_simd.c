@@ -78,7 +78,8 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
                          c->rm == FL_RSR || (c->rm == FL_RUP && !sg) ||
                          (c->rm == FL_RDN && sg);
             uint64_t hs = (uint64_t)sg << (fb == 23 ? 31 : 63);
-            if (f->saturate || c->saturate)
+            if (f->saturate || c->saturate ||
+                f->nan_style == FL_NANSTYLE_FINITE)
                 to_inf = 0;
             P->ovfl[sg] = FL_OVERFLOW | FL_INEXACT |
                           ((to_inf != 0) != sg ? FL_TERN_UP : FL_TERN_DOWN);
@@ -86,10 +87,13 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
                 P->ovb[sg] = hs | P->maxf;
             else if (fb == 23) {
                 fl__f32 v;
-                v.f = fl_to_float(f, fl__pack_inf(f, sg, c));
+                unsigned ign = 0;
+                v.f = fl_to_float(f, fl__pack_inf(f, sg, c, &ign));
                 P->ovb[sg] = v.u;
             } else {
-                P->ovb[sg] = fl__u_of(fl_to_double(f, fl__pack_inf(f, sg, c)));
+                unsigned ign = 0;
+                P->ovb[sg] =
+                    fl__u_of(fl_to_double(f, fl__pack_inf(f, sg, c, &ign)));
             }
         }
     }

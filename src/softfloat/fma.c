@@ -60,14 +60,14 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
             return fl__invalid(f, c, flags);           /* 0 * inf + c */
         if (z.cls == FL_U_INF && z.sign != ps)
             return fl__invalid(f, c, flags);           /* inf - inf */
-        return fl__pack_inf(f, ps, c);
+        return fl__pack_inf(f, ps, c, flags);
     }
     if (z.cls == FL_U_INF)
-        return fl__pack_inf(f, z.sign, c);
+        return fl__pack_inf(f, z.sign, c, flags);
     if (x.cls == FL_U_ZERO || y.cls == FL_U_ZERO) {
         /* exact zero product: the sum is the addend, or a signed zero */
         if (z.cls == FL_U_ZERO)
-            return z.sign == ps ? fl__pack_zero(f, ps) : fl__cancel_zero(f, c);
+            return z.sign == ps ? fl__pack_zero(f, c, ps, flags) : fl__cancel_zero(f, c, flags);
         return fl__round_pack(f, c, z.sign, z.exp, z.sig, flags);
     }
 
@@ -101,7 +101,7 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
         }
     }
     if (r == 0)
-        return fl__cancel_zero(f, c);                  /* exact cancellation */
+        return fl__cancel_zero(f, c, flags);                  /* exact cancellation */
 
     /* value = r * 2^(e - 125).  Normalize to bit 127 (a left shift by 64 or
      * more only happens without a jammed bit), keep 64 bits with sticky:

@@ -1,9 +1,35 @@
 /*
- * format.c — format descriptors: the preset table, aliases, "ieee:E:M",
- * and the names of rounding modes and NaN presets.
+ * format.c — format descriptors: the preset table (with every name each
+ * preset answers to), "ieee:E:M", fl_format_define, and the names of
+ * rounding modes and NaN presets.
  *
- * Every preset is produced by the same macro from (ebits, prec, nan style,
- * subnormals, saturate), so the derived fields can never drift apart.
+ * A format is data: (ebits, prec, bias, nan style, signedness, zero,
+ * subnormals, saturation).  Every preset is produced by the same macro
+ * from those parameters, and fl_format_define derives the same fields by
+ * the same rules, so the derived fields can never drift apart (the unit
+ * tests rebuild every preset through fl_format_define and compare).
+ *
+ * Sources of the parameters:
+ *   - OCP 8-bit Floating Point Specification (OFP8) rev 1.0: E4M3 (max
+ *     448, NaN S.1111.111, no infinities) and E5M2 (IEEE-like);
+ *   - ml_dtypes (jax-ml/ml_dtypes), include/float8.h and mxfloat.h (the
+ *     numeric_limits and Traits of each type): float8_e4m3 (bias 7, max
+ *     240, infinities), float8_e3m4 (bias 3, max 15.5), float8_e4m3fnuz
+ *     (bias 8), float8_e5m2fnuz (bias 16), float8_e4m3b11fnuz (bias 11),
+ *     float8_e5m3fnu (unsigned, bias 15, NaN 0xFF), float8_e8m0fnu
+ *     (unsigned, bias 127, NaN 0xFF, no zero), float6_e2m3fn (bias 1),
+ *     float6_e3m2fn (bias 3), float4_e2m1fn (bias 1);
+ *   - OCP Microscaling Formats (MX) v1.0, section 5: the same E8M0, E2M3,
+ *     E3M2 and E2M1;
+ *   - IEEE P3109 binary8pP as Graphcore's gfloat tabulates them
+ *     (src/gfloat/formats.py format_info_p3109: k = 8, emax = 2^(7-P) - 1,
+ *     no -0, two infinities, one NaN; types.py derives the bias
+ *     2^(8-P-1), or 63 for P = 1 whose all-ones exponent holds only the
+ *     infinity): smallest / smallest normal / largest
+ *       p1 2^-62 / 2^-62 / 2^63      p2 2^-32 / 2^-31 / 2^31
+ *       p3 2^-17 / 2^-15 / 49152     p4 2^-10 / 2^-7 / 224
+ *       p5 2^-7 / 2^-3 / 15          p6 2^-6 / 2^-1 / 3.875
+ *       p7 2^-6 / 1 / 1.96875.
  */
 #include <string.h>
 #include <stdio.h>
@@ -12,76 +38,178 @@
 #include "internals.h"
 
 #define FL_ONE ((uint64_t)1)
-#define FL_W(E, P) (1 + (E) + (P) - 1)
 #define FL_BIAS(E) ((1 << ((E) - 1)) - 1)
+#define FL_W(E, P, S) ((S) + (E) + (P) - 1)
 #define FL_EXPMASK(E, P) ((((FL_ONE << (E)) - 1)) << ((P) - 1))
 #define FL_FRACMASK(P) ((FL_ONE << ((P) - 1)) - 1)
-/* IEEE style: largest finite has exponent field all-ones minus one and an
- * all-ones fraction; FN style: all-ones exponent, fraction all ones - 1. */
-#define FL_EMAX(E, S) (((S) == FL_NANSTYLE_IEEE) ? FL_BIAS(E) : FL_BIAS(E) + 1)
-#define FL_MAXBITS(E, P, S)                                                  \
-    (((S) == FL_NANSTYLE_IEEE)                                               \
-         ? ((((FL_ONE << (E)) - 2) << ((P) - 1)) | FL_FRACMASK(P))           \
-         : ((((FL_ONE << (E)) - 1) << ((P) - 1)) | (FL_FRACMASK(P) - 1)))
+#define FL_MAGMASK(E, P) (FL_EXPMASK(E, P) | FL_FRACMASK(P))
+/* The largest finite value: the all-ones magnitude less what the style
+ * reserves.  IEEE: the whole all-ones exponent (inf, NaN); FN: the NaN
+ * pattern; P3109: the infinity; FINITE, FNUZ: nothing. */
+#define FL_MAXBITS(E, P, ST)                                                 \
+    ((ST) == FL_NANSTYLE_IEEE                                                \
+         ? FL_MAGMASK(E, P) - (FL_ONE << ((P) - 1))                          \
+         : ((ST) == FL_NANSTYLE_FN || (ST) == FL_NANSTYLE_P3109)             \
+               ? FL_MAGMASK(E, P) - 1                                        \
+               : FL_MAGMASK(E, P))
+#define FL_HASINF(ST) ((ST) == FL_NANSTYLE_IEEE || (ST) == FL_NANSTYLE_P3109)
+#define FL_NEGZERO(ST, S)                                                    \
+    ((S) && (ST) != FL_NANSTYLE_FNUZ && (ST) != FL_NANSTYLE_P3109)
 
-#define FL_FORMAT(NAME, E, P, S, SUB, SAT)                                   \
+/* NAME, exponent bits, precision, bias, nan style, signed, has zero,
+ * subnormals, saturate. */
+#define FL_FORMAT_X(NAME, E, P, B, ST, S, Z, SUB, SAT)                       \
     {                                                                        \
-        NAME, FL_W(E, P), E, P, (S) == FL_NANSTYLE_IEEE, S, SUB, SAT, 0,     \
-        FL_BIAS(E), 1 - FL_BIAS(E), FL_EMAX(E, S),                           \
-        FL_ONE << (FL_W(E, P) - 1), FL_EXPMASK(E, P), FL_FRACMASK(P),        \
-        FL_MAXBITS(E, P, S)                                                  \
+        NAME, FL_W(E, P, S), E, P, FL_HASINF(ST), ST, SUB, SAT, 0, S, Z,     \
+        FL_NEGZERO(ST, S), 0, B, ((Z) ? 1 : 0) - (B),                        \
+        (int32_t)(FL_MAXBITS(E, P, ST) >> ((P) - 1)) - (B),                  \
+        (S) ? FL_ONE << (FL_W(E, P, S) - 1) : 0, FL_EXPMASK(E, P),           \
+        FL_FRACMASK(P), FL_MAXBITS(E, P, ST)                                 \
     }
+/* Signed, with zero and subnormals, IEEE bias, not saturating. */
+#define FL_FORMAT(NAME, E, P, ST)                                            \
+    FL_FORMAT_X(NAME, E, P, FL_BIAS(E), ST, 1, 1, 1, 0)
 
-const fl_format fl_binary16 = FL_FORMAT("binary16", 5, 11, FL_NANSTYLE_IEEE, 1, 0);
-const fl_format fl_bfloat16 = FL_FORMAT("bfloat16", 8, 8, FL_NANSTYLE_IEEE, 1, 0);
-const fl_format fl_binary32 = FL_FORMAT("binary32", 8, 24, FL_NANSTYLE_IEEE, 1, 0);
-const fl_format fl_binary64 = FL_FORMAT("binary64", 11, 53, FL_NANSTYLE_IEEE, 1, 0);
+const fl_format fl_binary16 = FL_FORMAT("binary16", 5, 11, FL_NANSTYLE_IEEE);
+const fl_format fl_bfloat16 = FL_FORMAT("bfloat16", 8, 8, FL_NANSTYLE_IEEE);
+const fl_format fl_binary32 = FL_FORMAT("binary32", 8, 24, FL_NANSTYLE_IEEE);
+const fl_format fl_binary64 = FL_FORMAT("binary64", 11, 53, FL_NANSTYLE_IEEE);
 /* TensorFloat-32: binary32's range, 10 fraction bits, stored in 19 bits. */
-const fl_format fl_tf32 = FL_FORMAT("tf32", 8, 11, FL_NANSTYLE_IEEE, 1, 0);
+const fl_format fl_tf32 = FL_FORMAT("tf32", 8, 11, FL_NANSTYLE_IEEE);
 /* OCP 8-bit floating point (OFP8) v1.0: E5M2 is IEEE-like; E4M3 ("FN")
  * has no infinities, the single NaN S.1111.111, and max 448. */
-const fl_format fl_fp8_e5m2 = FL_FORMAT("fp8-e5m2", 5, 3, FL_NANSTYLE_IEEE, 1, 0);
-const fl_format fl_fp8_e4m3 = FL_FORMAT("fp8-e4m3", 4, 4, FL_NANSTYLE_FN, 1, 0);
+const fl_format fl_fp8_e5m2 = FL_FORMAT("fp8-e5m2", 5, 3, FL_NANSTYLE_IEEE);
+const fl_format fl_fp8_e4m3 = FL_FORMAT("fp8-e4m3", 4, 4, FL_NANSTYLE_FN);
+/* ml_dtypes' IEEE-like 8-bit formats (infinities, NaNs with payloads). */
+const fl_format fl_float8_e4m3 =
+    FL_FORMAT("float8_e4m3", 4, 4, FL_NANSTYLE_IEEE);
+const fl_format fl_float8_e3m4 =
+    FL_FORMAT("float8_e3m4", 3, 5, FL_NANSTYLE_IEEE);
+/* fnuz: the IEEE bias plus one (float8_e4m3b11fnuz: 11). */
+const fl_format fl_float8_e4m3fnuz = FL_FORMAT_X(
+    "float8_e4m3fnuz", 4, 4, 8, FL_NANSTYLE_FNUZ, 1, 1, 1, 0);
+const fl_format fl_float8_e5m2fnuz = FL_FORMAT_X(
+    "float8_e5m2fnuz", 5, 3, 16, FL_NANSTYLE_FNUZ, 1, 1, 1, 0);
+const fl_format fl_float8_e4m3b11fnuz = FL_FORMAT_X(
+    "float8_e4m3b11fnuz", 4, 4, 11, FL_NANSTYLE_FNUZ, 1, 1, 1, 0);
+/* Unsigned: NVIDIA's E5M3 (ml_dtypes float8_e5m3fnu) and the MX scale
+ * E8M0, whose exponent field 0 is 2^-127, not zero. */
+const fl_format fl_float8_e5m3fnu = FL_FORMAT_X(
+    "float8_e5m3fnu", 5, 4, 15, FL_NANSTYLE_FN, 0, 1, 1, 0);
+const fl_format fl_float8_e8m0fnu = FL_FORMAT_X(
+    "float8_e8m0fnu", 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 0);
+/* OCP MX element types: no infinities, no NaN. */
+const fl_format fl_float6_e2m3fn = FL_FORMAT_X(
+    "float6_e2m3fn", 2, 4, 1, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
+const fl_format fl_float6_e3m2fn = FL_FORMAT_X(
+    "float6_e3m2fn", 3, 3, 3, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
+const fl_format fl_float4_e2m1fn = FL_FORMAT_X(
+    "float4_e2m1fn", 2, 2, 1, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
+/* IEEE P3109 binary8pP (gfloat): E = 8 - P, bias 2^(E-1) (P = 1: 63). */
+#define FL_P3109(NAME, P, B)                                                 \
+    FL_FORMAT_X(NAME, 8 - (P), P, B, FL_NANSTYLE_P3109, 1, 1, 1, 0)
+const fl_format fl_p3109_p1 = FL_P3109("p3109:p1", 1, 63);
+const fl_format fl_p3109_p2 = FL_P3109("p3109:p2", 2, 32);
+const fl_format fl_p3109_p3 = FL_P3109("p3109:p3", 3, 16);
+const fl_format fl_p3109_p4 = FL_P3109("p3109:p4", 4, 8);
+const fl_format fl_p3109_p5 = FL_P3109("p3109:p5", 5, 4);
+const fl_format fl_p3109_p6 = FL_P3109("p3109:p6", 6, 2);
+const fl_format fl_p3109_p7 = FL_P3109("p3109:p7", 7, 1);
 
-static const fl_format *const presets[] = {
-    &fl_binary16, &fl_bfloat16, &fl_binary32, &fl_binary64,
-    &fl_tf32,     &fl_fp8_e5m2, &fl_fp8_e4m3,
-};
-
+/* The one table: each preset with the other names it answers to (numpy /
+ * PyTorch / ml_dtypes spellings and short aliases).  Names compare
+ * case-insensitively. */
+#define FL_MAX_ALIASES 6
 static const struct {
-    const char *alias;
     const fl_format *fmt;
-} aliases[] = {
-    {"binary16", &fl_binary16}, {"fp16", &fl_binary16},
-    {"half", &fl_binary16},     {"f16", &fl_binary16},
-    {"bfloat16", &fl_bfloat16}, {"bf16", &fl_bfloat16},
-    {"binary32", &fl_binary32}, {"fp32", &fl_binary32},
-    {"float", &fl_binary32},    {"single", &fl_binary32},
-    {"f32", &fl_binary32},      {"binary64", &fl_binary64},
-    {"fp64", &fl_binary64},     {"double", &fl_binary64},
-    {"f64", &fl_binary64},      {"tf32", &fl_tf32},
-    {"fp8-e5m2", &fl_fp8_e5m2}, {"e5m2", &fl_fp8_e5m2},
-    {"fp8-e4m3", &fl_fp8_e4m3}, {"e4m3", &fl_fp8_e4m3},
-    {"fp8-e4m3fn", &fl_fp8_e4m3}, {"e4m3fn", &fl_fp8_e4m3},
+    const char *alias[FL_MAX_ALIASES];
+} presets[] = {
+    {&fl_binary16, {"fp16", "half", "f16", "float16"}},
+    {&fl_bfloat16, {"bf16"}},
+    {&fl_binary32, {"fp32", "float", "single", "f32", "float32"}},
+    {&fl_binary64, {"fp64", "double", "f64", "float64"}},
+    {&fl_tf32, {"tensorfloat32"}},
+    {&fl_fp8_e5m2, {"e5m2", "float8_e5m2"}},
+    {&fl_fp8_e4m3, {"e4m3", "fp8-e4m3fn", "e4m3fn", "float8_e4m3fn"}},
+    {&fl_float8_e4m3, {NULL}},   /* not "e4m3": that name is OCP's */
+    {&fl_float8_e3m4, {"fp8-e3m4", "e3m4"}},
+    {&fl_float8_e4m3fnuz, {"fp8-e4m3fnuz", "e4m3fnuz"}},
+    {&fl_float8_e5m2fnuz, {"fp8-e5m2fnuz", "e5m2fnuz"}},
+    {&fl_float8_e4m3b11fnuz,
+     {"fp8-e4m3b11fnuz", "e4m3b11fnuz", "float8_e4m3b11"}},
+    {&fl_float8_e5m3fnu, {"fp8-e5m3fnu", "e5m3fnu"}},
+    {&fl_float8_e8m0fnu, {"fp8-e8m0", "e8m0", "e8m0fnu", "fp8-e8m0fnu"}},
+    {&fl_float6_e2m3fn, {"fp6-e2m3", "e2m3", "e2m3fn"}},
+    {&fl_float6_e3m2fn, {"fp6-e3m2", "e3m2", "e3m2fn"}},
+    {&fl_float4_e2m1fn, {"fp4-e2m1", "e2m1", "e2m1fn"}},
+    {&fl_p3109_p1, {"binary8p1", "p3109_p1"}},
+    {&fl_p3109_p2, {"binary8p2", "p3109_p2"}},
+    {&fl_p3109_p3, {"binary8p3", "p3109_p3"}},
+    {&fl_p3109_p4, {"binary8p4", "p3109_p4"}},
+    {&fl_p3109_p5, {"binary8p5", "p3109_p5"}},
+    {&fl_p3109_p6, {"binary8p6", "p3109_p6"}},
+    {&fl_p3109_p7, {"binary8p7", "p3109_p7"}},
 };
+#define FL_NPRESETS (sizeof presets / sizeof presets[0])
 
 size_t fl_format_preset_count(void)
 {
-    return sizeof presets / sizeof presets[0];
+    return FL_NPRESETS;
 }
 
 const fl_format *fl_format_preset(size_t i)
 {
-    return i < fl_format_preset_count() ? presets[i] : NULL;
+    return i < FL_NPRESETS ? presets[i].fmt : NULL;
+}
+
+static int lower(int ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+
+/* ASCII case-insensitive equality (no locale). */
+static int same_name(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (lower((unsigned char)*a) != lower((unsigned char)*b))
+            return 0;
+    return *a == *b;
+}
+
+/* Case-insensitive prefix test: the rest of s after prefix, or NULL. */
+static const char *after_prefix(const char *s, const char *prefix)
+{
+    for (; *prefix; s++, prefix++)
+        if (lower((unsigned char)*s) != *prefix)
+            return NULL;
+    return s;
+}
+
+/* The name without a library prefix ("torch.bfloat16" -> "bfloat16"). */
+static const char *strip_module(const char *name)
+{
+    static const char *const mods[] = {"torch.", "np.", "numpy.", "jnp.",
+                                       "ml_dtypes."};
+    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+        const char *r = after_prefix(name, mods[i]);
+        if (r && *r)
+            return r;
+    }
+    return name;
 }
 
 const fl_format *fl_format_by_name(const char *name)
 {
     if (!name)
         return NULL;
-    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (!strcmp(name, aliases[i].alias))
-            return aliases[i].fmt;
+    name = strip_module(name);
+    for (size_t i = 0; i < FL_NPRESETS; i++) {
+        if (same_name(name, presets[i].fmt->name))
+            return presets[i].fmt;
+        for (int k = 0; k < FL_MAX_ALIASES && presets[i].alias[k]; k++)
+            if (same_name(name, presets[i].alias[k]))
+                return presets[i].fmt;
+    }
     return NULL;
 }
 
@@ -91,46 +219,108 @@ static void set_err(char *err, size_t errlen, const char *msg, const char *arg)
         snprintf(err, errlen, msg, arg);
 }
 
-int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
-                   int nan_style, int subnormals, int saturate, char *err,
-                   size_t errlen)
+int fl_format_define(fl_format *out, const char *name,
+                     const fl_format_params *p, char *err, size_t errlen)
 {
     char buf[64];
-    if (ebits < 2 || ebits > 11) {
-        snprintf(buf, sizeof buf, "%d", ebits);
-        set_err(err, errlen, "exponent bits must be 2..11, got %s", buf);
+    const int st = p->nan_style, sg = p->is_signed != 0, z = p->has_zero != 0;
+    const int e = p->ebits, pr = p->prec;
+    int32_t bias, emin, emax;
+    uint64_t maxb;
+
+    if (st < 0 || st >= FL_NANSTYLE_COUNT) {
+        snprintf(buf, sizeof buf, "%d", st);
+        set_err(err, errlen, "unknown NaN style %s (0..4: ieee, fn, finite, "
+                "fnuz, p3109)", buf);
         return -1;
     }
-    if (prec < 2 || prec > 53) {
-        snprintf(buf, sizeof buf, "%d", prec - 1);
-        set_err(err, errlen, "fraction bits must be 1..52, got %s", buf);
+    if (e < (st == FL_NANSTYLE_IEEE ? 2 : 1) || e > 11) {
+        snprintf(buf, sizeof buf, "%d", e);
+        set_err(err, errlen, st == FL_NANSTYLE_IEEE
+                ? "exponent bits must be 2..11, got %s"
+                : "exponent bits must be 1..11, got %s", buf);
         return -1;
     }
-    if (nan_style != FL_NANSTYLE_IEEE && nan_style != FL_NANSTYLE_FN) {
-        set_err(err, errlen, "unknown NaN style%s", "");
+    if (pr < (st == FL_NANSTYLE_IEEE ? 2 : 1) || pr > 53) {
+        snprintf(buf, sizeof buf, "%d", pr - 1);
+        set_err(err, errlen, st == FL_NANSTYLE_IEEE
+                ? "fraction bits must be 1..52 (an IEEE-style format needs "
+                  "one for its NaNs), got %s"
+                : "fraction bits must be 0..52, got %s", buf);
         return -1;
     }
-    if (nan_style == FL_NANSTYLE_IEEE && prec < 2) {
-        set_err(err, errlen, "an IEEE-style format needs a fraction bit%s", "");
+    if (!sg && (st == FL_NANSTYLE_FNUZ || st == FL_NANSTYLE_P3109)) {
+        set_err(err, errlen, "an unsigned format cannot have the fnuz or "
+                "p3109 NaN, which is the sign bit alone%s", "");
+        return -1;
+    }
+    if (!z && (sg || p->subnormals ||
+               (st != FL_NANSTYLE_FN && st != FL_NANSTYLE_FINITE))) {
+        set_err(err, errlen, "a format without zero must be unsigned, "
+                "without subnormals, of the fn or finite NaN style%s", "");
+        return -1;
+    }
+    if (sg + e + pr - 1 < 2) {
+        set_err(err, errlen, "a format needs at least 2 bits%s", "");
+        return -1;
+    }
+    bias = p->bias == FL_BIAS_IEEE ? FL_BIAS(e) : p->bias;
+    maxb = FL_MAXBITS(e, pr, st);
+    if (z ? (maxb >> (pr - 1)) == 0 : maxb == 0) {
+        /* e.g. one exponent bit and no fraction with fn or p3109: the
+         * specials leave no normal number */
+        set_err(err, errlen, "the format has no normal number besides its "
+                "special encodings (widen it)%s", "");
+        return -1;
+    }
+    emin = (z ? 1 : 0) - bias;
+    emax = (int32_t)(maxb >> (pr - 1)) - bias;
+    /* every finite value a binary64 (FN/FINITE ebits 11 reach 2^1024 *
+     * (1 - ...), which fl_to_double documents) */
+    if (p->bias != FL_BIAS_IEEE &&
+        (p->bias < -1100 || p->bias > 1100 || emax > 1024 ||
+         (int64_t)emin - (p->subnormals ? pr - 1 : 0) < -1074)) {
+        snprintf(buf, sizeof buf, "%d", p->bias);
+        set_err(err, errlen, "bias %s puts values outside binary64's range "
+                "(need emax <= 1024 and the smallest value >= 2^-1074)", buf);
         return -1;
     }
     memset(out, 0, sizeof *out);
     out->name = name;
-    out->ebits = (uint8_t)ebits;
-    out->prec = (uint8_t)prec;
-    out->width = (uint8_t)FL_W(ebits, prec);
-    out->nan_style = (uint8_t)nan_style;
-    out->has_inf = nan_style == FL_NANSTYLE_IEEE;
-    out->subnormals = subnormals != 0;
-    out->saturate = saturate != 0;
-    out->bias = FL_BIAS(ebits);
-    out->emin = 1 - out->bias;
-    out->emax = FL_EMAX(ebits, nan_style);
-    out->sign_mask = FL_ONE << (out->width - 1);
-    out->exp_mask = FL_EXPMASK(ebits, prec);
-    out->frac_mask = FL_FRACMASK(prec);
-    out->max_bits = FL_MAXBITS(ebits, prec, nan_style);
+    out->width = (uint8_t)(sg + e + pr - 1);
+    out->ebits = (uint8_t)e;
+    out->prec = (uint8_t)pr;
+    out->has_inf = FL_HASINF(st);
+    out->nan_style = (uint8_t)st;
+    out->subnormals = p->subnormals != 0;
+    out->saturate = p->saturate != 0;
+    out->is_signed = (uint8_t)sg;
+    out->has_zero = (uint8_t)z;
+    out->has_negzero = FL_NEGZERO(st, sg);
+    out->bias = bias;
+    out->emin = emin;
+    out->emax = emax;
+    out->sign_mask = sg ? FL_ONE << (out->width - 1) : 0;
+    out->exp_mask = FL_EXPMASK(e, pr);
+    out->frac_mask = FL_FRACMASK(pr);
+    out->max_bits = maxb;
     return 0;
+}
+
+int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
+                   int nan_style, int subnormals, int saturate, char *err,
+                   size_t errlen)
+{
+    fl_format_params p;
+    p.ebits = ebits;
+    p.prec = prec;
+    p.bias = FL_BIAS_IEEE;
+    p.nan_style = nan_style;
+    p.is_signed = 1;
+    p.has_zero = 1;
+    p.subnormals = subnormals;
+    p.saturate = saturate;
+    return fl_format_define(out, name, &p, err, errlen);
 }
 
 /* Parse a whole decimal integer in [lo, hi]; -1 if not. */
@@ -147,9 +337,29 @@ static int parse_small_int(const char *s, const char *end, int lo, int hi)
     return v < lo || v > hi ? -1 : (int)v;
 }
 
+/* "unknown format 'spec' (known: ...)", the list made from the table. */
+static void unknown_format(char *err, size_t errlen, const char *spec)
+{
+    size_t n;
+    if (!err || !errlen)
+        return;
+    n = (size_t)snprintf(err, errlen, "unknown format '%s' (known: ", spec);
+    for (size_t i = 0; i < FL_NPRESETS && n < errlen; i++) {
+        const char *nm = presets[i].fmt->name;
+        if (!strncmp(nm, "p3109:", 6))
+            continue;
+        n += (size_t)snprintf(err + n, errlen - n, "%s, ", nm);
+    }
+    if (n < errlen)
+        snprintf(err + n, errlen - n,
+                 "p3109:p1 .. p3109:p7, ieee:E:M; aliases such as fp16, "
+                 "half, bf16, float32, e4m3, e8m0, fp4-e2m1; any case)");
+}
+
 int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
 {
     const fl_format *p;
+    const char *rest;
     if (!spec || !*spec) {
         set_err(err, errlen, "empty format name%s", "");
         return -1;
@@ -159,8 +369,8 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
         *out = *p;
         return 0;
     }
-    if (!strncmp(spec, "ieee:", 5)) {
-        const char *e = spec + 5, *colon = strchr(e, ':');
+    if ((rest = after_prefix(spec, "ieee:")) != NULL) {
+        const char *colon = strchr(rest, ':');
         int ebits, mbits;
         if (!colon) {
             set_err(err, errlen,
@@ -168,7 +378,7 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
                     "fraction bits)", spec);
             return -1;
         }
-        ebits = parse_small_int(e, colon, 0, 9999);
+        ebits = parse_small_int(rest, colon, 0, 9999);
         mbits = parse_small_int(colon + 1, colon + 1 + strlen(colon + 1), 0, 9999);
         if (ebits < 2 || ebits > 11) {
             set_err(err, errlen,
@@ -183,10 +393,14 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
         return fl_format_make(out, "ieee", ebits, mbits + 1, FL_NANSTYLE_IEEE,
                               1, 0, err, errlen);
     }
-    set_err(err, errlen,
-            "unknown format '%s' (try binary16/fp16/half, bfloat16/bf16, "
-            "binary32/fp32, binary64/fp64, tf32, fp8-e5m2, fp8-e4m3, or ieee:E:M)",
-            spec);
+    if ((rest = after_prefix(spec, "p3109:")) != NULL ||
+        (rest = after_prefix(spec, "binary8p")) != NULL) {
+        set_err(err, errlen,
+                "format '%s': the IEEE P3109 8-bit formats are p3109:p1 .. "
+                "p3109:p7 (precision P = 1..7)", spec);
+        return -1;
+    }
+    unknown_format(err, errlen, spec);
     return -1;
 }
 

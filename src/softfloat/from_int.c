@@ -16,7 +16,7 @@ static FPLAB_HOSTDEV uint64_t from_mag(const fl_format *f, int sign,
 {
     int lz;
     if (mag == 0)
-        return fl__pack_zero(f, 0);   /* integer zero is +0 */
+        return fl__pack_zero(f, c, 0, flags);   /* integer zero is +0 */
     lz = fl__clz64(mag);
     return fl__round_pack(f, c, sign, 63 - lz, mag << lz, flags);
 }

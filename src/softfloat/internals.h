@@ -46,7 +46,11 @@ static inline FPLAB_HOSTDEV int fl__is_nan_cls(int cls)
 }
 
 /* Decode a bit pattern.  Subnormal inputs become zero under c->daz (and in
- * formats declared without subnormals).  c may be NULL (no DAZ). */
+ * formats declared without subnormals).  c may be NULL (no DAZ).  The
+ * special encodings come from f->nan_style: IEEE (all-ones exponent), FN
+ * (all-ones magnitude is NaN), P3109 (all-ones magnitude is infinite),
+ * FNUZ and P3109 (the sign bit alone is the NaN), FINITE (none).  In a
+ * format without zero (has_zero == 0) the zero exponent field is normal. */
 static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
                                               const fl_ctx *c)
 {
@@ -59,16 +63,25 @@ static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
     u.exp = 0;
     u.sig = 0;
     if (e == eall) {
-        if (f->nan_style == FL_NANSTYLE_IEEE) {
+        if (f->nan_style == FL_NANSTYLE_IEEE) {      /* prec >= 2 */
             if (frac == 0) { u.cls = FL_U_INF; return u; }
             u.cls = (frac >> (fb - 1)) & 1 ? FL_U_QNAN : FL_U_SNAN;
             return u;
         }
-        if (frac == f->frac_mask) { u.cls = FL_U_QNAN; return u; }
-        /* FN style: the all-ones exponent holds ordinary numbers */
+        if (frac == f->frac_mask) {
+            if (f->nan_style == FL_NANSTYLE_FN) { u.cls = FL_U_QNAN; return u; }
+            if (f->nan_style == FL_NANSTYLE_P3109) { u.cls = FL_U_INF; return u; }
+        }
+        /* otherwise the all-ones exponent holds ordinary numbers */
     }
-    if (e == 0) {
-        if (frac == 0 || (c && c->daz) || !f->subnormals) {
+    if (e == 0 && f->has_zero) {
+        if (frac == 0) {
+            /* the sign bit alone: -0, or the one NaN of FNUZ and P3109 */
+            u.cls = u.sign && f->nan_style >= FL_NANSTYLE_FNUZ ? FL_U_QNAN
+                                                                : FL_U_ZERO;
+            return u;
+        }
+        if ((c && c->daz) || !f->subnormals) {
             u.cls = FL_U_ZERO;
             return u;
         }
@@ -87,15 +100,43 @@ static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
     return u;
 }
 
-static inline FPLAB_HOSTDEV uint64_t fl__pack_zero(const fl_format *f, int sign)
+/* The encoding of a zero of the given sign in a format that has zero; -0
+ * is +0 where the format has no -0 (FNUZ, P3109, unsigned). */
+static inline FPLAB_HOSTDEV uint64_t fl__zero_bits(const fl_format *f,
+                                                   int sign)
 {
-    return sign ? f->sign_mask : 0;
+    return sign && f->has_negzero ? f->sign_mask : 0;
 }
 
-/* Signed infinity; in a format without infinities the largest finite value
- * when saturating (format or context), else the NaN pattern with that sign. */
+/* A zero result in a format without zero (E8M0): the default NaN with
+ * invalid, or when saturating (format or context) the smallest value
+ * (encoding 0) with underflow, inexact and FL_TERN_UP. */
+FPLAB_HOSTDEV uint64_t fl__no_zero(const fl_format *f, const fl_ctx *c,
+                                   unsigned *flags);
+
+/* A zero result of the given sign: fl__zero_bits, or fl__no_zero. */
+static inline FPLAB_HOSTDEV uint64_t fl__pack_zero(const fl_format *f,
+                                                   const fl_ctx *c, int sign,
+                                                   unsigned *flags)
+{
+    if (f->has_zero)
+        return fl__zero_bits(f, sign);
+    return fl__no_zero(f, c, flags);
+}
+
+/* A negative nonzero result (or -inf) in an unsigned format: invalid, and
+ * the default NaN, or when saturating the lowest value (encoding 0: zero,
+ * or E8M0's 2^-127) with FL_TERN_UP. */
+FPLAB_HOSTDEV uint64_t fl__unsigned_negative(const fl_format *f,
+                                             const fl_ctx *c,
+                                             unsigned *flags);
+
+/* Signed infinity.  In a format without infinities: the largest finite
+ * value when saturating (format or context) or when the format has no NaN
+ * (FINITE), else the NaN of that sign.  -inf in an unsigned format goes to
+ * fl__unsigned_negative. */
 FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
-                                    const fl_ctx *c);
+                                    const fl_ctx *c, unsigned *flags);
 
 /* The one rounding routine.  Rounds (-1)^sign * sig * 2^(exp - 63) to f in
  * c->rm, handling subnormals, flush-to-zero, tininess (c->tininess),
@@ -157,9 +198,18 @@ FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
 
 /* A zero result of an exact cancellation x + (-x): +0, or -0 in FL_RDN. */
 static inline FPLAB_HOSTDEV uint64_t fl__cancel_zero(const fl_format *f,
-                                                     const fl_ctx *c)
+                                                     const fl_ctx *c,
+                                                     unsigned *flags)
 {
-    return c->rm == FL_RDN ? f->sign_mask : 0;
+    return fl__pack_zero(f, c, c->rm == FL_RDN, flags);
 }
+
+/* x + y on unpacked non-NaN operands (add.c); fl_sub flips y's sign. */
+FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
+                                        fl_unp x, fl_unp y, unsigned *flags);
+
+/* The NaN (or, in a FINITE format, the stand-in) that a NaN of the given
+ * sign becomes in f (nan.c). */
+FPLAB_HOSTDEV uint64_t fl__nan_of_sign(const fl_format *f, int sign);
 
 #endif /* FPLAB_INTERNALS_H */

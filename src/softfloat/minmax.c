@@ -37,7 +37,7 @@ static FPLAB_HOSTDEV int order(fl_unp x, fl_unp y)
 static FPLAB_HOSTDEV uint64_t as_seen(const fl_format *f, uint64_t a,
                                       fl_unp u)
 {
-    return u.cls == FL_U_ZERO ? fl__pack_zero(f, u.sign) : a;
+    return u.cls == FL_U_ZERO ? fl__zero_bits(f, u.sign) : a;
 }
 
 /*

@@ -29,10 +29,10 @@ FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
     if (x.cls == FL_U_INF || y.cls == FL_U_INF) {
         if (x.cls == FL_U_ZERO || y.cls == FL_U_ZERO)
             return fl__invalid(f, c, flags);           /* 0 * inf */
-        return fl__pack_inf(f, sign, c);
+        return fl__pack_inf(f, sign, c, flags);
     }
     if (x.cls == FL_U_ZERO || y.cls == FL_U_ZERO)
-        return fl__pack_zero(f, sign);                 /* exact */
+        return fl__pack_zero(f, c, sign, flags);                 /* exact */
 
     /* x.sig * y.sig * 2^(x.exp + y.exp - 126); the top half weighs
      * 2^64, so sig * 2^(x.exp + y.exp + 1 - 63). */

@@ -14,6 +14,15 @@
  * signaling; defaultNaNF16UI is 0xFE00 (F32 0xFFC00000, F64
  * 0xFFF8000000000000); softfloat_commonNaNToF16UI keeps the sign and the
  * payload's top bits.  The two differ only in fma (see fma.c).
+ *
+ * Formats with one NaN per sign (FN), one NaN in all (FNUZ, P3109, the
+ * unsigned FN formats) or none (FINITE) have no payloads and no quiet bit:
+ * the presets only choose the sign, where the format has signed NaNs.  A
+ * FINITE format (OCP MX FP6/FP4) encodes no NaN at all; a NaN result there
+ * is replaced by ml_dtypes' stand-in, its numeric_limits quiet_NaN(): the
+ * sign bit alone (-0), and for a negative NaN that pattern negated (+0)
+ * (ml_dtypes include/mxfloat.h; its conversion returns -quiet_NaN() for a
+ * negative NaN), and invalid is raised.
  */
 #include "internals.h"
 
@@ -23,12 +32,25 @@ static FPLAB_HOSTDEV uint64_t quiet_bit(const fl_format *f)
     return ((uint64_t)1) << (f->prec - 2);
 }
 
+FPLAB_HOSTDEV uint64_t fl__nan_of_sign(const fl_format *f, int sign)
+{
+    const uint64_t s = sign ? f->sign_mask : 0;
+    switch (f->nan_style) {
+    case FL_NANSTYLE_IEEE:
+        return s | f->exp_mask | quiet_bit(f);
+    case FL_NANSTYLE_FN:                      /* S.1..1 (unsigned: 1..1) */
+        return s | f->exp_mask | f->frac_mask;
+    case FL_NANSTYLE_FINITE:                  /* ml_dtypes' stand-in */
+        return s ^ f->sign_mask;
+    default:                                  /* FNUZ, P3109: 1.0..0 */
+        return f->sign_mask;
+    }
+}
+
 FPLAB_HOSTDEV uint64_t fl_default_nan(const fl_format *f, int preset)
 {
-    if (f->nan_style == FL_NANSTYLE_FN) {
-        uint64_t nan = f->exp_mask | f->frac_mask;
-        return fl__nan_propagates(preset) ? f->sign_mask | nan : nan;
-    }
+    if (f->nan_style != FL_NANSTYLE_IEEE)
+        return fl__nan_of_sign(f, fl__nan_propagates(preset));
     switch (preset) {
     case FL_NANP_X86:
     case FL_NANP_SOFTFLOAT:
@@ -40,18 +62,9 @@ FPLAB_HOSTDEV uint64_t fl_default_nan(const fl_format *f, int preset)
     }
 }
 
-static FPLAB_HOSTDEV int raw_is_nan(const fl_format *f, uint64_t a)
+static FPLAB_HOSTDEV int raw_class(const fl_format *f, uint64_t a)
 {
-    uint64_t mag = a & ~f->sign_mask;
-    if (f->nan_style == FL_NANSTYLE_FN)
-        return mag == (f->exp_mask | f->frac_mask);
-    return (mag & f->exp_mask) == f->exp_mask && (mag & f->frac_mask) != 0;
-}
-
-static FPLAB_HOSTDEV int raw_is_snan(const fl_format *f, uint64_t a)
-{
-    return f->nan_style == FL_NANSTYLE_IEEE && raw_is_nan(f, a) &&
-           !(a & quiet_bit(f));
+    return fl__unpack(f, a, 0).cls;
 }
 
 FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
@@ -60,14 +73,15 @@ FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
 {
     int i, first = -1;
     for (i = 0; i < n; i++) {
-        if (raw_is_snan(f, ops[i]))
+        const int k = raw_class(f, ops[i]);
+        if (k == FL_U_SNAN)
             *flags |= FL_INVALID;
-        if (first < 0 && raw_is_nan(f, ops[i]))
+        if (first < 0 && fl__is_nan_cls(k))
             first = i;
     }
     if (fl__nan_propagates(c->nan) && first >= 0)
-        return f->nan_style == FL_NANSTYLE_FN ? ops[first]
-                                              : ops[first] | quiet_bit(f);
+        return f->nan_style == FL_NANSTYLE_IEEE ? ops[first] | quiet_bit(f)
+                                                : ops[first];
     return fl_default_nan(f, c->nan);
 }
 
@@ -86,12 +100,15 @@ FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
     uint64_t frac = a & src->frac_mask;
     int sfb = src->prec - 1, dfb = dst->prec - 1;
 
-    if (raw_is_snan(src, a))
+    /* a signaling NaN signals; a NaN that dst cannot hold at all (FINITE)
+     * is an invalid conversion, as for a NaN to an integer */
+    if (raw_class(src, a) == FL_U_SNAN ||
+        dst->nan_style == FL_NANSTYLE_FINITE)
         *flags |= FL_INVALID;
     if (!fl__nan_propagates(c->nan))
         return fl_default_nan(dst, c->nan);
-    if (dst->nan_style == FL_NANSTYLE_FN)
-        return (sign ? dst->sign_mask : 0) | dst->exp_mask | dst->frac_mask;
+    if (dst->nan_style != FL_NANSTYLE_IEEE)
+        return fl__nan_of_sign(dst, sign);
     /* x86 (and SoftFloat) keep the sign and the leading payload bits,
      * quieted. */
     frac = dfb >= sfb ? frac << (dfb - sfb) : frac >> (sfb - dfb);

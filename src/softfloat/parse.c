@@ -183,7 +183,7 @@ static int parse_hex(const fl_format *f, const char *p, const fl_ctx *c,
         return -1;
     }
     if (mant == 0) {
-        *out = fl__pack_zero(f, sign);
+        *out = fl__pack_zero(f, c, sign, flags);
         return 0;
     }
     {
@@ -236,7 +236,7 @@ static int parse_dec(const fl_format *f, const char *p, const fl_ctx *c,
         return -1;
     }
     if (lead < 0) {
-        *out = fl__pack_zero(f, sign);
+        *out = fl__pack_zero(f, c, sign, flags);
         return 0;
     }
     while (n > 1 && dig[n - 1] == '0')
@@ -315,21 +315,22 @@ int fl_parse(const fl_format *f, const char *s, const fl_ctx *c,
         /* An exact infinity: in a format without one, fl__pack_inf gives
          * the largest finite (saturating) or the NaN pattern, as for a
          * conversion of an infinity. */
-        r = fl__pack_inf(f, sign, c);
+        r = fl__pack_inf(f, sign, c, &fl);
         rc = 0;
-    } else if (word_is(p, "nan")) {
-        /* the quiet NaN: all-ones exponent, fraction's top bit (FN: the
-         * one NaN pattern) */
-        r = f->nan_style == FL_NANSTYLE_FN
-                ? sbit | f->exp_mask | f->frac_mask
-                : sbit | f->exp_mask | ((uint64_t)1 << (f->prec - 2));
-        rc = 0;
-    } else if (word_is(p, "snan")) {
-        /* signaling: fraction 1 (with prec == 2 that is the quiet bit; such
-         * a format has no signaling NaN) */
-        r = f->nan_style == FL_NANSTYLE_FN
-                ? sbit | f->exp_mask | f->frac_mask
-                : sbit | f->exp_mask | 1;
+    } else if (word_is(p, "nan") || word_is(p, "snan")) {
+        /* IEEE style: the quiet NaN (top fraction bit), or the signaling
+         * one with fraction 1 (with prec == 2 that is the quiet bit; such a
+         * format has no signaling NaN).  Other styles have one NaN per
+         * sign, or one in all (fl__nan_of_sign); a FINITE format has none:
+         * ml_dtypes' stand-in, and invalid, as for a converted NaN. */
+        if (f->nan_style != FL_NANSTYLE_IEEE) {
+            r = fl__nan_of_sign(f, sign);
+            if (f->nan_style == FL_NANSTYLE_FINITE)
+                fl |= FL_INVALID;
+        } else {
+            r = sbit | f->exp_mask |
+                (p[0] == 's' || p[0] == 'S' ? 1 : (uint64_t)1 << (f->prec - 2));
+        }
         rc = 0;
     } else if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         rc = parse_hex(f, p + 2, c, sign, &fl, &r);

@@ -285,7 +285,7 @@ size_t fl_print_hex(const fl_format *f, uint64_t a, char *buf, size_t len)
         return finish(&o);
     /* The fraction field, left-aligned to whole hex digits. */
     frac = (a & f->frac_mask) << (4 * nib - fb);
-    if ((a & f->exp_mask) == 0) {
+    if ((a & f->exp_mask) == 0 && f->has_zero) {
         lead = 0;                                   /* subnormal */
         e = f->emin;
     } else {

@@ -33,7 +33,7 @@ FPLAB_HOSTDEV uint64_t fl_rem(const fl_format *f, uint64_t a, uint64_t b,
     if (x.cls == FL_U_INF || y.cls == FL_U_ZERO)
         return fl__invalid(f, c, flags);               /* rem(inf, y), rem(x, 0) */
     if (x.cls == FL_U_ZERO)
-        return fl__pack_zero(f, x.sign);               /* rem(+-0, y) = +-0 */
+        return fl__pack_zero(f, c, x.sign, flags);               /* rem(+-0, y) = +-0 */
     /* |x| < |y| / 2 (including y = inf): n = 0, the result is x */
     if (y.cls == FL_U_INF || x.exp < y.exp - 1)
         return fl__round_pack(f, c, x.sign, x.exp, x.sig, flags);
@@ -58,7 +58,7 @@ FPLAB_HOSTDEV uint64_t fl_rem(const fl_format *f, uint64_t a, uint64_t b,
         sign = !sign;
     }
     if (r == 0)
-        return fl__pack_zero(f, x.sign);               /* sign of x */
+        return fl__pack_zero(f, c, x.sign, flags);               /* sign of x */
     /* value = r * 2^(y.exp - 53) = r * 2^((y.exp + 10) - 63) */
     return fl__round_pack(f, c, sign, y.exp + 10, r, flags);
 }

@@ -20,9 +20,22 @@
  * never exact) as for any other result.
  * Inexact is raised only when `exact` is nonzero; FL_TERN_UP / FL_TERN_DOWN
  * always report whether the result lies above or below a.  A zero result
- * keeps the sign of a.
+ * keeps the sign of a (where the format has -0).  In a format without
+ * zero (E8M0) a result of 0 is fl__pack_zero's: NaN with invalid, or the
+ * smallest value with underflow and inexact when saturating.
  */
 #include "internals.h"
+
+/* An integral operand is its own result; only flush-to-zero can change
+ * it, when it is tiny (emin > 0: some custom biases, one exponent bit). */
+static FPLAB_HOSTDEV uint64_t integral(const fl_format *f, uint64_t a,
+                                       fl_unp x, const fl_ctx *c,
+                                       unsigned *flags)
+{
+    if (x.exp >= f->emin || !c->ftz)
+        return a;
+    return fl__round_pack(f, c, x.sign, x.exp, x.sig, flags);
+}
 
 FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
                                const fl_ctx *c, unsigned *flags)
@@ -37,12 +50,13 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
         return fl__nan_result(f, c, ops, 1, flags);
     }
     if (x.cls == FL_U_INF)
-        return fl__pack_inf(f, x.sign, c);
+        return fl__pack_inf(f, x.sign, c, flags);
     if (x.cls == FL_U_ZERO)
-        return fl__pack_zero(f, x.sign);               /* also DAZ inputs */
-    /* ulp(a) >= 1: already integral */
+        return fl__pack_zero(f, c, x.sign, flags);     /* also DAZ inputs */
+    /* ulp(a) >= 1: already integral.  (An integral a below 2^emin, which
+     * formats with emin > 0 have, is still flushed under ftz.) */
     if (x.exp >= f->prec - 1)
-        return a;
+        return integral(f, a, x, c, flags);
 
     /* Here x.exp <= 51, the value is sig * 2^(x.exp - 63). */
     if (x.exp >= 0) {
@@ -53,7 +67,7 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
         frac = fl__shr_sticky(x.sig, -x.exp - 1);
     }
     if (frac == 0)
-        return a;                                      /* integral */
+        return integral(f, a, x, c, flags);
 
     switch (c->rm) {
     case FL_RNE:
@@ -85,8 +99,19 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
     if (exact)
         *flags |= FL_INEXACT;
     if (i == 0) {
+        if (!f->has_zero) {
+            /* No zero (E8M0): fl__pack_zero's NaN (invalid), or its
+             * smallest value 2^emin, which is at most a; the ternary
+             * compares the result with a, as everywhere in rint. */
+            unsigned zf = 0;
+            r = fl__pack_zero(f, c, 0, &zf);
+            *flags |= zf & FL_IEEE_FLAGS;
+            if (r != a && !fl_is_nan(f, r))
+                *flags |= FL_TERN_DOWN;
+            return r;
+        }
         *flags |= x.sign ? FL_TERN_UP : FL_TERN_DOWN;  /* rounded toward 0 */
-        return fl__pack_zero(f, x.sign);
+        return fl__pack_zero(f, c, x.sign, flags);
     }
     /* i <= 2^52: the exact integer value i * 2^(63 - 63), so fl__round_pack
      * raises nothing unless i exceeds the largest finite value. */
@@ -97,6 +122,12 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
         *flags |= pf & (FL_OVERFLOW | FL_INEXACT);
         if (r != a && !fl_is_nan(f, r))
             *flags |= x.sign ? FL_TERN_DOWN : FL_TERN_UP;
+        return r;
+    }
+    if (pf & FL_UNDERFLOW) {
+        /* a tiny integer (emin > 0) flushed to zero under ftz: below |a| */
+        *flags |= (pf & (FL_UNDERFLOW | FL_INEXACT)) |
+                  (x.sign ? FL_TERN_UP : FL_TERN_DOWN);
         return r;
     }
     *flags |= (inc != x.sign) ? FL_TERN_UP : FL_TERN_DOWN;

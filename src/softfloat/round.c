@@ -106,15 +106,45 @@ static FPLAB_HOSTDEV uint64_t round_shift(uint64_t sig, int32_t shift, int sign,
     return q + (uint64_t)inc;
 }
 
+static FPLAB_HOSTDEV int saturating(const fl_format *f, const fl_ctx *c)
+{
+    return f->saturate || (c && c->saturate);
+}
+
+FPLAB_HOSTDEV uint64_t fl__no_zero(const fl_format *f, const fl_ctx *c,
+                                   unsigned *flags)
+{
+    if (saturating(f, c)) {
+        *flags |= FL_UNDERFLOW | FL_INEXACT | FL_TERN_UP;
+        return 0;                            /* 2^emin */
+    }
+    return fl__invalid(f, c, flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl__unsigned_negative(const fl_format *f,
+                                             const fl_ctx *c,
+                                             unsigned *flags)
+{
+    if (saturating(f, c)) {
+        *flags |= FL_INVALID | FL_TERN_UP;
+        return 0;                            /* the lowest value */
+    }
+    return fl__invalid(f, c, flags);
+}
+
 FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
-                                    const fl_ctx *c)
+                                    const fl_ctx *c, unsigned *flags)
 {
     const uint64_t s = sign ? f->sign_mask : 0;
+    if (sign && !f->is_signed)
+        return fl__unsigned_negative(f, c, flags);
     if (f->has_inf)
-        return s | f->exp_mask;
-    if (f->saturate || (c && c->saturate))
+        return s | (f->max_bits + 1);        /* IEEE and P3109 alike */
+    if (saturating(f, c) || f->nan_style == FL_NANSTYLE_FINITE) {
+        *flags |= sign ? FL_TERN_UP : FL_TERN_DOWN;   /* short of inf */
         return s | f->max_bits;
-    return s | f->exp_mask | f->frac_mask;   /* FN: the NaN pattern */
+    }
+    return fl__nan_of_sign(f, sign);         /* FN, FNUZ: the NaN */
 }
 
 FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
@@ -122,10 +152,15 @@ FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
                                       unsigned *flags)
 {
     const int p = f->prec;
-    const uint64_t sbit = sign ? f->sign_mask : 0;
+    uint64_t sbit = sign ? f->sign_mask : 0;
     int lz, inexact, up, tiny = 0;
     int32_t shift;
     uint64_t q, mag;
+
+    /* An unsigned format holds no negative number (zero results never get
+     * here: they are exact, and fl__pack_zero handles them). */
+    if (sign && !f->is_signed)
+        return fl__unsigned_negative(f, c, flags);
 
     /* Normalize: value = sig * 2^(exp - 63), bit 63 of sig set. */
     lz = fl__clz64(sig);
@@ -145,10 +180,17 @@ FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
             uint64_t r = round_shift(sig, 64 - p, sign, c, &inexact, &up);
             tiny = r < (((uint64_t)1) << p);
         }
+        if (!f->has_zero) {
+            /* Below the smallest value 2^emin (encoding 0) of a format
+             * without zero: nothing lies below it, so every mode gives
+             * 2^emin; never exact. */
+            *flags |= FL_INEXACT | FL_TERN_UP | (tiny ? FL_UNDERFLOW : 0);
+            return 0;
+        }
         if (tiny && (c->ftz || !f->subnormals)) {
             *flags |= FL_UNDERFLOW | FL_INEXACT |
                       (sign ? FL_TERN_UP : FL_TERN_DOWN);
-            return sbit;
+            return fl__zero_bits(f, sign);
         }
         /* Subnormal quantum 2^(emin - p + 1): keep fewer bits. */
         shift = 64 - p + (f->emin - exp);
@@ -183,19 +225,25 @@ FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
                 to_inf = 1;
                 break;
             }
-            if (f->saturate || c->saturate)
+            /* saturation, and a format without infinity and NaN, keep
+             * the largest finite value */
+            if (saturating(f, c) || f->nan_style == FL_NANSTYLE_FINITE)
                 to_inf = 0;
             if (to_inf) {
                 *flags |= sign ? FL_TERN_DOWN : FL_TERN_UP;
-                return fl__pack_inf(f, sign, c);
+                return fl__pack_inf(f, sign, c, flags);
             }
             *flags |= sign ? FL_TERN_UP : FL_TERN_DOWN;
             return sbit | f->max_bits;
         }
     } else {
         /* Subnormal: q < 2^(p-1), or == 2^(p-1) which encodes the
-         * smallest normal directly (exponent field 1, fraction 0). */
+         * smallest normal directly (exponent field 1, fraction 0).  A
+         * result that rounded to zero has no sign where -0 does not
+         * exist. */
         mag = q;
+        if (mag == 0)
+            sbit = fl__zero_bits(f, sign);
     }
 
     if (inexact) {

@@ -78,11 +78,11 @@ FPLAB_HOSTDEV uint64_t fl_sqrt(const fl_format *f, uint64_t a,
         return fl__nan_result(f, c, ops, 1, flags);
     }
     if (x.cls == FL_U_ZERO)
-        return fl__pack_zero(f, x.sign);               /* sqrt(-0) = -0 */
+        return fl__pack_zero(f, c, x.sign, flags);               /* sqrt(-0) = -0 */
     if (x.sign)
         return fl__invalid(f, c, flags);               /* negative, -inf */
     if (x.cls == FL_U_INF)
-        return fl__pack_inf(f, 0, c);
+        return fl__pack_inf(f, 0, c, flags);
 
     /* value = sig * 2^(e - 63).  n = sig * 2^(top - 63) has its leading
      * bit at position top in {2k - 2, 2k - 1}, chosen so that e - top = 2s

@@ -123,7 +123,7 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
         return fl_default_nan(accf, FL_NANP_CUDA);
     }
     if (pinf || ninf)
-        return fl__pack_inf(accf, ninf, &ctx);
+        return fl__pack_inf(accf, ninf, &ctx, flags);
     if (nt == 0)
         return allneg0 ? accf->sign_mask : 0;
 

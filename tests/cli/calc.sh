@@ -103,4 +103,26 @@ if [ "$a" != "$b" ] || { [ "$a" != "0x3c00 1 inexact" ] && [ "$a" != "0x3c01 1.0
     fail "sr not reproducible or not a neighbour: [$a] [$b]"
 fi
 
-finish 79
+# the ML formats (docs/formats.md), worked by hand:
+# fnuz: 256 > 240 + 8 overflows to the one NaN 0x80; -0 does not exist
+expect 0 "0x80 nan inexact,overflow"   -- calc float8_e4m3fnuz round 256
+expect 0 "0x00 0 -"                    -- calc float8_e4m3fnuz round -0
+expect 0 "0x00 0 inexact,underflow"    -- calc float8_e4m3fnuz mul -0x1p-10 0.5
+# E8M0 (unsigned, 2^(e-127)): 3 lies between 2 and 4 (a tie: up), no zero
+expect 0 "0x81 4 inexact"              -- calc e8m0 round 3
+expect 0 "0xff nan invalid"            -- calc e8m0 round 0
+expect 0 "0xff nan invalid"            -- calc e8m0 sub 1 2
+expect 0 "0x00 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125 inexact,underflow" -- calc e8m0 round 0 --saturate
+# FP4 E2M1 (0 0.5 1 1.5 2 3 4 6): 5 is a tie between 4 and 6 (even: 4);
+# 7 rounds to 8 and saturates; NaN becomes ml_dtypes' -0 pattern
+expect 0 "0x6 4 inexact"               -- calc fp4-e2m1 round 5
+expect 0 "0x7 6 inexact,overflow"      -- calc fp4-e2m1 round 7
+expect 0 "0x8 -0 invalid"              -- calc fp4-e2m1 round nan
+# P3109 p3: infinities at 0x7f / 0xff, the NaN 0x80
+expect 0 "0x7f inf inexact,overflow"   -- calc p3109:p3 round 65536
+expect 0 "0x80 nan invalid"            -- calc p3109:p3 sub inf inf
+# ml_dtypes' float8_e4m3 has infinities (max 240); OCP's e4m3 does not
+expect 0 "0x78 inf inexact,overflow"   -- calc float8_e4m3 round 256
+expect 0 "0x7f nan inexact,overflow"   -- calc Float8_E4M3FN round 480
+
+finish 93

@@ -39,6 +39,8 @@ expect_err 2 "info: unknown option '--x'"               -- info fp16 --x
 expect_err 2 "table: binary16 is 16 bits wide; the table is for formats of at most 12 bits" -- table fp16
 expect_err 2 "table: ieee:5:7 is 13 bits wide"          -- table ieee:5:7
 expect_err 2 "table: FORMAT: unknown format 'e4m4'"     -- table e4m4
+expect_err 2 "info: FORMAT: format 'p3109:p9': the IEEE P3109 8-bit formats are p3109:p1 .. p3109:p7" -- info p3109:p9
+expect_err 2 "unknown format 'float8_e4m3fnuzz' (known: binary16," -- info float8_e4m3fnuzz
 # testfloat
 expect_err 2 "testfloat: need a FUNC"                   -- testfloat
 expect_err 2 "testfloat: unknown function 'f16_foo'"    -- testfloat f16_foo
@@ -67,4 +69,4 @@ for cmd in info table calc testfloat; do
         fail "fplab $cmd --help: rc $rc, output starts [${out:0:40}]"
 done
 
-finish 51
+finish 53
