@@ -228,10 +228,18 @@ static void set_nan_signed(fl_mpfr_res *r, const fl_format *f, int nan_sign)
     r->is_nan = 1;
 }
 
+/* x86 and SoftFloat's 8086-SSE specialisation propagate NaNs with their
+ * sign and make their default NaN negative; the other presets give their
+ * positive default NaN. */
+static int keeps_nan_sign(const fl_ctx *c)
+{
+    return c->nan == FL_NANP_X86 || c->nan == FL_NANP_SOFTFLOAT;
+}
+
 /* The NaN of an invalid operation under the context's preset. */
 static void set_nan_ctx(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c)
 {
-    set_nan_signed(r, f, c->nan == FL_NANP_X86);
+    set_nan_signed(r, f, keeps_nan_sign(c));
 }
 
 static int saturating(const fl_format *f, const fl_ctx *c)
@@ -786,9 +794,9 @@ int fl_mpfr_convert(fl_mpfr_res *r, const fl_format *dst,
     if (is_nan_kind(o.kind)) {
         if (o.kind == K_SNAN)
             r->flags |= FL_INVALID;
-        /* x86 keeps the NaN's sign; the other presets give their default,
-         * positive NaN (FINITE: the stand-in, with invalid) */
-        set_nan_signed(r, dst, c->nan == FL_NANP_X86 ? o.sign : 0);
+        /* x86 and SoftFloat keep the NaN's sign; the other presets give
+         * their default, positive NaN (FINITE: the stand-in, with invalid) */
+        set_nan_signed(r, dst, keeps_nan_sign(c) ? o.sign : 0);
         return 0;
     }
     if (o.kind == K_INF) {
