@@ -488,7 +488,7 @@ int fl_ref_model_set(fl_ref_model *m, const char *key, const char *value,
     if (value == NULL)
         value = "";
     if (!strcmp(key, "in")) {
-        if (set_format(&m->in, key, value, err, errlen))
+        if (set_format(&m->in, key, value, err, errlen) != 0)
             return -1;
         m->in_set = 1;
         return 0;
@@ -518,8 +518,15 @@ int fl_ref_model_set(fl_ref_model *m, const char *key, const char *value,
     }
     if (!strcmp(key, "order"))
         return set_order(m, value, base_dir, err, errlen);
-    if (!strcmp(key, "tc"))
-        return set_tc(&m->tc, value, err, errlen);
+    if (!strcmp(key, "tc")) {
+        if (set_tc(&m->tc, value, err, errlen) != 0)
+            return -1;
+        /* a preset names its input format; `in` given or taken from the
+         * data later must agree (fl_ref_model_check) */
+        if (m->tc.preset_in && !m->in_set)
+            m->in = *m->tc.preset_in;
+        return 0;
+    }
     if (!strcmp(key, "epilogue")) {
         for (int j = 0; j < 3; j++)
             if (!strcmp(value, epi_names[j])) {

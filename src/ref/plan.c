@@ -141,6 +141,55 @@ static int part_sums(ref_plan *p, size_t n, size_t part, int64_t *refs,
     return 0;
 }
 
+/* Renumber the nodes in postorder of the tree (left subtree, right
+ * subtree, node), the numbering the stochastic-rounding slots are defined
+ * by; the builders create some nodes in another order (all lanes before
+ * their combination).  Iterative: trees may be n deep. */
+static int renumber_postorder(ref_plan *p)
+{
+    const int64_t n = (int64_t)p->n;
+    size_t nn = p->nnodes, next = 0, sp = 0;
+    int64_t *newid = malloc(nn * sizeof *newid);
+    int64_t *kid2 = malloc(2 * nn * sizeof *kid2);
+    struct it { int64_t node; int state; } *stk = malloc(nn * sizeof *stk);
+    if (newid == NULL || kid2 == NULL || stk == NULL) {
+        free(newid);
+        free(kid2);
+        free(stk);
+        return -1;
+    }
+    stk[sp].node = p->root - n;
+    stk[sp].state = 0;
+    sp++;
+    while (sp > 0) {
+        struct it *t = &stk[sp - 1];
+        if (t->state < 2) {
+            int64_t c = p->kid[2 * t->node + t->state];
+            t->state++;
+            if (c >= n) {
+                stk[sp].node = c - n;
+                stk[sp].state = 0;
+                sp++;
+            }
+        } else {
+            newid[t->node] = (int64_t)next++;
+            sp--;
+        }
+    }
+    for (size_t j = 0; j < nn; j++)
+        for (int s = 0; s < 2; s++) {
+            int64_t c = p->kid[2 * j + s];
+            kid2[2 * newid[j] + s] = c >= n ? n + newid[c - n] : c;
+        }
+    p->root = n + newid[p->root - n];
+    free(p->kid);
+    p->kid = kid2;
+    p->cap = nn;
+    free(newid);
+    free(stk);
+    return 0;
+}
+
 void ref_plan_free(ref_plan *p)
 {
     free(p->kid);
@@ -227,6 +276,10 @@ int ref_plan_build(ref_plan *p, const fl_ref_model *m, size_t n)
         return -1;
     }
     p->root = root;
+    if (p->nnodes > 0 && renumber_postorder(p) != 0) {
+        ref_plan_free(p);
+        return -1;
+    }
     /* the leftmost leaf: follow left operands down from the root */
     {
         int64_t r = root, parent = -1;
