@@ -59,6 +59,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_scaler(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_gpu_check(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* Flag word as names in bit order ("inexact,underflow"), "-" when none of
  * the five IEEE flags is set.  Returns buf. */

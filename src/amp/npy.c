@@ -1,20 +1,15 @@
 /*
  * npy.c — NumPy .npy, raw binary and text readers (see npy.h).
  *
- * The .npy layout (numpy/lib/format.py, "NPY format"):
- *   bytes 0..5   magic "\x93NUMPY"
- *   byte  6, 7   major, minor version (1.0, 2.0 or 3.0)
- *   then         header length: uint16 LE (1.0) or uint32 LE (2.0, 3.0)
- *   then         the header: an ASCII (3.0: UTF-8) Python dict literal with
- *                exactly the keys 'descr', 'fortran_order', 'shape',
- *                padded with spaces and ended by '\n'
- *   then         the data, prod(shape) elements of descr, nothing after.
+ * .npy headers are parsed and checked by fplab_tensor (tensor_npy_info_parse,
+ * src/tensor/tensor_npy.c describes the layout); this file converts the
+ * float data to doubles for the histogram and training code.
  */
 #include "amp_err.h"
 #include "npy.h"
+#include "tensor.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -140,278 +135,45 @@ float *amp_array_to_float(const amp_array *a)
 }
 
 /* ---------------------------------------------------------------------
- * The header dict.  A tiny parser for the Python literal subset NumPy
- * writes: strings in ' or ", True/False, tuples of non-negative integers
- * (a trailing comma allowed, Python 2's 'L' suffix tolerated).
+ * .npy images: the header is checked by fplab_tensor's parser (the one
+ * .npy parser in fplab); this reader keeps only the float dtypes and its
+ * own conversion to double, in storage order.
  * ------------------------------------------------------------------- */
-typedef struct hparse {
-    const char *s, *end;
-    const char *name;
-    char *err;
-    size_t errlen;
-} hparse;
-
-static void skip_ws(hparse *p)
-{
-    while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' ||
-                             *p->s == '\r'))
-        p->s++;
-}
-
-static int expect(hparse *p, char c, const char *what)
-{
-    skip_ws(p);
-    if (p->s >= p->end)
-        return amp_errorf(p->err, p->errlen, "%s: header ends where %s ('%c') was expected",
-                    p->name, what, c);
-    if (*p->s != c)
-        return amp_errorf(p->err, p->errlen, "%s: header has '%c' where %s ('%c') was expected",
-                    p->name, *p->s, what, c);
-    p->s++;
-    return 0;
-}
-
-static int parse_str(hparse *p, char *out, size_t outlen)
-{
-    skip_ws(p);
-    if (p->s >= p->end || (*p->s != '\'' && *p->s != '"'))
-        return amp_errorf(p->err, p->errlen, "%s: header: expected a quoted string", p->name);
-    char q = *p->s++;
-    size_t k = 0;
-    while (p->s < p->end && *p->s != q) {
-        if (*p->s == '\\' || k + 1 >= outlen)
-            return amp_errorf(p->err, p->errlen, "%s: header: string too long or escaped "
-                        "(not a plain dtype)", p->name);
-        out[k++] = *p->s++;
-    }
-    if (p->s >= p->end)
-        return amp_errorf(p->err, p->errlen, "%s: header: unterminated string", p->name);
-    p->s++;
-    out[k] = 0;
-    return 0;
-}
-
-static int parse_bool(hparse *p, int *v)
-{
-    skip_ws(p);
-    if ((size_t)(p->end - p->s) >= 4 && !memcmp(p->s, "True", 4)) {
-        p->s += 4;
-        *v = 1;
-        return 0;
-    }
-    if ((size_t)(p->end - p->s) >= 5 && !memcmp(p->s, "False", 5)) {
-        p->s += 5;
-        *v = 0;
-        return 0;
-    }
-    return amp_errorf(p->err, p->errlen, "%s: header: 'fortran_order' must be True or False",
-                p->name);
-}
-
-static int parse_shape(hparse *p, amp_array *a)
-{
-    if (expect(p, '(', "the shape tuple"))
-        return -1;
-    a->ndim = 0;
-    for (;;) {
-        skip_ws(p);
-        if (p->s < p->end && *p->s == ')') {
-            p->s++;
-            break;
-        }
-        if (p->s >= p->end || *p->s < '0' || *p->s > '9')
-            return amp_errorf(p->err, p->errlen, "%s: header: shape must be a tuple of "
-                        "non-negative integers", p->name);
-        uint64_t v = 0;
-        while (p->s < p->end && *p->s >= '0' && *p->s <= '9') {
-            unsigned d = (unsigned)(*p->s++ - '0');
-            if (v > (UINT64_MAX - d) / 10 || v * 10 + d > SIZE_MAX)
-                return amp_errorf(p->err, p->errlen, "%s: header: shape dimension %d "
-                            "does not fit in %zu bits", p->name, a->ndim,
-                            sizeof(size_t) * CHAR_BIT);
-            v = v * 10 + d;
-        }
-        if (p->s < p->end && (*p->s == 'L' || *p->s == 'l'))
-            p->s++;
-        if (a->ndim >= AMP_NPY_MAXDIM)
-            return amp_errorf(p->err, p->errlen, "%s: header: more than %d dimensions",
-                        p->name, AMP_NPY_MAXDIM);
-        a->shape[a->ndim++] = (size_t)v;
-        skip_ws(p);
-        if (p->s < p->end && *p->s == ',') {
-            p->s++;
-            continue;
-        }
-        if (p->s < p->end && *p->s == ')') {
-            p->s++;
-            break;
-        }
-        return amp_errorf(p->err, p->errlen, "%s: header: malformed shape tuple", p->name);
-    }
-    return 0;
-}
-
-/* descr -> dtype and byte order; -1 with a message if unsupported. */
-static int parse_descr(hparse *p, const char *d, amp_array *a)
-{
-    int big;
-    switch (d[0]) {
-    case '<': case '=': case '|': big = 0; break;   /* '=' native: this reader
-                                                       assumes a little-endian host */
-    case '>': big = 1; break;
-    default: goto bad;
-    }
-    if (d[1] != 'f' || !d[2] || d[3])
-        goto bad;
-    switch (d[2]) {
-    case '2': a->dtype = AMP_DT_F16; break;
-    case '4': a->dtype = AMP_DT_F32; break;
-    case '8': a->dtype = AMP_DT_F64; break;
-    default: goto bad;
-    }
-    if (d[0] == '|')   /* NumPy never writes '|' for multi-byte floats */
-        goto bad;
-    a->big_endian = big;
-    return 0;
-bad:
-    return amp_errorf(p->err, p->errlen, "%s: unsupported dtype '%s' (fplab reads "
-                "<f2 <f4 <f8 and big-endian >f2 >f4 >f8)", p->name, d);
-}
-
-static int parse_header(hparse *p, amp_array *a)
-{
-    int have_descr = 0, have_order = 0, have_shape = 0;
-    char key[32], descr[64];
-    skip_ws(p);
-    if (p->s < p->end && *p->s == '[')
-        return amp_errorf(p->err, p->errlen, "%s: header is not a dict", p->name);
-    if (expect(p, '{', "the header dict"))
-        return -1;
-    for (;;) {
-        skip_ws(p);
-        if (p->s < p->end && *p->s == '}') {
-            p->s++;
-            break;
-        }
-        if (parse_str(p, key, sizeof key))
-            return -1;
-        if (expect(p, ':', "a colon after the key"))
-            return -1;
-        if (!strcmp(key, "descr")) {
-            skip_ws(p);
-            if (p->s < p->end && *p->s == '[')
-                return amp_errorf(p->err, p->errlen, "%s: unsupported dtype: a structured "
-                            "(record) array; fplab reads plain float arrays", p->name);
-            if (parse_str(p, descr, sizeof descr) || parse_descr(p, descr, a))
-                return -1;
-            have_descr++;
-        } else if (!strcmp(key, "fortran_order")) {
-            if (parse_bool(p, &a->fortran_order))
-                return -1;
-            have_order++;
-        } else if (!strcmp(key, "shape")) {
-            if (parse_shape(p, a))
-                return -1;
-            have_shape++;
-        } else {
-            return amp_errorf(p->err, p->errlen, "%s: header has an unexpected key '%s'",
-                        p->name, key);
-        }
-        skip_ws(p);
-        if (p->s < p->end && *p->s == ',') {
-            p->s++;
-            continue;
-        }
-        if (expect(p, '}', "the end of the header dict"))
-            return -1;
-        break;
-    }
-    skip_ws(p);
-    if (p->s != p->end)
-        return amp_errorf(p->err, p->errlen, "%s: header has text after the dict", p->name);
-    if (have_descr != 1 || have_order != 1 || have_shape != 1)
-        return amp_errorf(p->err, p->errlen, "%s: header must have each of 'descr', "
-                    "'fortran_order', 'shape' exactly once", p->name);
-    return 0;
-}
-
 int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
                   const char *name, char *err, size_t errlen)
 {
-    static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+    tensor_npy_info h;
     array_reset(a);
-    if (len < 6 || memcmp(buf, magic, 6))
-        return amp_errorf(err, errlen, "%s: bad magic: not a .npy file (expected "
-                    "\\x93NUMPY at offset 0)", name);
-    if (len < 8)
-        return amp_errorf(err, errlen, "%s: truncated: file ends inside the version "
-                    "bytes (%zu bytes)", name, len);
-    int major = buf[6], minor = buf[7];
-    size_t lenbytes;
-    if (major == 1 && minor == 0)
-        lenbytes = 2;
-    else if ((major == 2 || major == 3) && minor == 0)
-        lenbytes = 4;
-    else
-        return amp_errorf(err, errlen, "%s: unsupported .npy format version %d.%d "
-                    "(fplab reads 1.0, 2.0, 3.0)", name, major, minor);
-    if (len < 8 + lenbytes)
-        return amp_errorf(err, errlen, "%s: truncated: file ends inside the header "
-                    "length (%zu bytes)", name, len);
-    size_t hlen = 0;
-    for (size_t k = lenbytes; k-- > 0;)
-        hlen = hlen << 8 | buf[8 + k];
-    if (hlen > AMP_NPY_MAX_HEADER)
-        return amp_errorf(err, errlen, "%s: oversized header: %zu bytes (at most %u "
-                    "accepted; real headers are a few hundred)", name, hlen,
-                    AMP_NPY_MAX_HEADER);
-    size_t off = 8 + lenbytes + hlen;
-    if (len < off)
-        return amp_errorf(err, errlen, "%s: truncated header: header length says %zu "
-                    "bytes but only %zu follow", name, hlen, len - 8 - lenbytes);
-    hparse p = {(const char *)buf + 8 + lenbytes, (const char *)buf + off, name,
-                err, errlen};
-    for (size_t k = 0; k < hlen; k++)
-        if (p.s[k] == 0)
-            return amp_errorf(err, errlen, "%s: header contains a NUL byte at offset %zu",
-                        name, 8 + lenbytes + k);
-    if (parse_header(&p, a)) {
-        a->ndim = 0;
+    if (tensor_npy_info_parse(&h, buf, len, name, err, errlen))
         return -1;
+    switch (h.dtype) {
+    case TENSOR_F16: a->dtype = AMP_DT_F16; break;
+    case TENSOR_F32: a->dtype = AMP_DT_F32; break;
+    case TENSOR_F64: a->dtype = AMP_DT_F64; break;
+    default:
+        return amp_errorf(err, errlen, "%s: unsupported dtype '%s' (%s): this "
+                          "reader takes float arrays, <f2 <f4 <f8 and big-endian "
+                          ">f2 >f4 >f8", name, h.descr,
+                          tensor_dtype_name(h.dtype));
     }
-    a->version_major = major;
-    a->version_minor = minor;
-
-    size_t n = 1, w = amp_dtype_size(a->dtype), bytes;
-    for (int i = 0; i < a->ndim; i++)
-        if (__builtin_mul_overflow(n, a->shape[i], &n))
-            goto overflow;
-    if (__builtin_mul_overflow(n, w, &bytes))
-        goto overflow;
-    char shp[256];
-    amp_array_shape_str(a, shp, sizeof shp);
-    if (len - off < bytes)
-        return amp_errorf(err, errlen, "%s: data shorter than the header claims: shape "
-                    "%s of %s needs %zu bytes, the file holds %zu", name, shp,
-                    amp_dtype_name(a->dtype), bytes, len - off);
-    if (len - off > bytes)
-        return amp_errorf(err, errlen, "%s: %zu unexpected bytes after the data (shape "
-                    "%s of %s is %zu bytes)", name, len - off - bytes, shp,
-                    amp_dtype_name(a->dtype), bytes);
-    a->n = n;
-    if (n) {
-        a->data = malloc(n * sizeof *a->data);
+    a->ndim = h.ndim;
+    for (int i = 0; i < h.ndim; i++)
+        a->shape[i] = h.shape[i];
+    a->fortran_order = h.fortran_order;
+    a->big_endian = h.big_endian;
+    a->version_major = h.version_major;
+    a->version_minor = h.version_minor;
+    if (h.n) {
+        a->data = malloc(h.n * sizeof *a->data);
         if (!a->data) {
-            a->n = 0;
-            return amp_errorf(err, errlen, "%s: out of memory for %zu values", name, n);
+            array_reset(a);
+            return amp_errorf(err, errlen, "%s: out of memory for %zu values",
+                              name, h.n);
         }
-        decode(a->data, buf + off, n, a->dtype, a->big_endian);
+        decode(a->data, buf + h.data_offset, h.n, a->dtype, a->big_endian);
     }
+    a->n = h.n;
     return 0;
-overflow:
-    a->ndim = 0;
-    return amp_errorf(err, errlen, "%s: shape product overflows: the header's shape "
-                "is larger than any file can hold", name);
 }
 
 /* Read a whole file; refuses directories and unreadable files. */

@@ -32,7 +32,8 @@ typedef enum amp_dtype {
 /* NumPy allows 32 dimensions (64 since NumPy 2). */
 #define AMP_NPY_MAXDIM 64
 /* A header longer than this is refused as corrupt (NumPy's own safety
- * limit for untrusted files is 10000 bytes; real headers are < 200). */
+ * limit for untrusted files is 10000 bytes; real headers are < 200).
+ * The limit is enforced by fplab_tensor's .npy parser. */
 #define AMP_NPY_MAX_HEADER (1u << 20)
 
 typedef struct amp_array {
@@ -54,8 +55,9 @@ const char *amp_dtype_name(int dtype);   /* "f16", "f32", "f64", "text" */
 size_t amp_dtype_size(int dtype);        /* 2, 4, 8; 0 for text */
 
 /* Parse a complete .npy image held in memory; name is used in messages.
- * Versions 1.0, 2.0 and 3.0; descr <f2 <f4 <f8 >f2 >f4 >f8 (and = | for
- * native order); any shape; C or Fortran order. */
+ * Versions 1.0, 2.0 and 3.0; descr <f2 <f4 <f8 >f2 >f4 >f8 (and = for
+ * native order); up to 32 dimensions; C or Fortran order.  The header is
+ * checked by fplab_tensor's .npy parser (tensor_npy_info_parse). */
 int amp_npy_parse(amp_array *a, const unsigned char *buf, size_t len,
                   const char *name, char *err, size_t errlen);
 /* Read a .npy file. */

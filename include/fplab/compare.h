@@ -1,0 +1,203 @@
+/*
+ * compare.h — the verdict on a kernel's output: element-wise comparison of
+ * two arrays of encodings of one float format (a kernel's output and a
+ * reference), with tolerances, ulp-distance histogram, NaN/infinity/signed-
+ * zero accounting, the error's structure over a GEMM output (rows, columns,
+ * tiles, K-blocks) and relative error against a correctly rounded truth.
+ * `fplab compare` is a thin shell over these calls; a C/C++/CUDA host test
+ * can call them on its own buffers.
+ *
+ * Arrays are raw encodings of a format f, one element per `esize` bytes
+ * (1, 2, 4 or 8; at least f's width), little-endian host words; bits above
+ * f's width are ignored.
+ *
+ * ULP DISTANCE.  ord(x) = M when x's sign bit is 0 and -M when it is 1,
+ * where M is the encoding without its sign bit read as an unsigned integer.
+ * The ulp distance of a and b is |ord(a) - ord(b)|: the number of nextUp
+ * steps from the smaller to the larger.  +0 and -0 both have ord 0 (they
+ * are one point: distance 0); -min_subnormal and +min_subnormal are 2
+ * apart; the largest finite value and infinity are 1 apart.  The same rule
+ * serves every format: binary16/32/64, bfloat16, tf32, fp8 E5M2 and E4M3
+ * (no infinity; its one NaN pattern per sign excluded), any ieee:E:M.
+ * NaNs have no distance.
+ *
+ * CLASSES of an element pair (kernel k, reference r), exactly one each:
+ *   NaN both        a match whatever the payloads (unless nan_payload);
+ *   NaN kernel/ref  a NaN on one side only: never within any tolerance;
+ *   infinity        no NaN, an infinity on one side or both, and k != r
+ *                   bit for bit (inf vs finite, +inf vs -inf): never
+ *                   within any tolerance;
+ *   value           everything else (equal infinities included): has an
+ *                   ulp distance, counted in the histogram.
+ * Bit-identical pairs are counted over all classes; signed-zero
+ * differences (+0 vs -0) apart.
+ *
+ * TOLERANCE (an element fails when outside):
+ *   EXACT   bit-identical (NaN vs NaN matches unless nan_payload);
+ *   ULP     ulp distance <= ulp;
+ *   CLOSE   |k - r| <= atol + rtol * |r|, evaluated in binary64 from the
+ *           exact values as torch.isclose does on float64 tensors
+ *           (torch.testing.assert_close promotes floats to float64 first).
+ * Under ULP and CLOSE a -0/+0 difference passes unless zero_sign is set.
+ */
+#ifndef FPLAB_COMPARE_H
+#define FPLAB_COMPARE_H
+
+#include "fplab/fplab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum fl_cmp_tol_kind {
+    FL_CMP_TOL_EXACT = 0,
+    FL_CMP_TOL_ULP = 1,
+    FL_CMP_TOL_CLOSE = 2
+} fl_cmp_tol_kind;
+
+typedef struct fl_cmp_tol {
+    int kind;             /* fl_cmp_tol_kind */
+    uint64_t ulp;         /* FL_CMP_TOL_ULP */
+    double rtol, atol;    /* FL_CMP_TOL_CLOSE */
+    int nan_payload;      /* NaN matches NaN only bit for bit */
+    int zero_sign;        /* +0 vs -0 fails under ULP and CLOSE too */
+} fl_cmp_tol;
+
+/* Element classes. */
+enum {
+    FL_CMP_EL_VALUE = 0,      /* has an ulp distance (identical or not) */
+    FL_CMP_EL_NAN_BOTH = 1,
+    FL_CMP_EL_NAN_KERNEL = 2,
+    FL_CMP_EL_NAN_REF = 3,
+    FL_CMP_EL_INF = 4
+};
+
+/* Histogram buckets of ulp distances: 0, 1, 2, 3-4, 5-8, 9-16, ...,
+ * 2^62+1..2^63, 2^63+1..2^64-1. */
+#define FL_CMP_BUCKETS 66
+
+int fl_cmp_bucket(uint64_t d);
+/* The distances a bucket holds: [*lo, *hi]. */
+void fl_cmp_bucket_range(int b, uint64_t *lo, uint64_t *hi);
+
+int64_t fl_cmp_ord(const fl_format *f, uint64_t a);
+/* |ord(a) - ord(b)| for non-NaN a, b. */
+uint64_t fl_cmp_ulp_distance(const fl_format *f, uint64_t a, uint64_t b);
+
+typedef struct fl_cmp_elem {
+    int cls;              /* FL_CMP_EL_* */
+    int fail;             /* outside the tolerance */
+    int identical;        /* bit for bit */
+    uint64_t ulp;         /* FL_CMP_EL_VALUE: the distance */
+} fl_cmp_elem;
+
+/* One pair (the definitions above, element by element). */
+fl_cmp_elem fl_cmp_one(const fl_format *f, uint64_t k, uint64_t r,
+                       const fl_cmp_tol *tol);
+
+typedef struct fl_cmp_stats {
+    uint64_t n;               /* elements */
+    uint64_t identical;       /* bit-identical pairs, NaNs included */
+    uint64_t nan_both;        /* NaN on both sides (a match) */
+    uint64_t nan_payload;     /* ... of which the bits differ */
+    uint64_t nan_kernel;      /* NaN in the kernel only */
+    uint64_t nan_ref;         /* NaN in the reference only */
+    uint64_t inf;             /* infinity disagreements */
+    uint64_t zero_sign;       /* +0 vs -0 */
+    uint64_t values;          /* pairs with a distance (sum of hist) */
+    uint64_t hist[FL_CMP_BUCKETS];
+    uint64_t max_ulp;         /* over the value pairs */
+    uint64_t max_ulp_index;   /* first index attaining it; UINT64_MAX: none */
+    uint64_t fail;            /* elements outside the tolerance */
+    uint64_t first_fail;      /* UINT64_MAX: none */
+    uint64_t first_nan;       /* first NaN disagreement; UINT64_MAX: none */
+    uint64_t first_inf;       /* first infinity disagreement */
+} fl_cmp_stats;
+
+/* Compare n elements.  nthreads <= 0: one per online processor (at least
+ * 2^18 elements each); the result is the same for every thread count.
+ * 0, or -1 when esize or f is unusable. */
+int fl_cmp_arrays(fl_cmp_stats *s, const fl_format *f, size_t esize,
+                  const void *kernel, const void *ref, size_t n,
+                  const fl_cmp_tol *tol, int nthreads);
+
+/* Up to max indices from `from` on: the failing elements, or (fail == 0)
+ * the elements that are not bit-identical.  Returns how many were found. */
+size_t fl_cmp_list(const fl_format *f, size_t esize, const void *kernel,
+                   const void *ref, size_t n, const fl_cmp_tol *tol,
+                   int fail, size_t from, uint64_t *idx, size_t max);
+
+/* ------------------------------------------------------------------------
+ * Where the differences are, over a GEMM output viewed as batch x rows x
+ * cols (C order).  "diff": not bit-identical; "fail": outside tolerance;
+ * "max": the largest ulp distance, FL_CMP_MAX_NONFINITE for a NaN or
+ * infinity disagreement.
+ * ---------------------------------------------------------------------- */
+#define FL_CMP_MAX_NONFINITE UINT64_MAX
+
+typedef struct fl_cmp_grid {
+    size_t batch, rows, cols;
+    uint64_t *row_diff, *row_fail, *row_max;      /* rows */
+    uint64_t *col_diff, *col_fail, *col_max;      /* cols */
+    uint64_t *batch_diff, *batch_fail;            /* batch */
+    /* a map of cells_r x cells_c cells of cell_h x cell_w elements each
+     * (the last row/column of cells may be smaller) */
+    size_t cell_h, cell_w, cells_r, cells_c;
+    uint64_t *cell_diff, *cell_fail, *cell_max, *cell_n;
+    /* tiles of tile_h x tile_w (0: none given) */
+    size_t tile_h, tile_w, tiles_r, tiles_c;
+    uint64_t *tile_diff, *tile_fail, *tile_max;   /* tiles_r x tiles_c */
+    uint64_t *pos_diff, *pos_fail;                /* tile_h x tile_w:
+                                                     position inside a tile */
+} fl_cmp_grid;
+
+/* cell_h/cell_w 0: chosen so the map has at most 16 x 32 cells.  tile_h
+ * and tile_w 0: no tiles.  0, or -1 (bad sizes, out of memory). */
+int fl_cmp_grid_run(fl_cmp_grid *g, const fl_format *f, size_t esize,
+                    const void *kernel, const void *ref, const fl_cmp_tol *tol,
+                    size_t batch, size_t rows, size_t cols, size_t cell_h,
+                    size_t cell_w, size_t tile_h, size_t tile_w);
+void fl_cmp_grid_free(fl_cmp_grid *g);
+
+/* ------------------------------------------------------------------------
+ * K-blocks: which block of the summation a difference follows.  For each
+ * sampled output (b, i, j) with difference e = kernel - reference (binary64)
+ * and each block q of kblock terms, P_q = sum over k in q of
+ * A(b, i, k) * B(b, k, j) in binary64.  Per block: coef = sum(e P_q) /
+ * sum(P_q^2) (the least-squares multiple of the block in the difference)
+ * and share = sum(e P_q)^2 / (sum(e^2) sum(P_q^2)) (the squared
+ * correlation: 1 when the difference is exactly c * P_q).  A dropped block
+ * shows as coef -1 and share near 1, a block added twice as +1.
+ * ---------------------------------------------------------------------- */
+typedef double (*fl_cmp_operand_fn)(const void *ctx, size_t b, size_t i,
+                                    size_t k);
+
+int fl_cmp_kblocks(fl_cmp_operand_fn a, const void *actx, fl_cmp_operand_fn b,
+                   const void *bctx, size_t K, size_t kblock, size_t nsamples,
+                   const size_t *sb, const size_t *si, const size_t *sj,
+                   const double *e, double *coef, double *share);
+
+/* ------------------------------------------------------------------------
+ * Relative error against a truth (the correctly rounded result):
+ * |v - t| / |t| in binary64.  Pairs with a NaN or infinity on either side
+ * are left out and counted; truth 0 with v == 0 counts as error 0, truth 0
+ * with v != 0 is left out and counted.  Percentiles are exact (the k-th
+ * smallest, k = ceil(q * count)).
+ * ---------------------------------------------------------------------- */
+typedef struct fl_cmp_relerr {
+    uint64_t count;           /* pairs in the statistics */
+    uint64_t exact;           /* ... with v == t */
+    uint64_t nonfinite;       /* left out: NaN or infinity on a side */
+    uint64_t zero_truth;      /* left out: t == 0, v != 0 */
+    double max, mean, median, p90, p99;
+    uint64_t max_index;       /* first index of max; UINT64_MAX: none */
+} fl_cmp_relerr;
+
+int fl_cmp_relerr_run(fl_cmp_relerr *s, const fl_format *fv, size_t ev,
+                      const void *v, const fl_format *ft, size_t et,
+                      const void *truth, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FPLAB_COMPARE_H */

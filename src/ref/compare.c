@@ -1,0 +1,683 @@
+/*
+ * compare.c — the element-wise verdict (fplab/compare.h): classes, ulp
+ * distances, tolerances, the histogram, the GEMM grid and the relative
+ * error against a truth.
+ *
+ * The scan is built for memory speed.  Blocks of 64 elements are first
+ * tested for bit-identity with an OR of XORs (a loop the compiler turns
+ * into vector code); an identical block only needs its NaNs counted (also
+ * vector code).  Blocks with a difference go element by element.  Threads
+ * take contiguous parts and their counts are added in part order, so the
+ * result does not depend on the thread count (the first index of the
+ * largest distance is the smallest such index whatever the split).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fplab/compare.h"
+
+#define NONE UINT64_MAX
+#define BLK 64
+
+/* ---------------------------------------------------------------------
+ * Buckets and distances.
+ * ------------------------------------------------------------------- */
+
+int fl_cmp_bucket(uint64_t d)
+{
+    /* 0 -> 0, 1 -> 1, then 2^(b-2) < d <= 2^(b-1) -> b */
+    return d <= 1 ? (int)d : 65 - __builtin_clzll(d - 1);
+}
+
+void fl_cmp_bucket_range(int b, uint64_t *lo, uint64_t *hi)
+{
+    if (b <= 1) {
+        *lo = *hi = (uint64_t)(b < 0 ? 0 : b);
+        return;
+    }
+    if (b > FL_CMP_BUCKETS - 1)
+        b = FL_CMP_BUCKETS - 1;
+    *lo = ((uint64_t)1 << (b - 2)) + 1;
+    *hi = b == 65 ? UINT64_MAX : (uint64_t)1 << (b - 1);
+}
+
+static inline uint64_t wmask_of(const fl_format *f)
+{
+    return f->width >= 64 ? UINT64_MAX : ((uint64_t)1 << f->width) - 1;
+}
+
+int64_t fl_cmp_ord(const fl_format *f, uint64_t a)
+{
+    a &= wmask_of(f);
+    uint64_t m = a & ~f->sign_mask;
+    return (a & f->sign_mask) ? -(int64_t)m : (int64_t)m;
+}
+
+uint64_t fl_cmp_ulp_distance(const fl_format *f, uint64_t a, uint64_t b)
+{
+    int64_t x = fl_cmp_ord(f, a), y = fl_cmp_ord(f, b);
+    /* |x - y| < 2^64: both are within +-(2^63 - 1) */
+    return x > y ? (uint64_t)x - (uint64_t)y : (uint64_t)y - (uint64_t)x;
+}
+
+/* ---------------------------------------------------------------------
+ * A prepared comparison.
+ * ------------------------------------------------------------------- */
+
+enum { DEC_TABLE, DEC_F32, DEC_F64, DEC_GENERIC };
+
+typedef struct cctx {
+    const fl_format *f;
+    size_t esize;
+    uint64_t wmask, sign, mag;   /* width mask, sign bit, magnitude mask */
+    uint64_t nan_above;          /* magnitude > this: NaN */
+    uint64_t inf_mag;            /* magnitude of infinity (has_inf) */
+    int has_inf;
+    fl_cmp_tol tol;
+    int dec;                     /* how to get binary64 values (CLOSE) */
+    double *tab;                 /* DEC_TABLE: every encoding's value */
+} cctx;
+
+static int is_f32(const fl_format *f)
+{
+    return f->width == 32 && f->ebits == 8 && f->prec == 24 &&
+           f->nan_style == FL_NANSTYLE_IEEE && f->subnormals;
+}
+
+static int is_f64(const fl_format *f)
+{
+    return f->width == 64 && f->ebits == 11 && f->prec == 53 &&
+           f->nan_style == FL_NANSTYLE_IEEE && f->subnormals;
+}
+
+static int ctx_init(cctx *c, const fl_format *f, size_t esize,
+                    const fl_cmp_tol *tol, int need_values)
+{
+    memset(c, 0, sizeof *c);
+    if (!f || f->width < 3 || f->width > 64 ||
+        (esize != 1 && esize != 2 && esize != 4 && esize != 8) ||
+        esize * 8 < f->width)
+        return -1;
+    c->f = f;
+    c->esize = esize;
+    c->wmask = wmask_of(f);
+    c->sign = f->sign_mask;
+    c->mag = c->wmask & ~f->sign_mask;
+    c->has_inf = f->has_inf;
+    c->inf_mag = f->exp_mask;
+    /* IEEE style: NaN above the infinity; FN style: above the largest
+     * finite (only the all-ones pattern is there) */
+    c->nan_above = f->has_inf ? f->exp_mask : (f->max_bits & c->mag);
+    if (tol)
+        c->tol = *tol;
+    c->dec = DEC_GENERIC;
+    if (need_values || c->tol.kind == FL_CMP_TOL_CLOSE) {
+        if (is_f32(f)) {
+            c->dec = DEC_F32;
+        } else if (is_f64(f)) {
+            c->dec = DEC_F64;
+        } else if (f->width <= 16) {
+            size_t m = (size_t)1 << f->width;
+            c->tab = malloc(m * sizeof *c->tab);
+            if (!c->tab)
+                return -1;
+            for (size_t i = 0; i < m; i++)
+                c->tab[i] = fl_to_double(f, i);
+            c->dec = DEC_TABLE;
+        }
+    }
+    return 0;
+}
+
+static void ctx_free(cctx *c)
+{
+    free(c->tab);
+    c->tab = NULL;
+}
+
+/* The value of a (non-NaN) encoding in binary64: exact for every format
+ * that fits (fplab.h, fl_to_double). */
+static inline double value(const cctx *c, uint64_t x)
+{
+    switch (c->dec) {
+    case DEC_TABLE: return c->tab[x];
+    case DEC_F32: { uint32_t u = (uint32_t)x; float v; memcpy(&v, &u, 4); return v; }
+    case DEC_F64: { double v; memcpy(&v, &x, 8); return v; }
+    default: return fl_to_double(c->f, x);
+    }
+}
+
+/* One pair, both masked to the width. */
+static inline fl_cmp_elem classify(const cctx *c, uint64_t x, uint64_t y)
+{
+    fl_cmp_elem e = {FL_CMP_EL_VALUE, 0, x == y, 0};
+    uint64_t mx = x & c->mag, my = y & c->mag;
+    int nx = mx > c->nan_above, ny = my > c->nan_above;
+    if (nx | ny) {
+        e.cls = (nx & ny) ? FL_CMP_EL_NAN_BOTH
+                          : nx ? FL_CMP_EL_NAN_KERNEL : FL_CMP_EL_NAN_REF;
+        e.fail = !(nx & ny) || (c->tol.nan_payload && x != y);
+        return e;
+    }
+    if (e.identical)
+        return e;
+    if (c->has_inf && (mx == c->inf_mag || my == c->inf_mag)) {
+        e.cls = FL_CMP_EL_INF;
+        e.fail = 1;
+        return e;
+    }
+    int64_t ox = (x & c->sign) ? -(int64_t)mx : (int64_t)mx;
+    int64_t oy = (y & c->sign) ? -(int64_t)my : (int64_t)my;
+    e.ulp = ox > oy ? (uint64_t)ox - (uint64_t)oy : (uint64_t)oy - (uint64_t)ox;
+    int zs = e.ulp == 0;   /* different bits, same point: +0 and -0 */
+    switch (c->tol.kind) {
+    case FL_CMP_TOL_EXACT:
+        e.fail = 1;
+        break;
+    case FL_CMP_TOL_ULP:
+        e.fail = e.ulp > c->tol.ulp || (zs && c->tol.zero_sign);
+        break;
+    default: {
+        double k = value(c, x), r = value(c, y);
+        /* torch.isclose on float64: |k - r| <= atol + |rtol * r|, each
+         * operation rounded to binary64, no fused multiply-add */
+        double err = fabs(k - r), allowed = c->tol.atol + fabs(c->tol.rtol * r);
+        e.fail = !(err <= allowed) || (zs && c->tol.zero_sign);
+        break;
+    }
+    }
+    return e;
+}
+
+fl_cmp_elem fl_cmp_one(const fl_format *f, uint64_t k, uint64_t r,
+                       const fl_cmp_tol *tol)
+{
+    cctx c;
+    fl_cmp_elem e = {FL_CMP_EL_VALUE, 1, 0, 0};
+    if (ctx_init(&c, f, 8, tol, 0))
+        return e;
+    e = classify(&c, k & c.wmask, r & c.wmask);
+    return e;
+}
+
+/* ---------------------------------------------------------------------
+ * The scan.
+ * ------------------------------------------------------------------- */
+
+static void stats_init(fl_cmp_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    s->max_ulp_index = s->first_fail = s->first_nan = s->first_inf = NONE;
+}
+
+/* Account one pair that is not part of an identical block. */
+static inline void account(const cctx *c, uint64_t x, uint64_t y, uint64_t i,
+                           fl_cmp_stats *s)
+{
+    fl_cmp_elem e = classify(c, x, y);
+    s->identical += (uint64_t)e.identical;
+    if (e.fail) {
+        s->fail++;
+        if (s->first_fail == NONE)
+            s->first_fail = i;
+    }
+    switch (e.cls) {
+    case FL_CMP_EL_VALUE:
+        s->values++;
+        s->hist[fl_cmp_bucket(e.ulp)]++;
+        s->zero_sign += (uint64_t)(e.ulp == 0 && !e.identical);
+        if (s->max_ulp_index == NONE || e.ulp > s->max_ulp) {
+            s->max_ulp = e.ulp;   /* the first index keeps a tie */
+            s->max_ulp_index = i;
+        }
+        break;
+    case FL_CMP_EL_NAN_BOTH:
+        s->nan_both++;
+        s->nan_payload += (uint64_t)!e.identical;
+        break;
+    case FL_CMP_EL_NAN_KERNEL:
+    case FL_CMP_EL_NAN_REF:
+        if (e.cls == FL_CMP_EL_NAN_KERNEL)
+            s->nan_kernel++;
+        else
+            s->nan_ref++;
+        if (s->first_nan == NONE)
+            s->first_nan = i;
+        break;
+    default:
+        s->inf++;
+        if (s->first_inf == NONE)
+            s->first_inf = i;
+        break;
+    }
+}
+
+/* An identical block [i, i + m): count its NaNs; the rest are value pairs
+ * at distance 0. */
+#define IDENTICAL_BLOCK(T)                                                  \
+    do {                                                                    \
+        unsigned nan = 0;                                                   \
+        const T mag = (T)c->mag, thr = (T)c->nan_above;                     \
+        for (size_t j = 0; j < m; j++)                                      \
+            nan += (T)(k[i + j] & mag) > thr;                               \
+        s->identical += m;                                                  \
+        s->nan_both += nan;                                                 \
+        s->values += m - nan;                                               \
+        s->hist[0] += m - nan;                                              \
+        if (s->max_ulp_index == NONE && nan < m) {                          \
+            size_t j = 0;                                                   \
+            while ((T)(k[i + j] & mag) > thr)                               \
+                j++;                                                        \
+            s->max_ulp_index = i + j;                                       \
+        }                                                                   \
+    } while (0)
+
+#define DEFINE_SCAN(T)                                                      \
+    static void scan_##T(const cctx *c, const T *k, const T *r, size_t lo,  \
+                         size_t hi, fl_cmp_stats *s)                        \
+    {                                                                       \
+        const T wm = (T)c->wmask;                                           \
+        for (size_t i = lo; i < hi;) {                                      \
+            size_t m = hi - i < BLK ? hi - i : BLK;                         \
+            T acc = 0;                                                      \
+            for (size_t j = 0; j < m; j++)                                  \
+                acc |= (T)(k[i + j] ^ r[i + j]);                            \
+            if (!(acc & wm)) {                                              \
+                IDENTICAL_BLOCK(T);                                         \
+            } else {                                                        \
+                for (size_t j = 0; j < m; j++)                              \
+                    account(c, k[i + j] & wm, r[i + j] & wm, i + j, s);     \
+            }                                                               \
+            i += m;                                                         \
+        }                                                                   \
+    }
+
+DEFINE_SCAN(uint8_t)
+DEFINE_SCAN(uint16_t)
+DEFINE_SCAN(uint32_t)
+DEFINE_SCAN(uint64_t)
+
+static void scan(const cctx *c, const void *k, const void *r, size_t lo,
+                 size_t hi, fl_cmp_stats *s)
+{
+    switch (c->esize) {
+    case 1: scan_uint8_t(c, k, r, lo, hi, s); break;
+    case 2: scan_uint16_t(c, k, r, lo, hi, s); break;
+    case 4: scan_uint32_t(c, k, r, lo, hi, s); break;
+    default: scan_uint64_t(c, k, r, lo, hi, s); break;
+    }
+}
+
+/* Add part t (later in index order) into s. */
+static void stats_merge(fl_cmp_stats *s, const fl_cmp_stats *t)
+{
+    s->n += t->n;
+    s->identical += t->identical;
+    s->nan_both += t->nan_both;
+    s->nan_payload += t->nan_payload;
+    s->nan_kernel += t->nan_kernel;
+    s->nan_ref += t->nan_ref;
+    s->inf += t->inf;
+    s->zero_sign += t->zero_sign;
+    s->values += t->values;
+    for (int b = 0; b < FL_CMP_BUCKETS; b++)
+        s->hist[b] += t->hist[b];
+    if (t->max_ulp_index != NONE &&
+        (s->max_ulp_index == NONE || t->max_ulp > s->max_ulp)) {
+        s->max_ulp = t->max_ulp;
+        s->max_ulp_index = t->max_ulp_index;
+    }
+    s->fail += t->fail;
+    if (s->first_fail == NONE)
+        s->first_fail = t->first_fail;
+    if (s->first_nan == NONE)
+        s->first_nan = t->first_nan;
+    if (s->first_inf == NONE)
+        s->first_inf = t->first_inf;
+}
+
+typedef struct part {
+    const cctx *c;
+    const void *k, *r;
+    size_t lo, hi;
+    fl_cmp_stats s;
+} part;
+
+static void *part_run(void *v)
+{
+    part *p = v;
+    stats_init(&p->s);
+    scan(p->c, p->k, p->r, p->lo, p->hi, &p->s);
+    p->s.n = p->hi - p->lo;
+    return NULL;
+}
+
+int fl_cmp_arrays(fl_cmp_stats *s, const fl_format *f, size_t esize,
+                  const void *kernel, const void *ref, size_t n,
+                  const fl_cmp_tol *tol, int nthreads)
+{
+    cctx c;
+    stats_init(s);
+    if (ctx_init(&c, f, esize, tol, 0))
+        return -1;
+    if (nthreads <= 0) {
+        long np = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = np > 0 ? (int)np : 1;
+    }
+    if (nthreads > 64)
+        nthreads = 64;
+    size_t min_part = (size_t)1 << 18;
+    if ((size_t)nthreads > n / min_part)
+        nthreads = n / min_part > 0 ? (int)(n / min_part) : 1;
+    part parts[64];
+    pthread_t th[64];
+    int started[64] = {0};
+    for (int t = 0; t < nthreads; t++) {
+        parts[t].c = &c;
+        parts[t].k = kernel;
+        parts[t].r = ref;
+        parts[t].lo = n / (size_t)nthreads * (size_t)t;
+        parts[t].hi = t == nthreads - 1 ? n : n / (size_t)nthreads * (size_t)(t + 1);
+    }
+    for (int t = 1; t < nthreads; t++)
+        started[t] = pthread_create(&th[t], NULL, part_run, &parts[t]) == 0;
+    part_run(&parts[0]);
+    for (int t = 1; t < nthreads; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            part_run(&parts[t]);   /* no thread: do its part here */
+    }
+    for (int t = 0; t < nthreads; t++)
+        stats_merge(s, &parts[t].s);
+    ctx_free(&c);
+    return 0;
+}
+
+static inline uint64_t load(const void *p, size_t esize, size_t i)
+{
+    switch (esize) {
+    case 1: return ((const uint8_t *)p)[i];
+    case 2: { uint16_t v; memcpy(&v, (const char *)p + 2 * i, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, (const char *)p + 4 * i, 4); return v; }
+    default: { uint64_t v; memcpy(&v, (const char *)p + 8 * i, 8); return v; }
+    }
+}
+
+size_t fl_cmp_list(const fl_format *f, size_t esize, const void *kernel,
+                   const void *ref, size_t n, const fl_cmp_tol *tol, int fail,
+                   size_t from, uint64_t *idx, size_t max)
+{
+    cctx c;
+    size_t got = 0;
+    if (ctx_init(&c, f, esize, tol, 0))
+        return 0;
+    for (size_t i = from; i < n && got < max; i++) {
+        fl_cmp_elem e = classify(&c, load(kernel, esize, i) & c.wmask,
+                                 load(ref, esize, i) & c.wmask);
+        if (fail ? e.fail : !e.identical)
+            idx[got++] = i;
+    }
+    ctx_free(&c);
+    return got;
+}
+
+/* ---------------------------------------------------------------------
+ * The GEMM grid.
+ * ------------------------------------------------------------------- */
+
+void fl_cmp_grid_free(fl_cmp_grid *g)
+{
+    free(g->row_diff);
+    free(g->col_diff);
+    free(g->batch_diff);
+    free(g->cell_diff);
+    free(g->tile_diff);
+    free(g->pos_diff);
+    memset(g, 0, sizeof *g);
+}
+
+static size_t cdiv(size_t a, size_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* One calloc for k arrays of n each; the pointers into it. */
+static uint64_t *arrays(size_t n, int k, uint64_t **p0, uint64_t **p1,
+                        uint64_t **p2, uint64_t **p3)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, (size_t)k, &total))
+        return NULL;
+    uint64_t *a = calloc(total ? total : 1, sizeof *a);
+    if (!a)
+        return NULL;
+    uint64_t **ps[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < k; i++)
+        *ps[i] = a + (size_t)i * n;
+    return a;
+}
+
+static inline void upmax(uint64_t *m, uint64_t v)
+{
+    if (v > *m)
+        *m = v;
+}
+
+int fl_cmp_grid_run(fl_cmp_grid *g, const fl_format *f, size_t esize,
+                    const void *kernel, const void *ref, const fl_cmp_tol *tol,
+                    size_t batch, size_t rows, size_t cols, size_t cell_h,
+                    size_t cell_w, size_t tile_h, size_t tile_w)
+{
+    cctx c;
+    memset(g, 0, sizeof *g);
+    if (!batch || !rows || !cols || (!tile_h) != (!tile_w) ||
+        ctx_init(&c, f, esize, tol, 0))
+        return -1;
+    g->batch = batch;
+    g->rows = rows;
+    g->cols = cols;
+    g->cell_h = cell_h ? cell_h : cdiv(rows, rows < 16 ? rows : 16);
+    g->cell_w = cell_w ? cell_w : cdiv(cols, cols < 32 ? cols : 32);
+    g->cells_r = cdiv(rows, g->cell_h);
+    g->cells_c = cdiv(cols, g->cell_w);
+    g->tile_h = tile_h;
+    g->tile_w = tile_w;
+    uint64_t *unused;
+    int bad = !arrays(rows, 3, &g->row_diff, &g->row_fail, &g->row_max, &unused) ||
+              !arrays(cols, 3, &g->col_diff, &g->col_fail, &g->col_max, &unused) ||
+              !arrays(batch, 2, &g->batch_diff, &g->batch_fail, &unused, &unused) ||
+              !arrays(g->cells_r * g->cells_c, 4, &g->cell_diff, &g->cell_fail,
+                      &g->cell_max, &g->cell_n);
+    if (!bad && tile_h) {
+        g->tiles_r = cdiv(rows, tile_h);
+        g->tiles_c = cdiv(cols, tile_w);
+        bad = !arrays(g->tiles_r * g->tiles_c, 3, &g->tile_diff, &g->tile_fail,
+                      &g->tile_max, &unused) ||
+              !arrays(tile_h * tile_w, 2, &g->pos_diff, &g->pos_fail, &unused,
+                      &unused);
+    }
+    if (bad) {
+        ctx_free(&c);
+        fl_cmp_grid_free(g);
+        return -1;
+    }
+    for (size_t cr = 0; cr < g->cells_r; cr++)
+        for (size_t cc = 0; cc < g->cells_c; cc++) {
+            size_t h = cr + 1 < g->cells_r ? g->cell_h : rows - cr * g->cell_h;
+            size_t w = cc + 1 < g->cells_c ? g->cell_w : cols - cc * g->cell_w;
+            g->cell_n[cr * g->cells_c + cc] = (uint64_t)(h * w * batch);
+        }
+    size_t idx = 0;
+    for (size_t b = 0; b < batch; b++)
+        for (size_t i = 0; i < rows; i++)
+            for (size_t j = 0; j < cols; j++, idx++) {
+                uint64_t x = load(kernel, esize, idx) & c.wmask;
+                uint64_t y = load(ref, esize, idx) & c.wmask;
+                if (x == y)
+                    continue;   /* identical: adds nothing but cell_n */
+                fl_cmp_elem e = classify(&c, x, y);
+                uint64_t sev = e.cls == FL_CMP_EL_VALUE ? e.ulp
+                             : e.cls == FL_CMP_EL_NAN_BOTH ? 0
+                             : FL_CMP_MAX_NONFINITE;
+                uint64_t fl = (uint64_t)e.fail;
+                g->row_diff[i]++;
+                g->row_fail[i] += fl;
+                upmax(&g->row_max[i], sev);
+                g->col_diff[j]++;
+                g->col_fail[j] += fl;
+                upmax(&g->col_max[j], sev);
+                g->batch_diff[b]++;
+                g->batch_fail[b] += fl;
+                size_t cell = i / g->cell_h * g->cells_c + j / g->cell_w;
+                g->cell_diff[cell]++;
+                g->cell_fail[cell] += fl;
+                upmax(&g->cell_max[cell], sev);
+                if (tile_h) {
+                    size_t t = i / tile_h * g->tiles_c + j / tile_w;
+                    size_t p = i % tile_h * tile_w + j % tile_w;
+                    g->tile_diff[t]++;
+                    g->tile_fail[t] += fl;
+                    upmax(&g->tile_max[t], sev);
+                    g->pos_diff[p]++;
+                    g->pos_fail[p] += fl;
+                }
+            }
+    ctx_free(&c);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Relative error against the truth.
+ * ------------------------------------------------------------------- */
+
+typedef struct rel_in {
+    cctx cv, ct;
+    const void *v, *t;
+    size_t n;
+} rel_in;
+
+/* Relative error of element i; -1 when it is left out (*why: 1 nonfinite,
+ * 2 zero truth). */
+static inline double rel_at(const rel_in *in, size_t i, int *why)
+{
+    uint64_t x = load(in->v, in->cv.esize, i) & in->cv.wmask;
+    uint64_t y = load(in->t, in->ct.esize, i) & in->ct.wmask;
+    uint64_t mx = x & in->cv.mag, my = y & in->ct.mag;
+    *why = 0;
+    if (mx > in->cv.nan_above || my > in->ct.nan_above ||
+        (in->cv.has_inf && mx == in->cv.inf_mag) ||
+        (in->ct.has_inf && my == in->ct.inf_mag)) {
+        *why = 1;
+        return -1;
+    }
+    double a = value(&in->cv, x), t = value(&in->ct, y);
+    if (t == 0) {
+        if (a == 0)
+            return 0;
+        *why = 2;
+        return -1;
+    }
+    return fabs(a - t) / fabs(t);
+}
+
+/* Radix selection over the bit patterns of non-negative doubles (their
+ * order is the order of the values): 16 bits per level, four levels.
+ * Finds the k-th smallest (1-based) of each of nq requests in at most
+ * four passes over the data. */
+#define RAD 16
+static int select_kth(const rel_in *in, int nq, const uint64_t *k, double *out)
+{
+    uint64_t prefix[3] = {0}, rank[3];
+    uint64_t *h = malloc(3 * ((size_t)1 << RAD) * sizeof *h);
+    if (!h)
+        return -1;
+    for (int q = 0; q < nq; q++)
+        rank[q] = k[q];
+    for (int level = 0; level < 64 / RAD; level++) {
+        int shift = 64 - RAD * (level + 1);
+        memset(h, 0, 3 * ((size_t)1 << RAD) * sizeof *h);
+        for (size_t i = 0; i < in->n; i++) {
+            int why;
+            double r = rel_at(in, i, &why);
+            if (why)
+                continue;
+            uint64_t b;
+            memcpy(&b, &r, 8);
+            for (int q = 0; q < nq; q++)
+                if (level == 0 || b >> (shift + RAD) == prefix[q])
+                    h[(size_t)q << RAD | (b >> shift & ((1u << RAD) - 1))]++;
+        }
+        for (int q = 0; q < nq; q++) {
+            uint64_t *hq = h + ((size_t)q << RAD), acc = 0;
+            size_t d = 0;
+            while (d + 1 < ((size_t)1 << RAD) && acc + hq[d] < rank[q])
+                acc += hq[d++];
+            rank[q] -= acc;
+            prefix[q] = prefix[q] << RAD | d;
+        }
+    }
+    for (int q = 0; q < nq; q++)
+        memcpy(&out[q], &prefix[q], 8);
+    free(h);
+    return 0;
+}
+
+int fl_cmp_relerr_run(fl_cmp_relerr *s, const fl_format *fv, size_t ev,
+                      const void *v, const fl_format *ft, size_t et,
+                      const void *truth, size_t n)
+{
+    rel_in in;
+    memset(s, 0, sizeof *s);
+    s->max_index = NONE;
+    if (ctx_init(&in.cv, fv, ev, NULL, 1))
+        return -1;
+    if (ctx_init(&in.ct, ft, et, NULL, 1)) {
+        ctx_free(&in.cv);
+        return -1;
+    }
+    in.v = v;
+    in.t = truth;
+    in.n = n;
+    /* the mean by a compensated sum (Neumaier), so it does not drift */
+    double sum = 0, comp = 0;
+    for (size_t i = 0; i < n; i++) {
+        int why;
+        double r = rel_at(&in, i, &why);
+        if (why) {
+            s->nonfinite += why == 1;
+            s->zero_truth += why == 2;
+            continue;
+        }
+        s->count++;
+        s->exact += r == 0;
+        if (s->max_index == NONE || r > s->max) {
+            s->max = r;
+            s->max_index = i;
+        }
+        double t = sum + r;
+        comp += fabs(sum) >= fabs(r) ? (sum - t) + r : (r - t) + sum;
+        sum = t;
+    }
+    int rc = 0;
+    if (s->count) {
+        s->mean = (sum + comp) / (double)s->count;
+        static const double qs[3] = {0.5, 0.9, 0.99};
+        uint64_t k[3];
+        double out[3] = {0, 0, 0};
+        for (int q = 0; q < 3; q++) {
+            double kk = ceil(qs[q] * (double)s->count);
+            k[q] = kk < 1 ? 1 : (uint64_t)kk;
+        }
+        rc = select_kth(&in, 3, k, out);
+        s->median = out[0];
+        s->p90 = out[1];
+        s->p99 = out[2];
+    }
+    ctx_free(&in.cv);
+    ctx_free(&in.ct);
+    return rc;
+}
