@@ -60,6 +60,7 @@ int cmd_scaler(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
 int cmd_gpu_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_ref(int argc, char **argv);
 
 /* Flag word as names in bit order ("inexact,underflow"), "-" when none of
  * the five IEEE flags is set.  Returns buf. */

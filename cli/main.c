@@ -21,6 +21,7 @@ static const struct subcommand commands[] = {
     {"lab", cmd_lab, "run every experiment and plot, write the report"},
     {"gpu-check", cmd_gpu_check, "GPU intrinsics bit for bit against the core"},
     {"compare", cmd_compare, "a kernel's output against a reference: the verdict"},
+    {"ref", cmd_ref, "a kernel's reference output in a stated arithmetic model"},
 };
 
 static void usage(FILE *fp)
