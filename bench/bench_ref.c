@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fplab/fplab.h"
 #include "fplab/ref.h"
@@ -179,7 +180,18 @@ int main(int argc, char **argv)
         b16[i] = 0x3800u | (next() & 0x03FFu);
     }
     printf("bench_ref: %zu x %zu x %zu GEMM (%.3g multiply-adds), median of %d, "
-           "wall clock\n\n", n, n, n, macs, reps);
+           "wall clock\n", n, n, n, macs, reps);
+    {
+        /* other jobs on the machine slow every row alike: say how busy */
+        FILE *la = fopen("/proc/loadavg", "r");
+        double l1 = 0;
+        if (la && fscanf(la, "%lf", &l1) == 1)
+            printf("load average %.2f on %ld online processors\n", l1,
+                   sysconf(_SC_NPROCESSORS_ONLN));
+        if (la)
+            fclose(la);
+    }
+    printf("\n");
 
     fj.n = n;
     fj.a = fa;

@@ -1007,6 +1007,89 @@ static void fast_case(int tc)
     fl_ref_model_free(&m);
 }
 
+/* Corner cases of the fast tensor-core path that random data reaches
+ * rarely, each on 2 x 17 outputs (a full vector of 16 and one more): the
+ * only inexact step is a term cut below the window; a tie under rm:rne;
+ * a block whose products are all -0 on a -0 accumulator (the sign of the
+ * zero); a carry out of the largest binary32 under rm:rne (overflow).
+ * Fast against generic on value and flags, and the expected values. */
+static void tc_corner(const char *model, const fl_format *in, uint64_t a0,
+                      uint64_t a1, uint64_t b0, uint64_t b1, uint64_t cval,
+                      uint64_t want, unsigned wflags)
+{
+    enum { M = 2, N = 17, K = 2 };
+    fl_ref_model m;
+    fl_ref_gemm_shape s;
+    char err[256];
+    uint64_t A[M * K], B[K * N], C[M * N], D1[M * N], D2[M * N], one, beta;
+    unsigned f1 = 0, f2 = 0, d = 0;
+    fl_ctx c0 = fl_ctx_make(FL_RNE);
+    fl_ref_model_init(&m);
+    CHECK(fl_ref_model_parse(&m, model, err, sizeof err) == 0, "%s: %s", model, err);
+    m.in = *in;
+    m.in_set = 1;
+    for (int i = 0; i < M; i++) {
+        A[i * K] = a0;
+        A[i * K + 1] = a1;
+    }
+    for (int j = 0; j < N; j++) {
+        B[j] = b0;
+        B[N + j] = b1;
+    }
+    for (int e = 0; e < M * N; e++)
+        C[e] = cval;
+    one = fl_from_i32(&m.acc, 1, &c0, &d);
+    beta = m.epilogue == FL_REF_EPI_INIT ? one : 0;
+    fl_ref_gemm_shape_init(&s, 0, 0, 1, M, N, K);
+    fl_ref_set_fast(1);
+    CHECK(fl_ref_gemm(&m, &s, one, A, B, beta, beta ? C : NULL, D1, 1, &f1, err,
+                      sizeof err) == 0, "%s", err);
+    fl_ref_set_fast(0);
+    CHECK(fl_ref_gemm(&m, &s, one, A, B, beta, beta ? C : NULL, D2, 1, &f2, err,
+                      sizeof err) == 0, "%s", err);
+    fl_ref_set_fast(1);
+    for (int e = 0; e < M * N; e++) {
+        CHECK(D1[e] == D2[e] && D1[e] == want, "tc corner '%s' element %d: fast 0x%"
+              PRIx64 " generic 0x%" PRIx64 " want 0x%" PRIx64, model, e, D1[e],
+              D2[e], want);
+        n_fast++;
+    }
+    CHECK(f1 == f2 && f1 == wflags, "tc corner '%s': flags fast %02x generic %02x "
+          "want %02x", model, f1, f2, wflags);
+    fl_ref_model_free(&m);
+}
+
+static void tc_corners(void)
+{
+    /* binary16 1, 2^-12, 2^-15; bfloat16 2^52, 2^51, 1 */
+    const uint64_t H1 = 0x3C00, H12 = 0x0C00, H15 = 0x0200, HN0 = 0x8000;
+    const uint64_t B52 = 0x59800000u >> 16, B51 = 0x59000000u >> 16, B1 = 0x3F80;
+    /* 1*1 + 2^-15*2^-15: 2^-30 lies below the window (lsb 2^-25): cut,
+     * the sum 1 is exact, the only flag is inexact */
+    tc_corner("tc=h100-fp16", &fl_binary16, H1, H15, H1, H15, 0, 0x3F800000u,
+              FL_INEXACT);
+    /* 1 + 2^-24 is a tie in binary32: rne keeps the even 1 */
+    tc_corner("tc=h100-fp16(rm:rne)", &fl_binary16, H1, H12, H1, H12, 0,
+              0x3F800000u, FL_INEXACT);
+    /* 1 + 3*2^-25 (above the tie) rounds up under rne */
+    tc_corner("tc=h100-fp16(rm:rne)", &fl_binary16, H1, 0x0E00, H1, H12, 0,
+              0x3F800001u, FL_INEXACT);
+    /* -0 products onto a -0 accumulator (init from C = -0): -0 */
+    tc_corner("tc=h100-fp16 epilogue=init", &fl_binary16, HN0, HN0, H1, H1,
+              0x80000000u, 0x80000000u, 0);
+    /* +0 products onto a -0 accumulator: +0 */
+    tc_corner("tc=h100-fp16 epilogue=init", &fl_binary16, 0, 0, H1, H1,
+              0x80000000u, 0, 0);
+    /* the largest binary32 plus half its ulp (2^103 = 2^52*2^51) under rne:
+     * the tie goes to the even neighbour, 2^128: overflow to infinity */
+    tc_corner("tc=h100-bf16(rm:rne) epilogue=init", &fl_bfloat16, B52, 0, B51, 0,
+              0x7F7FFFFFu, 0x7F800000u, FL_OVERFLOW | FL_INEXACT);
+    /* the same under rtz: the largest finite */
+    tc_corner("tc=h100-bf16 epilogue=init", &fl_bfloat16, B52, 0, B51, 0,
+              0x7F7FFFFFu, 0x7F7FFFFFu, FL_INEXACT);
+    (void)B1;
+}
+
 /* ------------------------------------------------------------------------
  * Thread counts.
  * ---------------------------------------------------------------------- */
@@ -1352,6 +1435,7 @@ int main(int argc, char **argv)
             fast_case(0);
         for (long i = 0; i < nf; i++)
             fast_case(1);
+        tc_corners();
         printf("fast: %ld elements (native binary32 and integer tc vs generic)\n", n_fast);
         CHECK(n_fast >= nf * 10, "fast ran %ld elements", n_fast);
     }

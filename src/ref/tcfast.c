@@ -523,6 +523,360 @@ static void tjob_free(tjob *j)
     free(j->bspec);
 }
 
+
+#if TC512
+/* ------------------------------------------------------------------------
+ * GEMM with 16 output columns in the lanes of a vector.  Each lane runs
+ * its own element's chain, block by block, exactly as block_scalar does
+ * (the same products, alignment window, cut and integer sum; the c term
+ * and the sum in 64-bit lanes, since c plus 16 products can exceed 2^31);
+ * the rounding to binary32 is round32's arithmetic on 64-bit lanes.  A
+ * lane leaves the vector arithmetic for block_scalar whenever the vector
+ * form does not cover it: c subnormal, infinite or NaN; a block with no
+ * nonzero product and a zero c (the sign of the zero result); a result
+ * outside binary32's normal range.  Used for acc = binary32, rm = rtz or
+ * rne, align = trunc, neab <= 2, blocks of at most 16.
+ * ---------------------------------------------------------------------- */
+typedef struct vjob {
+    const ref_ctx *rc;
+    const fl_ref_gemm_shape *s;
+    const uint64_t *A, *B, *C;
+    uint64_t *D;
+    int32_t *Ae, *Be;          /* op(A) rows (K each); op(B) rows (npad) */
+    uint32_t *Am, *Bm;
+    unsigned char *aspec, *bspec;
+    size_t npad, ngroups, ads, bds;   /* ads/bds: batch strides in rows/cols */
+} vjob;
+
+__attribute__((target("avx512f,avx512cd")))
+static __m512i vblock(const ref_ctx *rc, const int32_t *ae, const uint32_t *am,
+                      const int32_t *be, const uint32_t *bm, size_t ldb, int nb,
+                      __m512i c, __mmask16 active, __mmask16 *fb,
+                      unsigned *flags)
+{
+    const fl_tc_model *tm = &rc->tcm;
+    const int pin = tm->in->prec, norm = tm->norm == FL_TC_NORM_PRODUCTS;
+    const int rne = rc->m->tc.rm == FL_RNE;
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i absm = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i P[16], ES[16], emax = _mm512_set1_epi32(INT32_MIN), L, sum32 = zero;
+    __mmask16 NZ[16], NEG[16], anynz = 0, cut = 0;
+    __m512i ce = _mm512_and_si512(_mm512_srli_epi32(c, 23), _mm512_set1_epi32(0xFF));
+    __mmask16 czero = _mm512_testn_epi32_mask(c, absm);
+    __mmask16 cnorm = _mm512_cmpneq_epi32_mask(ce, zero) &
+                      _mm512_cmpneq_epi32_mask(ce, _mm512_set1_epi32(0xFF));
+    __m512i cexp = _mm512_sub_epi32(ce, _mm512_set1_epi32(127));
+    __m512i cmag = _mm512_or_si512(_mm512_and_si512(c, _mm512_set1_epi32(0x7FFFFF)),
+                                   _mm512_set1_epi32(0x800000));
+    __mmask16 cneg = _mm512_cmplt_epi32_mask(c, zero);
+    __mmask16 fall, res_ok;
+    __m512i lo, hi, r;
+
+    emax = _mm512_mask_mov_epi32(emax, cnorm, cexp);
+    for (int t = 0; t < nb; t++) {
+        uint32_t ma = am[t] & 0x7FFFFFFFu;
+        __m512i vbm, mb, et;
+        NZ[t] = 0;
+        if (ma == 0)
+            continue;
+        vbm = _mm512_loadu_si512((const void *)(bm + (size_t)t * ldb));
+        mb = _mm512_and_si512(vbm, absm);
+        NZ[t] = _mm512_test_epi32_mask(mb, mb);
+        NEG[t] = _mm512_cmplt_epi32_mask(_mm512_xor_si512(vbm, _mm512_set1_epi32((int)am[t])), zero);
+        P[t] = _mm512_mullo_epi32(_mm512_set1_epi32((int)ma), mb);
+        ES[t] = _mm512_add_epi32(_mm512_set1_epi32(ae[t]),
+                                 _mm512_loadu_si512((const void *)(be + (size_t)t * ldb)));
+        et = norm ? _mm512_add_epi32(ES[t], _mm512_srli_epi32(P[t], (unsigned)(2 * pin - 1)))
+                  : ES[t];
+        emax = _mm512_mask_max_epi32(emax, NZ[t], emax, et);
+        anynz |= NZ[t];
+    }
+    L = _mm512_sub_epi32(emax, _mm512_set1_epi32(23 + tm->neab));
+    for (int t = 0; t < nb; t++) {
+        __m512i sh, nsh, vl, vr, v;
+        __mmask16 left;
+        if (NZ[t] == 0)
+            continue;
+        sh = _mm512_sub_epi32(ES[t], _mm512_add_epi32(L, _mm512_set1_epi32(2 * (pin - 1))));
+        left = _mm512_cmpge_epi32_mask(sh, zero);
+        nsh = _mm512_sub_epi32(zero, sh);
+        vl = _mm512_sllv_epi32(P[t], sh);
+        vr = _mm512_srlv_epi32(P[t], nsh);
+        cut |= _mm512_mask_cmpneq_epi32_mask((__mmask16)(NZ[t] & ~left),
+                                             _mm512_sllv_epi32(vr, nsh), P[t]);
+        v = _mm512_maskz_mov_epi32(NZ[t], _mm512_mask_blend_epi32(left, vr, vl));
+        sum32 = _mm512_add_epi32(sum32, _mm512_mask_sub_epi32(v, NEG[t], zero, v));
+    }
+    /* the c term, then the sum in 64-bit lanes */
+    {
+        __m512i csh = _mm512_sub_epi32(_mm512_sub_epi32(cexp, _mm512_set1_epi32(23)), L);
+        __mmask16 cl = _mm512_cmpge_epi32_mask(csh, zero);
+        __m512i ncsh = _mm512_sub_epi32(zero, csh);
+        __m512i cr = _mm512_srlv_epi32(cmag, ncsh);
+        __m512i cv = _mm512_mask_blend_epi32(cl, cr, _mm512_sllv_epi32(cmag, csh));
+        cut |= _mm512_mask_cmpneq_epi32_mask((__mmask16)(cnorm & ~cl),
+                                             _mm512_sllv_epi32(cr, ncsh), cmag);
+        cv = _mm512_maskz_mov_epi32(cnorm, cv);
+        cv = _mm512_mask_sub_epi32(cv, cneg, zero, cv);
+        lo = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_castsi512_si256(sum32)),
+                              _mm512_cvtepi32_epi64(_mm512_castsi512_si256(cv)));
+        hi = _mm512_add_epi64(_mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(sum32, 1)),
+                              _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(cv, 1)));
+    }
+    fall = active & ((__mmask16)(~cnorm & ~czero) | (__mmask16)(~anynz & czero));
+    /* round each half (8 lanes of 64 bits) to binary32 */
+    res_ok = 0;
+    {
+        __m512i half_r[2];
+        for (int h = 0; h < 2; h++) {
+            __m512i sum = h ? hi : lo;
+            __m512i Lh = _mm512_cvtepi32_epi64(h ? _mm512_extracti64x4_epi64(L, 1)
+                                                 : _mm512_castsi512_si256(L));
+            __mmask8 neg = _mm512_cmplt_epi64_mask(sum, _mm512_setzero_si512());
+            __m512i mag = _mm512_abs_epi64(sum);
+            __mmask8 z = _mm512_testn_epi64_mask(mag, mag);
+            __m512i top = _mm512_sub_epi64(_mm512_set1_epi64(63), _mm512_lzcnt_epi64(mag));
+            __m512i E = _mm512_add_epi64(Lh, top);
+            __mmask8 normal = _mm512_cmpge_epi64_mask(E, _mm512_set1_epi64(-126)) &
+                              _mm512_cmple_epi64_mask(E, _mm512_set1_epi64(127));
+            __m512i drop = _mm512_sub_epi64(top, _mm512_set1_epi64(23));
+            __mmask8 dpos = _mm512_cmpgt_epi64_mask(drop, _mm512_setzero_si512());
+            __m512i sig = _mm512_mask_blend_epi64(dpos,
+                              _mm512_sllv_epi64(mag, _mm512_sub_epi64(_mm512_setzero_si512(), drop)),
+                              _mm512_srlv_epi64(mag, drop));
+            __m512i one = _mm512_set1_epi64(1);
+            __m512i rest = _mm512_maskz_and_epi64(dpos, mag,
+                              _mm512_sub_epi64(_mm512_sllv_epi64(one, drop), one));
+            __mmask8 inex = _mm512_test_epi64_mask(rest, rest);
+            __mmask8 okh;
+            if (rne) {
+                __m512i halfv = _mm512_sllv_epi64(one, _mm512_sub_epi64(drop, one));
+                __mmask8 up = dpos & (_mm512_cmpgt_epu64_mask(rest, halfv) |
+                              (_mm512_cmpeq_epi64_mask(rest, halfv) &
+                               _mm512_test_epi64_mask(sig, one)));
+                __mmask8 carry;
+                sig = _mm512_mask_add_epi64(sig, up, sig, one);
+                carry = _mm512_test_epi64_mask(sig, _mm512_set1_epi64((long long)1 << 24));
+                sig = _mm512_mask_srli_epi64(sig, carry, sig, 1);
+                E = _mm512_mask_add_epi64(E, carry, E, one);
+                normal &= _mm512_cmple_epi64_mask(E, _mm512_set1_epi64(127));
+            }
+            r = _mm512_or_si512(_mm512_slli_epi64(_mm512_add_epi64(E, _mm512_set1_epi64(127)), 23),
+                                _mm512_and_si512(sig, _mm512_set1_epi64(0x7FFFFF)));
+            r = _mm512_mask_or_epi64(r, neg, r, _mm512_set1_epi64((long long)1 << 31));
+            r = _mm512_maskz_mov_epi64((__mmask8)~z, r);       /* a zero sum: +0 */
+            okh = z | normal;
+            half_r[h] = r;
+            res_ok |= (__mmask16)((unsigned)okh << (8 * h));
+            if (((unsigned)(inex & normal & ~z) << (8 * h)) & active & ~fall)
+                *flags |= FL_INEXACT;
+        }
+        r = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(half_r[0])),
+                               _mm512_cvtepi64_epi32(half_r[1]), 1);
+    }
+    fall |= active & (__mmask16)~res_ok;
+    if (cut & active & ~fall)
+        *flags |= FL_INEXACT;
+    *fb = fall;
+    return r;
+}
+
+__attribute__((target("avx512f,avx512cd")))
+static int vgemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
+{
+    const vjob *j = arg;
+    const ref_ctx *rc = j->rc;
+    const fl_ref_gemm_shape *s = j->s;
+    const size_t K = rc->n, M = s->m, N = s->n, npad = j->npad;
+    const size_t part = rc->tc_part ? rc->tc_part : 1, bs = (size_t)rc->tcm.block;
+    const size_t nparts = (K + part - 1) / part;
+    const uint64_t nblocks = (nparts - 1) * ((part + bs - 1) / bs) +
+                             ((K - (nparts - 1) * part) + bs - 1) / bs;
+    const int init = rc->m->epilogue == FL_REF_EPI_INIT;
+    fl_ctx cb = rc->cacc, ca = rc->cacc;
+    cb.rm = (uint8_t)rc->m->tc.rm;
+
+    for (size_t t = lo; t < hi; t++) {
+        size_t bi = t / (M * j->ngroups), rem = t % (M * j->ngroups);
+        size_t i = rem / j->ngroups, j0 = rem % j->ngroups * 16;
+        size_t arow = bi * j->ads + i;
+        const int32_t *ae = j->Ae + arow * K, *be0 = j->Be + bi * j->bds * K;
+        const uint32_t *am = j->Am + arow * K, *bm0 = j->Bm + bi * j->bds * K;
+        const uint64_t *ra = j->A + bi * s->stride_a + (s->ta ? i : i * s->lda);
+        const ptrdiff_t rsa = s->ta ? (ptrdiff_t)s->lda : 1;
+        uint32_t cl[16], cprev[16];
+        uint64_t total[16], u[16], blockno = 0;
+        const uint64_t *cvs[16];
+        uint64_t e0 = (bi * M + i) * N + j0;
+        __mmask16 active = 0;
+        for (int q = 0; q < 16; q++) {
+            size_t jj = j0 + (size_t)q;
+            cvs[q] = NULL;
+            u[q] = total[q] = 0;
+            if (jj >= N)
+                continue;
+            cvs[q] = j->C ? j->C + bi * s->stride_c + i * s->ldc + jj : NULL;
+            if (init)
+                u[q] = ref_init_value(rc, cvs[q], e0 + (size_t)q, flags);
+            if (!j->aspec[arow] && !j->bspec[bi * j->bds + jj]) {
+                active |= (__mmask16)(1u << q);
+            } else {
+                /* infinities or NaNs in its row or column: generic */
+                ref_terms raw;
+                raw.a = ra;
+                raw.sa = rsa;
+                raw.b = j->B + bi * s->stride_b + (s->tb ? jj * s->ldb : jj);
+                raw.sb = s->tb ? 1 : (ptrdiff_t)s->ldb;
+                j->D[bi * s->stride_d + i * s->ldd + jj] =
+                    ref_epilogue(rc, ref_eval_tc(rc, &raw, u[q], e0 + (size_t)q, flags),
+                                 cvs[q], e0 + (size_t)q, flags);
+            }
+        }
+        if (active == 0)
+            continue;
+        for (size_t sp = 0; sp < nparts; sp++) {
+            size_t l0p = sp * part, l1p = l0p + part < K ? l0p + part : K;
+            __m512i c;
+            for (int q = 0; q < 16; q++)
+                cl[q] = (sp == 0 && init) ? (uint32_t)u[q] : 0;
+            c = _mm512_loadu_si512((const void *)cl);
+            for (size_t l = l0p; l < l1p; l += bs, blockno++) {
+                int nb = (int)(l1p - l < bs ? l1p - l : bs);
+                __mmask16 fb = 0;
+                _mm512_storeu_si512((void *)cprev, c);
+                c = vblock(rc, ae + l, am + l, be0 + l * npad + j0, bm0 + l * npad + j0,
+                           npad, nb, c, active, &fb, flags);
+                if (fb == 0)
+                    continue;
+                /* lanes the vector form does not cover: the scalar block
+                 * from the same c */
+                _mm512_storeu_si512((void *)cl, c);
+                for (int q = 0; q < 16; q++) {
+                    int32_t ebuf[16];
+                    uint32_t mbuf[16];
+                    int special = 0;
+                    unsigned f = 0;
+                    uint64_t rr;
+                    if (!(fb & (1u << q)))
+                        continue;
+                    for (int tt = 0; tt < nb; tt++) {
+                        ebuf[tt] = be0[(l + (size_t)tt) * npad + j0 + (size_t)q];
+                        mbuf[tt] = bm0[(l + (size_t)tt) * npad + j0 + (size_t)q];
+                    }
+                    cb.sr_index = (e0 + (size_t)q) * rc->slots + K + blockno;
+                    rr = block_scalar(rc, ae + l, am + l, ebuf, mbuf, nb, cprev[q],
+                                      &cb, &f, &special);
+                    if (special) {
+                        uint64_t ab[64], bb[64];
+                        size_t jj = j0 + (size_t)q;
+                        const uint64_t *rb = j->B + bi * s->stride_b +
+                                             (s->tb ? jj * s->ldb : jj);
+                        for (int tt = 0; tt < nb; tt++) {
+                            ab[tt] = ra[(ptrdiff_t)(l + (size_t)tt) * rsa];
+                            bb[tt] = rb[(l + (size_t)tt) * (s->tb ? 1 : s->ldb)];
+                        }
+                        rr = fl_tc_block_fma_ctx(&rc->tcm, &rc->m->acc, ab, bb, nb,
+                                                 cprev[q], &cb, flags);
+                    } else {
+                        *flags |= f;
+                    }
+                    cl[q] = (uint32_t)rr;
+                }
+                c = _mm512_loadu_si512((const void *)cl);
+            }
+            _mm512_storeu_si512((void *)cl, c);
+            for (int q = 0; q < 16; q++) {
+                if (!(active & (1u << q)))
+                    continue;
+                if (sp == 0) {
+                    total[q] = cl[q];
+                } else {
+                    ca.sr_index = (e0 + (size_t)q) * rc->slots + K + nblocks + sp - 1;
+                    total[q] = fl_add(&rc->m->acc, total[q], cl[q], &ca, flags);
+                }
+            }
+        }
+        for (int q = 0; q < 16; q++)
+            if (active & (1u << q))
+                j->D[bi * s->stride_d + i * s->ldd + j0 + (size_t)q] =
+                    ref_epilogue(rc, total[q], cvs[q], e0 + (size_t)q, flags);
+    }
+    return 0;
+}
+
+static int vec_applicable(const ref_ctx *rc)
+{
+    const char *e = getenv("FPLAB_REF_SIMD");
+    return rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
+           rc->tcm.align == FL_TC_ALIGN_TRUNC &&
+           (rc->m->tc.rm == FL_RTZ || rc->m->tc.rm == FL_RNE) &&
+           fl_ref_format_same(&rc->m->acc, &fl_binary32) &&
+           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+           !(e && strcmp(e, "avx512") != 0);
+}
+
+/* op(A) rows and op(B) in rows of npad columns, decoded; 0, or 1 when
+ * memory is short (the caller takes another path). */
+static int vgemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
+                 const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                 uint64_t *D, int nthreads, unsigned *flags)
+{
+    vjob j;
+    size_t nba = s->stride_a ? s->batch : 1, nbb = s->stride_b ? s->batch : 1;
+    size_t K = s->k;
+    int r;
+    memset(&j, 0, sizeof j);
+    j.rc = rc;
+    j.s = s;
+    j.A = A;
+    j.B = B;
+    j.C = C;
+    j.D = D;
+    j.npad = (s->n + 15) / 16 * 16;
+    j.ngroups = j.npad / 16;
+    j.Ae = malloc(nba * s->m * K * sizeof *j.Ae + 64);
+    j.Am = malloc(nba * s->m * K * sizeof *j.Am + 64);
+    j.Be = calloc(nbb * K * j.npad + 16, sizeof *j.Be);
+    j.Bm = calloc(nbb * K * j.npad + 16, sizeof *j.Bm);
+    j.aspec = malloc(nba * s->m + 1);
+    j.bspec = calloc(nbb * j.npad + 1, 1);
+    if (!j.Ae || !j.Am || !j.Be || !j.Bm || !j.aspec || !j.bspec) {
+        free(j.Ae);
+        free(j.Am);
+        free(j.Be);
+        free(j.Bm);
+        free(j.aspec);
+        free(j.bspec);
+        return 1;
+    }
+    for (size_t bi = 0; bi < nba; bi++)
+        decode_rows(rc, A + bi * s->stride_a, s->m, s->ta ? 1 : s->lda,
+                    s->ta ? s->lda : 1, j.Ae + bi * s->m * K, j.Am + bi * s->m * K,
+                    j.aspec + bi * s->m);
+    for (size_t bi = 0; bi < nbb; bi++) {
+        const uint64_t *src = B + bi * s->stride_b;
+        for (size_t l = 0; l < K; l++)
+            for (size_t jj = 0; jj < s->n; jj++) {
+                size_t at = bi * K * j.npad + l * j.npad + jj;
+                j.bspec[bi * j.npad + jj] |= (unsigned char)decode(
+                    &rc->m->in, s->tb ? src[jj * s->ldb + l] : src[l * s->ldb + jj],
+                    &rc->cacc, &j.Be[at], &j.Bm[at]);
+            }
+    }
+    j.ads = s->stride_a ? s->m : 0;
+    j.bds = s->stride_b ? j.npad : 0;
+    r = ref_parallel(s->batch * s->m * j.ngroups, (double)K * 16, nthreads,
+                     vgemm_range, &j, flags);
+    free(j.Ae);
+    free(j.Am);
+    free(j.Be);
+    free(j.Bm);
+    free(j.aspec);
+    free(j.bspec);
+    return r != 0 ? -1 : 0;
+}
+#endif
+
 int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
                     const uint64_t *A, const uint64_t *B, const uint64_t *C,
                     uint64_t *D, int nthreads, unsigned *flags)
@@ -533,6 +887,10 @@ int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
     int r;
     if (K == 0)
         return 1;
+#if TC512
+    if (vec_applicable(rc) && vgemm(rc, s, A, B, C, D, nthreads, flags) == 0)
+        return 0;
+#endif
     memset(&j, 0, sizeof j);
     j.rc = rc;
     j.s = s;
