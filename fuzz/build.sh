@@ -18,12 +18,12 @@ mkdir -p "$out/obj"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
         -Wno-unused-parameter -Iinclude -Isrc/softfloat -Isrc/oracle
-        -Isrc/amp -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
+        -Isrc/amp -Isrc/tensor -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
         -ffp-contract=off)
 
 srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c src/amp/npy.c
       src/amp/amp_data.c src/amp/amp_err.c cli/util.c cli/cmd_calc.c
-      cli/cmd_testfloat.c)
+      cli/cmd_testfloat.c src/ref/*.c src/tensor/*.c)
 objs=()
 pids=()
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -43,6 +43,6 @@ for h in fuzz/fuzz_*.c; do
   name=$(basename "${h%.c}")
   # shellcheck disable=SC2086
   "$cc" "${common[@]}" $san -fsanitize=fuzzer -Ifuzz "$h" "${objs[@]}" \
-    -lmpfr -lgmp -lz -lm -lpthread -o "$out/$name"
+    -lmpfr -lgmp -lz -ljansson -lm -lpthread -o "$out/$name"
   echo "built $out/$name"
 done
