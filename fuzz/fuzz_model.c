@@ -5,17 +5,48 @@
  * Input: byte 0 picks the use (bit 0: parse as a file through a real path,
  * else as one line; bits 1..2: the operation sum/dot/gemm for the check;
  * the next byte: the term count n for it), the rest is the text.
+ * The model file lies in an empty directory of its own, so a relative
+ * `tree:@PATH` finds nothing; inputs that could name another tree file
+ * (an absolute path, or any `@` in the one-line form, which reads from
+ * the working directory) are skipped: they could name a pipe of the test
+ * runner and wait forever.
  * Properties: no crash, no sanitizer report, no leak; a file error names
  * "PATH:LINE:"; a model that parses prints a canonical line that parses
  * back to the same line; a model that passes fl_ref_model_check for a
  * small n computes a sum / dot / gemm of that n without failing.
  */
 #define _GNU_SOURCE
-#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
 #include "fplab/ref.h"
+
+/* The model file's place: an empty directory of its own, removed at
+ * exit. */
+static char model_dir[32], model_file[64];
+static int model_fd = -1;
+
+static void remove_dir(void)
+{
+    unlink(model_file);
+    rmdir(model_dir);
+}
+
+static const char *model_path(void)
+{
+    if (model_dir[0] == '\0') {
+        snprintf(model_dir, sizeof model_dir, "/tmp/fuzz_model_XXXXXX");
+        if (mkdtemp(model_dir) == NULL)
+            abort();
+        snprintf(model_file, sizeof model_file, "%s/model.txt", model_dir);
+        model_fd = open(model_file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (model_fd < 0)
+            abort();
+        atexit(remove_dir);
+    }
+    return model_file;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,22 +55,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fl_ref_model m;
     char err[1024] = "";
     int rc;
+    /* tree files: relative to the model file only (the one-line form
+     * would read them from the working directory) */
+    for (size_t i = 0; i < in.n; i++)
+        if (in.p[i] == '@' && (!(sel & 1) || (i + 1 < in.n && in.p[i + 1] != '@' &&
+                                             (in.p[i + 1] == '/' || in.p[i + 1] == ' '))))
+            return 0;
     fl_ref_model_init(&m);
     if (sel & 1) {
-        int fd = memfd_create("fuzzmodel", 0);
-        char path[64];
-        size_t off = 0;
-        if (fd < 0)
+        const char *path = model_path();
+        if (ftruncate(model_fd, 0) != 0 ||
+            pwrite(model_fd, in.p, in.n, 0) != (ssize_t)in.n)
             abort();
-        while (off < in.n) {
-            ssize_t w = write(fd, in.p + off, in.n - off);
-            if (w <= 0)
-                abort();
-            off += (size_t)w;
-        }
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
         rc = fl_ref_model_parse_file(&m, path, err, sizeof err);
-        close(fd);
         if (rc != 0 && strncmp(err, path, strlen(path)) != 0)
             FZ_FAIL("file error does not name the file: '%s'", err);
     } else {
