@@ -58,7 +58,7 @@ static void usage(FILE *fp)
 "                    float64 1e-7/1e-7; 0/0 for formats torch has no entry for)\n"
 "  --nan-payload     a NaN matches a NaN only bit for bit\n"
 "  --signed-zero     +0 vs -0 fails under a tolerance too\n"
-"NaN vs a number and infinity vs anything else are never within tolerance.\n"
+"NaN vs a number, and infinity vs anything but itself, never pass.\n"
 "evidence:\n"
 "  --exact FILE      the correctly rounded result (fplab ref --exact): relative\n"
 "                    errors of kernel and reference against it\n"
@@ -904,14 +904,33 @@ static json_t *jrel(const fl_cmp_relerr *s)
 }
 
 /* "3.1x less accurate than", "2x more accurate than", "as accurate as". */
+static void ratio_str(double q, char *buf, size_t len)
+{
+    if (!isfinite(q)) {
+        snprintf(buf, len, "infinitely");
+        return;
+    }
+    if (q < 9.95) {
+        snprintf(buf, len, "%.1f", q);
+        return;
+    }
+    /* two significant digits, no exponent: 31, 7800 */
+    double p = pow(10, floor(log10(q)) - 1);
+    snprintf(buf, len, "%.0f", round(q / p) * p);
+}
+
 static void ratio_words(double q, char *buf, size_t len)
 {
-    if (q >= 1.05)
-        snprintf(buf, len, "%.2gx less accurate than", q);
-    else if (q <= 1 / 1.05)
-        snprintf(buf, len, "%.2gx more accurate than", 1 / q);
-    else
+    char r[64];
+    if (q >= 1.05) {
+        ratio_str(q, r, sizeof r);
+        snprintf(buf, len, "%.30sx less accurate than", r);
+    } else if (q <= 1 / 1.05) {
+        ratio_str(1 / q, r, sizeof r);
+        snprintf(buf, len, "%.30sx more accurate than", r);
+    } else {
         snprintf(buf, len, "as accurate as");
+    }
 }
 
 /* The sentence comparing kernel and reference accuracy: by the largest
@@ -1115,6 +1134,20 @@ static void gemm_report(FILE *out, json_t *jroot, const fl_cmp_grid *g,
             "'0' only +-0 or NaN payloads differ, 1 2 3 4 5 ... = largest ulp "
             "distance 1, 2, 3-4, 5-8, 9-16, ... (bucket), '#' NaN/inf\n",
             g->cells_r, g->cells_c, g->cell_h, g->cell_w);
+    /* a ruler: the first column of every 8th cell */
+    char ruler[700];
+    size_t rl = g->cells_c < sizeof ruler - 16 ? g->cells_c : sizeof ruler - 16;
+    memset(ruler, ' ', rl + 12);
+    ruler[rl + 12] = 0;
+    for (size_t c = 0; c < rl; c += 8) {
+        char num[24];
+        int k = snprintf(num, sizeof num, "%zu", c * g->cell_w);
+        if (c + (size_t)k <= rl + 4 || c == 0)
+            memcpy(ruler + c, num, (size_t)k);
+    }
+    for (size_t e = strlen(ruler); e && ruler[e - 1] == ' ';)
+        ruler[--e] = 0;
+    fprintf(out, "    %6s %s\n", "", ruler);
     json_t *jm = json_array();
     for (size_t r = 0; r < g->cells_r; r++) {
         char line[600];
@@ -1157,10 +1190,14 @@ int cmd_compare(int argc, char **argv)
     describe(&kt, &kf, kdesc, sizeof kdesc);
     describe(&rt, &rf, rdesc, sizeof rdesc);
     if (!same_format(&kf, &rf) || !same_shape(&kt, &rt)) {
+        int bits = tensor_dtype_for_format(&kf) != kt.dtype ||
+                   tensor_dtype_for_format(&rf) != rt.dtype;
         cli_error("compare: kernel %s is %s, reference %s is %s%s", kt.source,
                   kdesc, rt.source, rdesc,
-                  !same_format(&kf, &rf) ? " (formats differ: say what the "
-                  "bit patterns hold with --out-format)" : " (shapes differ)");
+                  same_format(&kf, &rf) ? " (shapes differ)"
+                  : bits ? " (formats differ; --out-format says what bit "
+                           "patterns hold)"
+                         : " (formats differ)");
         goto out;
     }
     if (o.exact) {

@@ -5,10 +5,11 @@
 #   fuzz/build.sh [OUT_DIR]
 #
 # Each harness fuzz/fuzz_NAME.c becomes OUT_DIR/fuzz_NAME.  The sources
-# they exercise (the core, the MPFR oracle, the .npy/text/CSV readers and
-# the calc/testfloat commands) are compiled once with coverage
-# instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt (libFuzzer),
-# MPFR, GMP and zlib.  CC overrides the compiler (default clang).
+# they exercise (the core, the MPFR oracle, the .npy/text/CSV readers, the
+# tensor files and the calc/testfloat commands) are compiled once with
+# coverage instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt
+# (libFuzzer), MPFR, GMP, zlib and jansson.  CC overrides the compiler
+# (default clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build-fuzz}

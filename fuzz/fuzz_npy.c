@@ -1,12 +1,14 @@
 /*
- * fuzz_npy.c — the .npy reader (amp_npy_parse on an in-memory image).
+ * fuzz_npy.c — the .npy reader (amp_npy_parse on an in-memory image),
+ * and the same image through fplab_tensor (whose header parser amp uses,
+ * plus its byte swapping and Fortran-order transpose).
  *
  * Properties: no crash, no sanitizer report, no leak; on success the shape
  * multiplies out to n, n values are there, the dtype is one of f16/f32/f64
  * and the version one the reader claims to know; on failure the message
  * names the file and the array is empty.
  */
-#include "fuzz_common.h"
+#include "fuzz_tensor_common.h"
 #include "npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -14,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     amp_array a;
     char err[512] = "";
     char shape[256];
+    fz_tensor_check(data, size, "fuzz.npy");
     if (amp_npy_parse(&a, data, size, "fuzz.npy", err, sizeof err) != 0) {
         if (strncmp(err, "fuzz.npy", 8) != 0)
             FZ_FAIL("npy error message does not name the file: '%s'", err);

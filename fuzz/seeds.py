@@ -16,12 +16,18 @@ Input layouts (see each fuzz/fuzz_NAME.c):
   diff       format (1 or 4 bytes), 2 context bytes, op byte, 3 x 8 bytes
   model      use byte (bit 0 file, bits 1-2 sum/dot/gemm), term count byte,
              then a model file or line of `fplab ref`
+  npz        a zip of .npy members (stored, deflated, ZIP64 records, damaged)
+  safetensors  8-byte header length, JSON header, data (valid and damaged)
 """
 import gzip
+import io
+import json
 import os
 import shutil
 import struct
 import sys
+import zipfile
+import zlib
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
@@ -167,6 +173,94 @@ def npy_seeds():
     put("npy", "made-v3", npy_header("<f4", [0], version=(3, 0)))
 
 
+def npz_bytes(members, compress=False, force64=False):
+    buf = io.BytesIO()
+    mode = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(buf, "w", compression=mode, allowZip64=True) as z:
+        for name, data in members:
+            with z.open(name, "w", force_zip64=force64) as fp:
+                fp.write(data)
+    return buf.getvalue()
+
+
+def zip64_by_hand(name, data):
+    """One stored member with ZIP64 extra fields in the local header and
+    the central directory, a ZIP64 end record and its locator."""
+    crc = zlib.crc32(data)
+    n = len(name)
+    local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 0, 0, 0x21, crc,
+                        0xffffffff, 0xffffffff, n, 20) + name + \
+        struct.pack("<HHQQ", 1, 16, len(data), len(data)) + data
+    cd = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 0x032d, 45, 0, 0, 0,
+                     0x21, crc, 0xffffffff, 0xffffffff, n, 28, 0, 0, 0, 0,
+                     0xffffffff) + name + \
+        struct.pack("<HHQQQ", 1, 24, len(data), len(data), 0)
+    cd_off = len(local)
+    e64 = struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 0x032d, 45, 0, 0, 1, 1,
+                      len(cd), cd_off)
+    loc = struct.pack("<IIQI", 0x07064b50, 0, cd_off + len(cd), 1)
+    eocd = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xffff, 0xffff,
+                       0xffffffff, 0xffffffff, 0)
+    return local + cd + e64 + loc + eocd
+
+
+def npz_seeds():
+    a = npy_header("<f4", [2, 3]) + struct.pack("<6f", 1, 2, 3, 4, 5, 6)
+    b = npy_header(">f2", [3, 2], True) + struct.pack(">6e", 1, -2, 0.5, 4, 8,
+                                                      65504)
+    c = npy_header("|u1", [0])
+    d = npy_header("<i8", []) + struct.pack("<q", -7)
+    two = [("a.npy", a), ("b.npy", b), ("c.npy", c), ("d.npy", d)]
+    put("npz", "stored", npz_bytes(two))
+    put("npz", "deflated", npz_bytes(two, compress=True))
+    put("npz", "force64", npz_bytes(two[:2], force64=True))
+    put("npz", "empty", npz_bytes([]))
+    put("npz", "plain-name", npz_bytes([("weights", a)]))
+    put("npz", "zip64-records", zip64_by_hand(b"x.npy", a))
+    good = npz_bytes(two)
+    bad = bytearray(good)
+    bad[100] ^= 0x40
+    put("npz", "crc", bytes(bad))
+    put("npz", "cut", good[:len(good) - 30])
+    put("npz", "cut-deflate", npz_bytes(two, compress=True)[:90])
+
+
+def st_bytes(tensors, meta=None):
+    header, blobs, off = {}, [], 0
+    if meta is not None:
+        header["__metadata__"] = meta
+    for name, dt, shape, data in tensors:
+        header[name] = {"dtype": dt, "shape": shape,
+                        "data_offsets": [off, off + len(data)]}
+        blobs.append(data)
+        off += len(data)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + b"".join(blobs)
+
+
+def safetensors_seeds():
+    t = [("w", "BF16", [2, 2], struct.pack("<4H", 0x3f80, 0xc000, 0x7f80, 1)),
+         ("s", "F8_E4M3", [3], bytes([0x38, 0x7e, 0x7f])),
+         ("x", "F32", [], struct.pack("<f", 1.5)),
+         ("e", "I64", [0, 4], b""),
+         ("b", "BOOL", [2], b"\x01\x00")]
+    put("safetensors", "all", st_bytes(t, {"fplab-model": "gemm acc=binary32"}))
+    put("safetensors", "one", st_bytes(t[:1]))
+    put("safetensors", "unknown-dtype",
+        st_bytes([("q", "F8_E8M0", [2], b"\x7f\x80")] + t[2:3]))
+    good = st_bytes(t[:3])
+    put("safetensors", "cut", good[:len(good) - 2])
+    h = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},' \
+        b'"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}'
+    put("safetensors", "overlap", struct.pack("<Q", len(h)) + h + bytes(8))
+    h = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},,}'
+    put("safetensors", "bad-json", struct.pack("<Q", len(h)) + h + bytes(8))
+    h = b'{"a":{"dtype":"U8","shape":[4611686018427387904,4],' \
+        b'"data_offsets":[0,0]}}'
+    put("safetensors", "huge-shape", struct.pack("<Q", len(h)) + h)
+
+
 def csv_seeds():
     put("csv", "00", b"\x00" + b"0,1,16,3\n4,5,6,1\n")
     put("csv", "01", b"\x01" + b"2,0.5,1e3\n0,7,8\n")
@@ -263,6 +357,8 @@ def main():
     text_seeds()
     diff_seeds()
     model_seeds()
+    npz_seeds()
+    safetensors_seeds()
     for h in sorted(os.listdir(corpus)):
         print("%-10s %d files" % (h, len(os.listdir(os.path.join(corpus, h)))))
     return 0

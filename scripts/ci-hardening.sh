@@ -71,7 +71,8 @@ pass_valgrind() {
     cmake --build build-valgrind -j "$jobs" --target fplab_cli test_unit \
         cli_util_test test_tcmodel test_amp_scaler test_amp_hist test_npy \
         fuzz_parse_replay fuzz_npy_replay fuzz_csv_replay \
-        fuzz_testfloat_replay > build-valgrind.build.log 2>&1 ||
+        fuzz_testfloat_replay test_tensor test_compare fuzz_npz_replay \
+        fuzz_safetensors_replay > build-valgrind.build.log 2>&1 ||
         { tail -50 build-valgrind.build.log; return 1; }
     local vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
               --errors-for-leak-kinds=definite --track-origins=yes -q
@@ -88,6 +89,10 @@ pass_valgrind() {
         "$t/fuzz_npy_replay fuzz/corpus/npy/seed-*"
         "$t/fuzz_csv_replay fuzz/corpus/csv/seed-*"
         "$t/fuzz_testfloat_replay fuzz/corpus/testfloat/seed-*"
+        "$t/test_tensor $b/vg-tensor"
+        "$t/test_compare"
+        "$t/fuzz_npz_replay fuzz/corpus/npz/seed-*"
+        "$t/fuzz_safetensors_replay fuzz/corpus/safetensors/seed-*"
     )
     local c
     for c in "${cmds[@]}"; do

@@ -12,12 +12,12 @@ add_library(fplab_fuzz_cli STATIC ${FPLAB_FUZZ_CLI_SOURCES})
 target_include_directories(fplab_fuzz_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)
 target_link_libraries(fplab_fuzz_cli PUBLIC fplab PRIVATE fplab_warnings)
 
-foreach(h parse calc testfloat npy csv text diff)
+foreach(h parse calc testfloat npy csv text diff npz safetensors)
   add_executable(fuzz_${h}_replay ${FPLAB_FUZZ_DIR}/fuzz_${h}.c
     ${FPLAB_FUZZ_DIR}/driver.c)
   target_include_directories(fuzz_${h}_replay PRIVATE ${FPLAB_FUZZ_DIR})
   target_link_libraries(fuzz_${h}_replay PRIVATE fplab_fuzz_cli fplab_amp
-    fplab_oracle fplab fplab_warnings)
+    fplab_tensor fplab_oracle fplab fplab_warnings)
   set(dirs ${FPLAB_FUZZ_DIR}/corpus/${h})
   if(EXISTS ${FPLAB_FUZZ_DIR}/regress/${h})
     list(APPEND dirs ${FPLAB_FUZZ_DIR}/regress/${h})

@@ -39,3 +39,16 @@ add_executable(test_compare ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.c)
 target_link_libraries(test_compare PRIVATE fplab_ref fplab fplab_warnings)
 add_test(NAME compare_unit COMMAND test_compare)
 set_tests_properties(compare_unit PROPERTIES LABELS "unit;compare" TIMEOUT 300)
+
+# fplab compare end to end: planted differences, tolerance edges, the
+# torch-defaults verdict element by element against torch, GEMM views.
+if(FPLAB_TENSOR_PYTHON)
+  add_test(NAME compare_cli
+    COMMAND ${FPLAB_TENSOR_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/compare_cli.py
+            ${FPLAB_EXE} ${CMAKE_CURRENT_BINARY_DIR}/compare_cli.d)
+else()
+  add_test(NAME compare_cli
+    COMMAND sh -c "echo 'no python3 with numpy: fplab compare not tested end to end'; exit 77")
+endif()
+set_tests_properties(compare_cli PROPERTIES LABELS "cli;compare" TIMEOUT 300
+  SKIP_RETURN_CODE 77)

@@ -211,7 +211,7 @@ static void make_plant(plant *p, const char *name, size_t esize)
     for (int q = 0; q < P5; q++) { size_t i = AT(); put(p, p->k, i, up(f, get(p, p->r, i), 5)); }
     for (int q = 0; q < P1000; q++) {
         size_t i = AT();
-        uint64_t r = (f->bias / 2) << (f->prec - 1);   /* away from the top */
+        uint64_t r = (uint64_t)(f->bias / 2) << (f->prec - 1);   /* away from the top */
         put(p, p->r, i, r);
         put(p, p->k, i, r + (f->width > 8 ? 1000 : 50));
     }
@@ -361,6 +361,106 @@ static void test_threads(void)
           (unsigned long long)a.max_ulp_index, (unsigned long long)a.first_nan);
     free(k);
     free(r);
+}
+
+/* The statistics by brute force, pair by pair through fl_cmp_one. */
+static void brute(fl_cmp_stats *s, const fl_format *f, size_t esize,
+                  const void *k, const void *r, size_t n, const fl_cmp_tol *tol)
+{
+    plant p = {*f, esize, n, (void *)k, (void *)r};
+    memset(s, 0, sizeof *s);
+    s->max_ulp_index = s->first_fail = s->first_nan = s->first_inf = UINT64_MAX;
+    s->n = n;
+    for (size_t i = 0; i < n; i++) {
+        fl_cmp_elem e = fl_cmp_one(f, get(&p, k, i), get(&p, r, i), tol);
+        s->identical += (uint64_t)e.identical;
+        if (e.fail) {
+            s->fail++;
+            if (s->first_fail == UINT64_MAX)
+                s->first_fail = i;
+        }
+        if (e.cls == FL_CMP_EL_VALUE) {
+            s->values++;
+            s->hist[fl_cmp_bucket(e.ulp)]++;
+            s->zero_sign += e.ulp == 0 && !e.identical;
+            if (s->max_ulp_index == UINT64_MAX || e.ulp > s->max_ulp) {
+                s->max_ulp = e.ulp;
+                s->max_ulp_index = i;
+            }
+        } else if (e.cls == FL_CMP_EL_NAN_BOTH) {
+            s->nan_both++;
+            s->nan_payload += !e.identical;
+        } else if (e.cls == FL_CMP_EL_INF) {
+            s->inf++;
+            if (s->first_inf == UINT64_MAX)
+                s->first_inf = i;
+        } else {
+            if (e.cls == FL_CMP_EL_NAN_KERNEL)
+                s->nan_kernel++;
+            else
+                s->nan_ref++;
+            if (s->first_nan == UINT64_MAX)
+                s->first_nan = i;
+        }
+    }
+}
+
+/* Dense differences (every block takes the vector path, some blocks hold
+ * a NaN or an infinity, some distances exceed 16): the scan's statistics
+ * equal the brute force's, field by field, under every tolerance kind. */
+static void test_dense(void)
+{
+    static const struct { const char *f; size_t esize; } fs[] = {
+        {"binary32", 4}, {"binary16", 2}, {"fp8-e4m3", 1}, {"binary64", 8},
+        {"bf16", 2}, {"binary32", 8}, {"ieee:6:9", 2},
+    };
+    int ran = 0;
+    for (size_t q = 0; q < sizeof fs / sizeof fs[0]; q++) {
+        fl_format f = fmt(fs[q].f);
+        size_t n = 64 * 300 + 37, es = fs[q].esize;
+        plant p = {f, es, n, calloc(n, es), calloc(n, es)};
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = mid_value(&f), w = v;
+            uint64_t u = rnd() % 100;
+            if (u < 40)
+                w = v + 1 + rnd() % 2;
+            else if (u < 45)
+                w = v + 3 + rnd() % 30;             /* up to bucket 6 */
+            else if (u < 47)
+                w = v ^ f.sign_mask;                /* opposite sign */
+            else if (u < 49)
+                v = 0, w = f.sign_mask;             /* +0 vs -0 */
+            if (i / 64 % 37 == 5 && u == 99)
+                w = qnan(&f, 1);                    /* a NaN in some blocks */
+            if (i / 64 % 41 == 7 && u == 98 && f.has_inf)
+                w = f.exp_mask;
+            put(&p, p.k, i, w);
+            put(&p, p.r, i, v);
+        }
+        fl_cmp_tol tols[5] = {{FL_CMP_TOL_EXACT, 0, 0, 0, 0, 0},
+                              {FL_CMP_TOL_ULP, 2, 0, 0, 0, 0},
+                              {FL_CMP_TOL_ULP, 2, 0, 0, 0, 1},
+                              {FL_CMP_TOL_CLOSE, 0, 0x1p-20, 0x1p-30, 0, 0},
+                              {FL_CMP_TOL_CLOSE, 0, 1e-3, 1e-5, 1, 1}};
+        for (int t = 0; t < 5; t++) {
+            fl_cmp_stats a, b;
+            fl_cmp_arrays(&a, &f, es, p.k, p.r, n, &tols[t], 1);
+            brute(&b, &f, es, p.k, p.r, n, &tols[t]);
+            CHECK(!memcmp(&a, &b, sizeof a), "%s in %zu bytes, tolerance %d: scan "
+                  "and brute force differ (fail %llu vs %llu, hist1 %llu vs %llu, "
+                  "max %llu@%llu vs %llu@%llu)", fs[q].f, es, t,
+                  (unsigned long long)a.fail, (unsigned long long)b.fail,
+                  (unsigned long long)a.hist[1], (unsigned long long)b.hist[1],
+                  (unsigned long long)a.max_ulp,
+                  (unsigned long long)a.max_ulp_index,
+                  (unsigned long long)b.max_ulp,
+                  (unsigned long long)b.max_ulp_index);
+            ran++;
+        }
+        free(p.k);
+        free(p.r);
+    }
+    CHECK(ran == 35, "dense cases %d", ran);
 }
 
 static void test_edges(void)
@@ -584,12 +684,13 @@ int main(void)
     test_distance_exhaustive();
     test_planted();
     test_threads();
+    test_dense();
     test_edges();
     test_list();
     test_grid();
     test_kblocks();
     test_relerr();
-    const int expected = 194;
+    const int expected = 230;
     printf("test_compare: %d checks, %d failures\n", cases, failures);
     if (cases != expected) {
         fprintf(stderr, "FAIL: ran %d checks, expected %d\n", cases, expected);

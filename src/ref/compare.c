@@ -93,6 +93,8 @@ static int is_f64(const fl_format *f)
            f->nan_style == FL_NANSTYLE_IEEE && f->subnormals;
 }
 
+/* need_values: 1 the values will be needed (relative error), 0 only when
+ * the tolerance says so, -1 never a table (one pair: fl_to_double). */
 static int ctx_init(cctx *c, const fl_format *f, size_t esize,
                     const fl_cmp_tol *tol, int need_values)
 {
@@ -119,7 +121,7 @@ static int ctx_init(cctx *c, const fl_format *f, size_t esize,
             c->dec = DEC_F32;
         } else if (is_f64(f)) {
             c->dec = DEC_F64;
-        } else if (f->width <= 16) {
+        } else if (f->width <= 16 && need_values >= 0) {
             size_t m = (size_t)1 << f->width;
             c->tab = malloc(m * sizeof *c->tab);
             if (!c->tab)
@@ -197,7 +199,7 @@ fl_cmp_elem fl_cmp_one(const fl_format *f, uint64_t k, uint64_t r,
 {
     cctx c;
     fl_cmp_elem e = {FL_CMP_EL_VALUE, 1, 0, 0};
-    if (ctx_init(&c, f, 8, tol, 0))
+    if (ctx_init(&c, f, 8, tol, -1))
         return e;
     e = classify(&c, k & c.wmask, r & c.wmask);
     return e;
@@ -275,30 +277,180 @@ static inline void account(const cctx *c, uint64_t x, uint64_t y, uint64_t i,
         }                                                                   \
     } while (0)
 
-#define DEFINE_SCAN(T)                                                      \
-    static void scan_##T(const cctx *c, const T *k, const T *r, size_t lo,  \
+/* The scan is compiled for AVX-512 and AVX2 besides the baseline and the
+ * loader picks one for the CPU (GCC's target_clones); FPLAB_AVX512=OFF
+ * leaves AVX-512 out (valgrind stops on it). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(FPLAB_AVX512)
+#define CMP_CLONES __attribute__((target_clones("arch=x86-64-v4", \
+                                                "arch=x86-64-v3", "default")))
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define CMP_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CMP_CLONES
+#endif
+
+/* Values for the vector path of CLOSE: binary32 in 4-byte words, binary64
+ * in 8-byte words (other layouts take the element path). */
+static inline double vval_uint8_t(uint8_t x) { (void)x; return 0; }
+static inline double vval_uint16_t(uint16_t x) { (void)x; return 0; }
+static inline double vval_uint32_t(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+static inline double vval_uint64_t(uint64_t x)
+{
+    double d;
+    memcpy(&d, &x, 8);
+    return d;
+}
+
+/* Whether a block of value pairs (no NaN, no infinity) can take the
+ * vector path under this tolerance. */
+static int vector_ok(const cctx *c)
+{
+    if (c->tol.kind != FL_CMP_TOL_CLOSE)
+        return 1;
+    return (c->dec == DEC_F32 && c->esize == 4) ||
+           (c->dec == DEC_F64 && c->esize == 8);
+}
+
+/* CLOSE on binary64 values, as classify() does it. */
+static inline unsigned close_fail(double kv, double rv, double rtol, double atol)
+{
+    double err = kv - rv, al = rtol * rv;
+    err = err < 0 ? -err : err;
+    al = atol + (al < 0 ? -al : al);
+    return (unsigned)!(err <= al);
+}
+
+/* The vector loop over a full block: FAIL is an expression of x, y, d, eq
+ * and z (the pair, its distance, bit-identity, signed-zero difference). */
+#define VLOOP(T, S, U, FAIL)                                                \
+    do { for (size_t j = 0; j < BLK; j++) {                                 \
+        T x = kb[j] & wm, y = rb[j] & wm;                                   \
+        S ox = (S)(x & mag), oy = (S)(y & mag);                             \
+        ox = (x & sg) ? -ox : ox;                                           \
+        oy = (y & sg) ? -oy : oy;                                           \
+        U d = ox > oy ? (U)ox - (U)oy : (U)oy - (U)ox;                      \
+        unsigned eq = x == y, z = (d == 0) & !eq;                           \
+        h0 += d == 0;                                                       \
+        h1 += d == 1;                                                       \
+        h2 += d == 2;                                                       \
+        h3 += (U)(d - 3) <= 1;                                              \
+        h4 += (U)(d - 5) <= 3;                                              \
+        h5 += (U)(d - 9) <= 7;                                              \
+        big += d > 16;                                                      \
+        same += eq;                                                         \
+        zs += z;                                                            \
+        dmax = d > dmax ? d : dmax;                                         \
+        nfail += FAIL;                                                      \
+    } } while (0)
+
+/* The scan of one storage width T, with S a signed type wide enough for
+ * the ordinals (int32 for 8- and 16-bit words, int64 otherwise) and U its
+ * unsigned twin.  Per block of 64 pairs:
+ *   1. bit-identical block: count its NaNs (vector code);
+ *   2. a NaN or infinity on either side: pair by pair (account);
+ *   3. otherwise all are value pairs: distances, buckets 0..5 (distances
+ *      up to 16), identical and signed-zero counts, failures and the block
+ *      maximum are reductions the compiler vectorises; distances above 16
+ *      and the first failure are found again in a scalar pass over the
+ *      block, which only runs when there are some. */
+#define DEFINE_SCAN(T, S, U)                                                \
+    CMP_CLONES static void scan_##T(const cctx *c, const T *k, const T *r, size_t lo,  \
                          size_t hi, fl_cmp_stats *s)                        \
     {                                                                       \
-        const T wm = (T)c->wmask;                                           \
+        const T wm = (T)c->wmask, mag = (T)c->mag, sg = (T)c->sign;         \
+        /* magnitudes at or above spec are NaN or infinity */               \
+        const T spec = (T)(c->has_inf ? c->inf_mag : c->nan_above + 1);     \
+        const int vec = vector_ok(c), kind = c->tol.kind;                   \
+        const U ulp = c->tol.ulp > (U)-1 ? (U)-1 : (U)c->tol.ulp;          \
+        const int zstrict = c->tol.zero_sign;                               \
+        const double rtol = c->tol.rtol, atol = c->tol.atol;               \
         for (size_t i = lo; i < hi;) {                                      \
             size_t m = hi - i < BLK ? hi - i : BLK;                         \
-            T acc = 0;                                                      \
+            const T *kb = k + i, *rb = r + i;                               \
+            T acc = 0, sp = 0;                                              \
             for (size_t j = 0; j < m; j++)                                  \
-                acc |= (T)(k[i + j] ^ r[i + j]);                            \
+                acc |= (T)(kb[j] ^ rb[j]);                                  \
             if (!(acc & wm)) {                                              \
                 IDENTICAL_BLOCK(T);                                         \
-            } else {                                                        \
+                i += m;                                                     \
+                continue;                                                   \
+            }                                                               \
+            unsigned ndiff = 0;                                             \
+            for (size_t j = 0; j < m; j++) {                                \
+                sp |= (T)((T)(kb[j] & mag) >= spec) |                       \
+                      (T)((T)(rb[j] & mag) >= spec);                        \
+                ndiff += (T)((kb[j] ^ rb[j]) & wm) != 0;                    \
+            }                                                               \
+            if (sp || !vec || m < BLK || s->max_ulp_index == NONE) {        \
                 for (size_t j = 0; j < m; j++)                              \
-                    account(c, k[i + j] & wm, r[i + j] & wm, i + j, s);     \
+                    account(c, kb[j] & wm, rb[j] & wm, i + j, s);           \
+                i += m;                                                     \
+                continue;                                                   \
+            }                                                               \
+            if (ndiff <= BLK / 8) {                                         \
+                /* few differences: tally the identical pairs (value pairs, \
+                 * no NaN here), the others one by one */                   \
+                for (size_t j = 0; j < m; j++) {                            \
+                    T x = kb[j] & wm, y = rb[j] & wm;                       \
+                    if (x != y)                                             \
+                        account(c, x, y, i + j, s);                         \
+                }                                                           \
+                s->identical += m - ndiff;                                  \
+                s->values += m - ndiff;                                     \
+                s->hist[0] += m - ndiff;                                    \
+                i += m;                                                     \
+                continue;                                                   \
+            }                                                               \
+            unsigned h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0;        \
+            unsigned big = 0, same = 0, zs = 0, nfail = 0;                  \
+            U dmax = 0;                                                     \
+            /* one loop per tolerance kind: no branch inside */             \
+            if (kind == FL_CMP_TOL_EXACT)                                   \
+                VLOOP(T, S, U, (unsigned)!eq);                              \
+            else if (kind == FL_CMP_TOL_ULP)                                \
+                VLOOP(T, S, U, (unsigned)(d > ulp) | (z & (unsigned)zstrict)); \
+            else                                                            \
+                VLOOP(T, S, U, close_fail(vval_##T(x), vval_##T(y), rtol,   \
+                                          atol) | (z & (unsigned)zstrict)); \
+            s->hist[0] += h0;                                               \
+            s->hist[1] += h1;                                               \
+            s->hist[2] += h2;                                               \
+            s->hist[3] += h3;                                               \
+            s->hist[4] += h4;                                               \
+            s->hist[5] += h5;                                               \
+            s->values += m;                                                 \
+            s->identical += same;                                           \
+            s->zero_sign += zs;                                             \
+            s->fail += nfail;                                               \
+            if (big || (nfail && s->first_fail == NONE) ||                  \
+                s->max_ulp_index == NONE || dmax > s->max_ulp) {            \
+                /* the rare part again, pair by pair, in index order */     \
+                for (size_t j = 0; j < m; j++) {                            \
+                    fl_cmp_elem e = classify(c, kb[j] & wm, rb[j] & wm);    \
+                    if (e.ulp > 16)                                         \
+                        s->hist[fl_cmp_bucket(e.ulp)]++;                    \
+                    if (e.fail && s->first_fail == NONE)                    \
+                        s->first_fail = i + j;                              \
+                    if (s->max_ulp_index == NONE || e.ulp > s->max_ulp) {   \
+                        s->max_ulp = e.ulp;                                 \
+                        s->max_ulp_index = i + j;                           \
+                    }                                                       \
+                }                                                           \
             }                                                               \
             i += m;                                                         \
         }                                                                   \
     }
 
-DEFINE_SCAN(uint8_t)
-DEFINE_SCAN(uint16_t)
-DEFINE_SCAN(uint32_t)
-DEFINE_SCAN(uint64_t)
+DEFINE_SCAN(uint8_t, int32_t, uint32_t)
+DEFINE_SCAN(uint16_t, int32_t, uint32_t)
+DEFINE_SCAN(uint32_t, int64_t, uint64_t)
+DEFINE_SCAN(uint64_t, int64_t, uint64_t)
 
 static void scan(const cctx *c, const void *k, const void *r, size_t lo,
                  size_t hi, fl_cmp_stats *s)

@@ -296,18 +296,12 @@ static int inflate_member(tsrc *s, const tmember *m, unsigned char *out,
     unsigned char in[1 << 16];
     uint64_t done_in = 0;
     uint64_t usize = m->usize;
-    int zr = Z_OK, r = 0;
+    int zr, r = 0;
     z.next_out = out;
     uint64_t out_left = usize;
     unsigned char spare[1];
-    while (zr != Z_STREAM_END) {
-        if (z.avail_in == 0) {
-            if (done_in == m->csize) {
-                r = terr(err, errlen, "%s: the %llu compressed bytes end before "
-                         "the deflate stream does (truncated member)", name,
-                         (unsigned long long)m->csize);
-                break;
-            }
+    for (;;) {
+        if (z.avail_in == 0 && done_in < m->csize) {
             size_t k = m->csize - done_in < sizeof in
                            ? (size_t)(m->csize - done_in) : sizeof in;
             if (tsrc_read(s, done_in, in, k, NULL)) {
@@ -339,9 +333,14 @@ static int inflate_member(tsrc *s, const tmember *m, unsigned char *out,
         }
         if (zr == Z_STREAM_END)
             break;
-        if (zr == Z_BUF_ERROR && z.avail_in == 0)
-            continue;
-        if (zr != Z_OK) {
+        if (zr == Z_BUF_ERROR && z.avail_in == 0 && done_in == m->csize) {
+            /* no progress and no input left */
+            r = terr(err, errlen, "%s: the %llu compressed bytes end before "
+                     "the deflate stream does (truncated member)", name,
+                     (unsigned long long)m->csize);
+            break;
+        }
+        if (zr != Z_OK && zr != Z_BUF_ERROR) {
             r = terr(err, errlen, "%s: corrupt deflate data (zlib: %s)", name,
                      z.msg ? z.msg : zError(zr));
             break;

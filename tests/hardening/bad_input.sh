@@ -15,7 +15,8 @@
 #   stdin      '-' for /dev/null, else a path
 #   args       the arguments after `fplab`, as bash words (@NONE@: none)
 # In stdin and args, @W@ is WORKDIR (fixtures are made there first), @N@
-# the committed .npy fixtures (tests/data/npy).
+# the committed .npy fixtures (tests/data/npy), @T@ the committed tensor
+# fixtures (tests/data/tensor, written by tests/data/gen_tensor.py).
 # Besides, every case must not crash: a status above 125 (a signal) or a
 # sanitizer report on stderr fails it whatever the table says.
 #
@@ -27,6 +28,7 @@ TABLE=${2:?usage: $0 FPLAB TABLE WORKDIR}
 W=${3:?usage: $0 FPLAB TABLE WORKDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 N=$(cd "$HERE/../data/npy" && pwd)
+T=$(cd "$HERE/../data/tensor" && pwd)
 WRAP=${FPLAB_WRAP:-}
 
 rm -rf "$W"
@@ -108,6 +110,7 @@ while IFS=$'\t' read -r id when want stream frags stdin args || [ -n "$id" ]; do
     fi
     args=${args//@W@/$W}
     args=${args//@N@/$N}
+    args=${args//@T@/$T}
     stdin=${stdin//@W@/$W}
     [ "$stdin" = - ] && stdin=/dev/null
     if [ "$args" = @NONE@ ]; then set --; else eval "set -- $args"; fi
@@ -129,6 +132,7 @@ while IFS=$'\t' read -r id when want stream frags stdin args || [ -n "$id" ]; do
         for p in "${parts[@]}"; do
             p=${p//@W@/$W}
             p=${p//@N@/$N}
+            p=${p//@T@/$T}
             if ! grep -q -F -- "$p" "$src"; then
                 why="$stream lacks '$p'"
                 break
