@@ -20,6 +20,7 @@ static const struct subcommand commands[] = {
     {"scaler", cmd_scaler, "replay a loss scaler on per-step overflow flags"},
     {"lab", cmd_lab, "run every experiment and plot, write the report"},
     {"gpu-check", cmd_gpu_check, "GPU intrinsics bit for bit against the core"},
+    {"ref", cmd_ref, "a kernel's reference output in a stated arithmetic model"},
     {"compare", cmd_compare, "a kernel's output against a reference: the verdict"},
     {"quantize", cmd_quantize, "MX, NVFP4 and FP8 per-tensor quantization of a tensor"},
 };

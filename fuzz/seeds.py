@@ -14,6 +14,8 @@ Input layouts (see each fuzz/fuzz_NAME.c):
   csv        option byte (label column, scale), then CSV text
   text       reader byte (0 text, 1-3 raw f16/f32/f64, 4 auto), then bytes
   diff       format (1 or 4 bytes), 2 context bytes, op byte, 3 x 8 bytes
+  model      use byte (bit 0 file, bits 1-2 sum/dot/gemm), term count byte,
+             then a model file or line of `fplab ref`
   npz        a zip of .npy members (stored, deflated, ZIP64 records, damaged)
   safetensors  8-byte header length, JSON header, data (valid and damaged)
 """
@@ -320,6 +322,31 @@ def diff_seeds():
             k += 1
 
 
+def model_seeds():
+    canon = ("in=binary32 acc=binary32 acc-rm=rne products=rounded "
+             "order=sequential tc=none out=binary32 out-rm=rne epilogue=last "
+             "ftz=0 daz=0 nan=x86 saturate=0 tininess=after seed=0")
+    put("model", "canon-line", bytes([0, 8]) + canon.encode())
+    put("model", "canon-file", bytes([1, 8]) + canon.encode() + b"\n")
+    put("model", "file", bytes([3, 5]) +
+        b"# numpy-like\nin = binary16\nacc = binary32   # wide\n\n"
+        b"order = tree: ((0 + 1) + (2 + 3)) + 4\nepilogue = init\n")
+    put("model", "tc", bytes([2, 33]) + b"in=fp16 tc=h100-fp16(neab:3,align:rne) "
+        b"order=splitk:3 acc-rm=sr seed=7")
+    put("model", "tc-gemm", bytes([4, 20]) + b"in=bf16 tc=block:8,neab:1,align:floor,"
+        b"norm:products,rm:rne epilogue=fma")
+    put("model", "lanes", bytes([0, 17]) + b"order=lanes:8:halving products=fused "
+        b"acc=bf16 in=bf16 ftz=1 daz=1 nan=cuda")
+    put("model", "numpy", bytes([0, 39]) + b"order=numpy out=fp16 out-rm=rtz")
+    put("model", "exact", bytes([2, 12]) + b"order=exact in=fp64 out=ieee:6:9")
+    put("model", "bad-key", bytes([1, 3]) + b"acc = fp32\nacc_rm = rne\n")
+    put("model", "dup", bytes([1, 3]) + b"acc = fp32\nacc = fp16\n")
+    put("model", "tree-bad", bytes([0, 3]) + b"order=tree:((0+1)+1")
+    put("model", "tree-deep", bytes([0, 30]) + b"order=tree:" +
+        b"(" * 29 + b"0" + b"".join(b"+%d)" % i for i in range(1, 30)))
+    put("model", "nul", bytes([1, 3]) + b"acc = fp32\n\0\n")
+
+
 def main():
     clear_seeds()
     parse_seeds()
@@ -329,6 +356,7 @@ def main():
     csv_seeds()
     text_seeds()
     diff_seeds()
+    model_seeds()
     npz_seeds()
     safetensors_seeds()
     for h in sorted(os.listdir(corpus)):

@@ -16,6 +16,13 @@
  *   4. the result rounded to binary32 toward zero (fp32 output), or to
  *      binary16 to nearest even (fp16 output), subnormals supported.
  * Longer dot products chain blocks through the fp32 accumulator.
+ *
+ * Two parameters let the model state variants the papers probe for
+ * (Fasi et al., section 3: "rounding of the alignment", "normalisation"):
+ * how a term is cut to the alignment window (align) and whether products
+ * are normalised before they are aligned (norm).  Their zero values are
+ * the measured behaviour above, so a model written as a positional
+ * initializer {name, in, block, neab, out_rm} keeps it.
  */
 #ifndef FPLAB_TENSORCORE_H
 #define FPLAB_TENSORCORE_H
@@ -26,12 +33,32 @@
 extern "C" {
 #endif
 
+/* fl_tc_model.align: how each term is cut to the alignment window. */
+enum {
+    FL_TC_ALIGN_TRUNC = 0,  /* toward zero, per term in sign-magnitude
+                               (measured on V100, A100, H100) */
+    FL_TC_ALIGN_FLOOR = 1,  /* toward -infinity: two's-complement truncation
+                               (a negative term loses magnitude upward) */
+    FL_TC_ALIGN_RNE = 2     /* to nearest, ties to even, per term */
+};
+/* fl_tc_model.norm: where significands are normalised. */
+enum {
+    FL_TC_NORM_ONCE = 0,     /* products enter the alignment unnormalised:
+                                alignment exponent ea+eb, significand in
+                                [1,4); only the block's sum is normalised */
+    FL_TC_NORM_PRODUCTS = 1  /* each product is normalised to [1,2) first:
+                                its alignment exponent is ea+eb+1 when its
+                                significand is 2 or more */
+};
+
 typedef struct fl_tc_model {
     const char *name;        /* e.g. "h100-fp16" */
     const fl_format *in;     /* input format of a and b */
-    int block;               /* products per block FMA */
-    int neab;                /* extra alignment bits beyond 24 */
+    int block;               /* products per block FMA (1..64) */
+    int neab;                /* extra alignment bits beyond 24 (0..30) */
     int out_rm;              /* rounding of the binary32 result (FL_RTZ) */
+    int align;               /* FL_TC_ALIGN_* (0: truncation) */
+    int norm;                /* FL_TC_NORM_* (0: once) */
 } fl_tc_model;
 
 /* Presets (parameters from the papers above):
@@ -58,6 +85,17 @@ uint64_t fl_tc_block_fma(const fl_tc_model *m, const uint64_t *a,
 uint64_t fl_tc_block_fma_f16(const fl_tc_model *m, const uint64_t *a,
                              const uint64_t *b, int n, uint64_t c,
                              unsigned *flags);
+
+/* The general block: the result (and c) in format accf, the window still
+ * 24 + neab bits wide.  Rounding mode, flush-to-zero, denormals-are-zero
+ * (inputs and c), tininess, saturation, the NaN preset and the
+ * stochastic-rounding stream all come from *ctx; m->out_rm is not used.
+ * fl_tc_block_fma is this call with accf = binary32 and a context of
+ * (m->out_rm, NaN preset cuda); fl_tc_block_fma_f16 with binary16 and
+ * (rne, cuda). */
+uint64_t fl_tc_block_fma_ctx(const fl_tc_model *m, const fl_format *accf,
+                             const uint64_t *a, const uint64_t *b, int n,
+                             uint64_t c, const fl_ctx *ctx, unsigned *flags);
 
 /* Dot product of length k (strides in elements), chained in blocks of
  * m->block through a binary32 accumulator starting at c. */

@@ -7,19 +7,29 @@
  * largest alignment exponent (product: exponent sum ea+eb, significand in
  * [1,4); c: its own exponent).  The truncated integers are summed exactly;
  * the only rounding after that is the final one by fl__round_pack.
+ * With align = floor or rne the truncation above becomes that rounding of
+ * each term to the window's unit; with norm = products a product whose
+ * significand is 2 or more aligns at ea+eb+1.
  */
 #include <string.h>
 
 #include "internals.h"
 #include "fplab/tensorcore.h"
 
-const fl_tc_model fl_tc_v100_fp16 = {"v100-fp16", &fl_binary16, 4, 0, FL_RTZ};
-const fl_tc_model fl_tc_a100_fp16 = {"a100-fp16", &fl_binary16, 8, 1, FL_RTZ};
-const fl_tc_model fl_tc_a100_bf16 = {"a100-bf16", &fl_bfloat16, 8, 1, FL_RTZ};
-const fl_tc_model fl_tc_a100_tf32 = {"a100-tf32", &fl_tf32, 4, 1, FL_RTZ};
-const fl_tc_model fl_tc_h100_fp16 = {"h100-fp16", &fl_binary16, 16, 2, FL_RTZ};
-const fl_tc_model fl_tc_h100_bf16 = {"h100-bf16", &fl_bfloat16, 16, 2, FL_RTZ};
-const fl_tc_model fl_tc_h100_tf32 = {"h100-tf32", &fl_tf32, 8, 2, FL_RTZ};
+const fl_tc_model fl_tc_v100_fp16 = {"v100-fp16", &fl_binary16, 4, 0, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_a100_fp16 = {"a100-fp16", &fl_binary16, 8, 1, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_a100_bf16 = {"a100-bf16", &fl_bfloat16, 8, 1, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_a100_tf32 = {"a100-tf32", &fl_tf32, 4, 1, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_h100_fp16 = {"h100-fp16", &fl_binary16, 16, 2, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_h100_bf16 = {"h100-bf16", &fl_bfloat16, 16, 2, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
+const fl_tc_model fl_tc_h100_tf32 = {"h100-tf32", &fl_tf32, 8, 2, FL_RTZ,
+    FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
 
 static const fl_tc_model *const tc_presets[] = {
     &fl_tc_v100_fp16, &fl_tc_a100_fp16, &fl_tc_a100_bf16, &fl_tc_a100_tf32,
@@ -52,21 +62,49 @@ struct term {
     uint64_t mag;
 };
 
+/* mag / 2^k cut to an integer as m->align says, for a term of sign s;
+ * *cut is set when a nonzero part was dropped.  k > 0. */
+static uint64_t align_cut(int mode, int s, uint64_t mag, int32_t k, int *cut)
+{
+    uint64_t q, rest, half;
+    if (k >= 64) {
+        /* mag < 2^63 (at most 2p <= 64 bits and a top bit below 63 for
+         * every term): the whole term lies below half a unit */
+        q = 0;
+        rest = mag;
+        half = ~(uint64_t)0;
+    } else {
+        q = mag >> k;
+        rest = mag & ((((uint64_t)1) << k) - 1);
+        half = ((uint64_t)1) << (k - 1);
+    }
+    if (rest == 0)
+        return q;
+    *cut = 1;
+    switch (mode) {
+    case FL_TC_ALIGN_FLOOR:
+        return q + (uint64_t)s;          /* a negative term rounds away */
+    case FL_TC_ALIGN_RNE:
+        return q + (uint64_t)(rest > half || (rest == half && (q & 1)));
+    default:
+        return q;                        /* truncation toward zero */
+    }
+}
+
 static uint64_t block(const fl_tc_model *m, const fl_format *accf,
                       const uint64_t *a, const uint64_t *b, int n,
-                      uint64_t c, int out_rm, unsigned *flags)
+                      uint64_t c, const fl_ctx *ctxp, unsigned *flags)
 {
     struct term t[65];
     int nt = 0, pinf = 0, ninf = 0, nan = 0, allneg0 = 1, i;
     const fl_format *in = m->in;
     const int pin = in->prec;
-    fl_ctx ctx = fl_ctx_make(out_rm);
+    const fl_ctx ctx = *ctxp;
     fl_unp uc;
     int32_t emax, lsb;
     int64_t sum = 0;
     int truncated = 0;
 
-    ctx.nan = FL_NANP_CUDA;
     if (n > 64)
         n = 64;
     for (i = 0; i < n; i++) {
@@ -91,11 +129,15 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
         }
         allneg0 = 0;
         t[nt].sign = s;
-        t[nt].align = ua.exp + ub.exp;
         /* (sig_a >> (64-p)) * (sig_b >> (64-p)) is exact in 2p <= 64 bits
          * (p <= 24 for every tensor-core input format). */
         t[nt].mag = (ua.sig >> (64 - pin)) * (ub.sig >> (64 - pin));
         t[nt].lsb = ua.exp + ub.exp - 2 * (pin - 1);
+        /* the significand product lies in [1,4): normalising it moves
+         * the alignment exponent up by one when it is 2 or more */
+        t[nt].align = ua.exp + ub.exp +
+                      (m->norm == FL_TC_NORM_PRODUCTS &&
+                       (t[nt].mag >> (2 * pin - 1)) != 0);
         nt++;
     }
     uc = fl__unpack(accf, c, &ctx);
@@ -120,7 +162,7 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
     if (nan || (pinf && ninf)) {
         if (!nan)
             *flags |= FL_INVALID;
-        return fl_default_nan(accf, FL_NANP_CUDA);
+        return fl_default_nan(accf, ctx.nan);
     }
     if (pinf || ninf)
         return fl__pack_inf(accf, ninf, &ctx, flags);
@@ -135,15 +177,10 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
     for (i = 0; i < nt; i++) {
         int32_t sh = t[i].lsb - lsb;
         uint64_t v;
-        if (sh >= 0) {
-            v = t[i].mag << sh;   /* sh <= 2 + neab: no overflow */
-        } else if (sh > -64) {
-            v = t[i].mag >> -sh;
-            truncated |= (t[i].mag & ((((uint64_t)1) << -sh) - 1)) != 0;
-        } else {
-            v = 0;
-            truncated = 1;
-        }
+        if (sh >= 0)
+            v = t[i].mag << sh;   /* every aligned term < 2^(25+neab) */
+        else
+            v = align_cut(m->align, t[i].sign, t[i].mag, -sh, &truncated);
         sum += t[i].sign ? -(int64_t)v : (int64_t)v;
     }
     if (sum == 0) {
@@ -161,17 +198,28 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
     }
 }
 
+uint64_t fl_tc_block_fma_ctx(const fl_tc_model *m, const fl_format *accf,
+                             const uint64_t *a, const uint64_t *b, int n,
+                             uint64_t c, const fl_ctx *ctx, unsigned *flags)
+{
+    return block(m, accf, a, b, n, c, ctx, flags);
+}
+
 uint64_t fl_tc_block_fma(const fl_tc_model *m, const uint64_t *a,
                          const uint64_t *b, int n, uint64_t c, unsigned *flags)
 {
-    return block(m, &fl_binary32, a, b, n, c, m->out_rm, flags);
+    fl_ctx ctx = fl_ctx_make(m->out_rm);
+    ctx.nan = FL_NANP_CUDA;
+    return block(m, &fl_binary32, a, b, n, c, &ctx, flags);
 }
 
 uint64_t fl_tc_block_fma_f16(const fl_tc_model *m, const uint64_t *a,
                              const uint64_t *b, int n, uint64_t c,
                              unsigned *flags)
 {
-    return block(m, &fl_binary16, a, b, n, c, FL_RNE, flags);
+    fl_ctx ctx = fl_ctx_make(FL_RNE);
+    ctx.nan = FL_NANP_CUDA;
+    return block(m, &fl_binary16, a, b, n, c, &ctx, flags);
 }
 
 uint64_t fl_tc_dot(const fl_tc_model *m, const uint64_t *a, size_t sa,

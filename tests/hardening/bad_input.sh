@@ -79,6 +79,17 @@ mk c_corrupt.gz  '\037\213\010\000garbage that is not deflate data'
 # must be (stops root too), and a read-only directory (not root)
 mk afile         'x\n'
 mkdir -p "$W/ro" && chmod 555 "$W/ro"
+# fplab ref: model files, cut tensor files, bfloat16 bit patterns
+mk ref_m_key.txt   '# model\nacc = binary32\nacc_rm = rne\n'
+mk ref_m_val.txt   'acc-rm = nearest-ish\n'
+mk ref_m_dup.txt   'acc = fp32\n\nacc = fp16\n'
+mk ref_m_tree.txt  'order = tree: (0 + 1) + (1 + 2)\n'
+mk ref_m_in.txt    'in = binary16\n'
+mk ref_m_nul.txt   'acc = fp32\n\000\n'
+mk ref_trunc.npz   'PK\003\004\024\000\000\000\010\000'
+mk ref_trunc.safetensors '\100\000\000\000\000\000\000\000{"x": {"dtype": "F32"'
+"$FPLAB" ref cast "$N/c_f4_2d.npy" --out-format bf16 --out "$W/ref_bf16.npy" \
+    > /dev/null 2>&1 || true
 
 # ---- cases --------------------------------------------------------------
 is_root=0

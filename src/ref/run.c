@@ -1,0 +1,407 @@
+/*
+ * run.c — the entry points fl_ref_sum / fl_ref_dot / fl_ref_gemm and the
+ * thread split.
+ *
+ * Output elements are independent: each is a pure function of its inputs
+ * and its own index (which seeds its stochastic roundings), and each part
+ * of the split ORs its flags into a word of its own.  So any split, and
+ * any thread count, gives the same bits and the same flags.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ref_internal.h"
+
+int ref_fast_enabled = 1;
+
+void fl_ref_set_fast(int on)
+{
+    ref_fast_enabled = on != 0;
+}
+
+int ref_nthreads(int nthreads)
+{
+    long n;
+    if (nthreads > 0)
+        return nthreads > 256 ? 256 : nthreads;
+    n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+}
+
+typedef struct part {
+    ref_range_fn fn;
+    void *arg;
+    size_t lo, hi;
+    unsigned flags;
+    int rc;
+} part;
+
+static void *worker(void *p)
+{
+    part *q = p;
+    q->rc = q->fn(q->arg, q->lo, q->hi, &q->flags);
+    return NULL;
+}
+
+int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
+                 void *arg, unsigned *flags)
+{
+    int nt = ref_nthreads(nthreads), rc = 0;
+    /* a thread is worth starting for about 10^5 units of work */
+    double want = (double)count * work / 1e5;
+    part *parts;
+    pthread_t *tid;
+    char *started;
+    if (want < (double)nt)
+        nt = want < 1 ? 1 : (int)want;
+    if ((size_t)nt > count)
+        nt = count ? (int)count : 1;
+    if (nt <= 1) {
+        unsigned f = 0;
+        rc = fn(arg, 0, count, &f);
+        *flags |= f;
+        return rc ? -1 : 0;
+    }
+    parts = calloc((size_t)nt, sizeof *parts);
+    tid = calloc((size_t)nt, sizeof *tid);
+    started = calloc((size_t)nt, 1);
+    if (parts == NULL || tid == NULL || started == NULL) {
+        unsigned f = 0;
+        free(parts);
+        free(tid);
+        free(started);
+        rc = fn(arg, 0, count, &f);
+        *flags |= f;
+        return rc ? -1 : 0;
+    }
+    for (int i = 0; i < nt; i++) {
+        parts[i].fn = fn;
+        parts[i].arg = arg;
+        parts[i].lo = count / (size_t)nt * (size_t)i +
+                      ((size_t)i < count % (size_t)nt ? (size_t)i : count % (size_t)nt);
+        parts[i].hi = parts[i].lo + count / (size_t)nt +
+                      ((size_t)i < count % (size_t)nt);
+    }
+    for (int i = 1; i < nt; i++)
+        started[i] = pthread_create(&tid[i], NULL, worker, &parts[i]) == 0;
+    worker(&parts[0]);
+    for (int i = 1; i < nt; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            worker(&parts[i]);   /* could not start: do it here */
+    }
+    for (int i = 0; i < nt; i++) {
+        *flags |= parts[i].flags;
+        rc |= parts[i].rc;
+    }
+    free(parts);
+    free(tid);
+    free(started);
+    return rc ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * sum and dot: rows of terms.
+ * ---------------------------------------------------------------------- */
+typedef struct rows_job {
+    const ref_ctx *rc;
+    const uint64_t *a, *b;
+    uint64_t *out;
+} rows_job;
+
+static int rows_generic(void *arg, size_t lo, size_t hi, unsigned *flags)
+{
+    const rows_job *j = arg;
+    const ref_ctx *rc = j->rc;
+    const size_t n = rc->n;
+    uint64_t *scratch = NULL;
+    ref_fx *fx = NULL;
+    if (rc->m->order == FL_REF_EXACT) {
+        fx = ref_fx_new(rc);
+        if (fx == NULL)
+            return -1;
+    } else if (!rc->m->tc.on) {
+        scratch = malloc((rc->plan.nnodes + 1) * sizeof *scratch);
+        if (scratch == NULL)
+            return -1;
+    }
+    for (size_t r = lo; r < hi; r++) {
+        ref_terms t;
+        t.a = j->a + r * n;
+        t.b = j->b ? j->b + r * n : NULL;
+        t.sa = t.sb = 1;
+        if (fx) {
+            j->out[r] = ref_exact_element(rc, fx, &t, NULL, flags);
+        } else {
+            uint64_t u = 0, acc;
+            if (rc->m->epilogue == FL_REF_EPI_INIT)
+                u = ref_init_value(rc, NULL, r, flags);
+            acc = rc->m->tc.on ? ref_eval_tc(rc, &t, u, r, flags)
+                               : ref_eval_acc(rc, &t, u, r, scratch, flags);
+            j->out[r] = ref_epilogue(rc, acc, NULL, r, flags);
+        }
+    }
+    free(scratch);
+    ref_fx_free(fx);
+    return 0;
+}
+
+static int rows_run(const fl_ref_model *m, fl_ref_op op, const uint64_t *a,
+                    const uint64_t *b, size_t rows, size_t n, uint64_t *out,
+                    int nthreads, unsigned *flags, char *err, size_t errlen)
+{
+    ref_ctx rc;
+    rows_job job;
+    unsigned f = 0;
+    int r;
+    if (ref_ctx_init(&rc, m, op, n, err, errlen) != 0)
+        return -1;
+    if (rows == 0) {
+        ref_ctx_free(&rc);
+        return 0;
+    }
+    if (ref_fast_enabled && m->order != FL_REF_EXACT) {
+        int done = 1;
+        if (m->tc.on && ref_tcfast_applicable(&rc))
+            done = ref_tcfast_dot(&rc, a, b, rows, out, nthreads, &f);
+        else if (!m->tc.on)
+            done = ref_native_rows(&rc, a, b, rows, out, nthreads, &f);
+        if (done == 0) {
+            if (flags)
+                *flags |= f & FL_IEEE_FLAGS;
+            ref_ctx_free(&rc);
+            return 0;
+        }
+        if (done < 0) {
+            ref_ctx_free(&rc);
+            ref_set_err(err, errlen, "out of memory");
+            return -1;
+        }
+        f = 0;
+    }
+    job.rc = &rc;
+    job.a = a;
+    job.b = b;
+    job.out = out;
+    r = ref_parallel(rows, (double)(n + 1) * 20, nthreads, rows_generic, &job, &f);
+    ref_ctx_free(&rc);
+    if (r != 0) {
+        ref_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (flags)
+        *flags |= f & FL_IEEE_FLAGS;
+    return 0;
+}
+
+int fl_ref_sum(const fl_ref_model *m, const uint64_t *x, size_t rows,
+               size_t n, uint64_t *out, int nthreads, unsigned *flags,
+               char *err, size_t errlen)
+{
+    return rows_run(m, FL_REF_OP_SUM, x, NULL, rows, n, out, nthreads, flags,
+                    err, errlen);
+}
+
+int fl_ref_dot(const fl_ref_model *m, const uint64_t *a, const uint64_t *b,
+               size_t rows, size_t n, uint64_t *out, int nthreads,
+               unsigned *flags, char *err, size_t errlen)
+{
+    return rows_run(m, FL_REF_OP_DOT, a, b, rows, n, out, nthreads, flags, err,
+                    errlen);
+}
+
+/* ------------------------------------------------------------------------
+ * GEMM.
+ * ---------------------------------------------------------------------- */
+void fl_ref_gemm_shape_init(fl_ref_gemm_shape *s, int ta, int tb,
+                            size_t batch, size_t m, size_t n, size_t k)
+{
+    memset(s, 0, sizeof *s);
+    s->ta = ta;
+    s->tb = tb;
+    s->batch = batch;
+    s->m = m;
+    s->n = n;
+    s->k = k;
+    s->lda = ta ? m : k;
+    s->ldb = tb ? k : n;
+    s->ldc = n;
+    s->ldd = n;
+    s->stride_a = m * k;
+    s->stride_b = k * n;
+    s->stride_c = m * n;
+    s->stride_d = m * n;
+}
+
+typedef struct gemm_job {
+    const ref_ctx *rc;
+    const fl_ref_gemm_shape *s;
+    const uint64_t *A, *B, *C;
+    uint64_t *D;
+    const uint64_t *Bt;   /* op(B)^T per batch matrix (n x k), or NULL */
+    size_t bt_stride;     /* its batch stride (0: one matrix) */
+} gemm_job;
+
+static int gemm_generic(void *arg, size_t lo, size_t hi, unsigned *flags)
+{
+    const gemm_job *j = arg;
+    const ref_ctx *rc = j->rc;
+    const fl_ref_gemm_shape *s = j->s;
+    const size_t mn = s->m * s->n;
+    uint64_t *scratch = NULL;
+    ref_fx *fx = NULL;
+    if (rc->m->order == FL_REF_EXACT) {
+        fx = ref_fx_new(rc);
+        if (fx == NULL)
+            return -1;
+    } else if (!rc->m->tc.on) {
+        scratch = malloc((rc->plan.nnodes + 1) * sizeof *scratch);
+        if (scratch == NULL)
+            return -1;
+    }
+    for (size_t e = lo; e < hi; e++) {
+        size_t bi = e / mn, rem = e % mn, i = rem / s->n, jj = rem % s->n;
+        const uint64_t *cval = NULL;
+        uint64_t *d = j->D + bi * s->stride_d + i * s->ldd + jj;
+        ref_terms t;
+        uint64_t res;
+        if (j->C)
+            cval = j->C + bi * s->stride_c + i * s->ldc + jj;
+        t.a = j->A + bi * s->stride_a + (s->ta ? i : i * s->lda);
+        t.sa = s->ta ? (ptrdiff_t)s->lda : 1;
+        if (j->Bt) {
+            t.b = j->Bt + bi * j->bt_stride + jj * s->k;
+            t.sb = 1;
+        } else {
+            t.b = j->B + bi * s->stride_b + (s->tb ? jj * s->ldb : jj);
+            t.sb = s->tb ? 1 : (ptrdiff_t)s->ldb;
+        }
+        if (fx) {
+            res = ref_exact_element(rc, fx, &t, cval, flags);
+        } else {
+            uint64_t u = 0, acc;
+            if (rc->m->epilogue == FL_REF_EPI_INIT)
+                u = ref_init_value(rc, cval, e, flags);
+            acc = rc->m->tc.on ? ref_eval_tc(rc, &t, u, e, flags)
+                               : ref_eval_acc(rc, &t, u, e, scratch, flags);
+            res = ref_epilogue(rc, acc, cval, e, flags);
+        }
+        *d = res;
+    }
+    free(scratch);
+    ref_fx_free(fx);
+    return 0;
+}
+
+static int shape_check(const fl_ref_gemm_shape *s, const uint64_t *C,
+                       int beta_zero, char *err, size_t errlen)
+{
+    size_t acols = s->ta ? s->m : s->k, bcols = s->tb ? s->k : s->n;
+    if (s->batch == 0 || s->m == 0 || s->n == 0)
+        return 0;
+    if (s->k > 0 && s->lda < acols) {
+        ref_set_err(err, errlen, "gemm: lda %zu < %zu columns of A", s->lda, acols);
+        return -1;
+    }
+    if (s->k > 0 && s->ldb < bcols) {
+        ref_set_err(err, errlen, "gemm: ldb %zu < %zu columns of B", s->ldb, bcols);
+        return -1;
+    }
+    if (s->ldd < s->n || (C && s->ldc < s->n)) {
+        ref_set_err(err, errlen, "gemm: ldc/ldd below n = %zu", s->n);
+        return -1;
+    }
+    if (C == NULL && !beta_zero) {
+        ref_set_err(err, errlen, "gemm: beta is not zero but there is no C");
+        return -1;
+    }
+    return 0;
+}
+
+int fl_ref_gemm(const fl_ref_model *m, const fl_ref_gemm_shape *s,
+                uint64_t alpha, const uint64_t *A, const uint64_t *B,
+                uint64_t beta, const uint64_t *C, uint64_t *D, int nthreads,
+                unsigned *flags, char *err, size_t errlen)
+{
+    ref_ctx rc;
+    gemm_job job;
+    unsigned f = 0;
+    uint64_t *Bt = NULL;
+    size_t count;
+    int r;
+
+    if (ref_ctx_init(&rc, m, FL_REF_OP_GEMM, s->k, err, errlen) != 0)
+        return -1;
+    rc.alpha_one = alpha == rc.alpha;
+    rc.alpha = alpha;
+    rc.beta = beta;
+    rc.beta_zero = (beta & ~m->acc.sign_mask) == 0;
+    if (shape_check(s, C, rc.beta_zero, err, errlen) != 0) {
+        ref_ctx_free(&rc);
+        return -1;
+    }
+    if (rc.beta_zero)
+        C = NULL;   /* BLAS: beta = 0 means C is not read */
+    count = s->batch * s->m * s->n;
+    if (count == 0) {
+        ref_ctx_free(&rc);
+        return 0;
+    }
+    if (ref_fast_enabled && m->order != FL_REF_EXACT) {
+        int done = 1;
+        if (m->tc.on && ref_tcfast_applicable(&rc))
+            done = ref_tcfast_gemm(&rc, s, A, B, C, D, nthreads, &f);
+        else if (!m->tc.on)
+            done = ref_native_gemm(&rc, s, A, B, C, D, nthreads, &f);
+        if (done == 0) {
+            if (flags)
+                *flags |= f & FL_IEEE_FLAGS;
+            ref_ctx_free(&rc);
+            return 0;
+        }
+        if (done < 0) {
+            ref_ctx_free(&rc);
+            ref_set_err(err, errlen, "out of memory");
+            return -1;
+        }
+        f = 0;
+    }
+    memset(&job, 0, sizeof job);
+    /* op(B)'s columns as contiguous rows: the generic path reads each
+     * column k times over; a transposed copy keeps that in cache. */
+    if (!s->tb && s->k > 1 && s->n > 1) {
+        size_t nb = s->stride_b ? s->batch : 1;
+        Bt = malloc(nb * s->n * s->k * sizeof *Bt);
+        if (Bt != NULL) {
+            for (size_t bi = 0; bi < nb; bi++) {
+                const uint64_t *src = B + bi * s->stride_b;
+                uint64_t *dst = Bt + bi * s->n * s->k;
+                for (size_t l = 0; l < s->k; l++)
+                    for (size_t jj = 0; jj < s->n; jj++)
+                        dst[jj * s->k + l] = src[l * s->ldb + jj];
+            }
+            job.Bt = Bt;
+            job.bt_stride = s->stride_b ? s->n * s->k : 0;
+        }
+    }
+    job.rc = &rc;
+    job.s = s;
+    job.A = A;
+    job.B = B;
+    job.C = C;
+    job.D = D;
+    r = ref_parallel(count, (double)(s->k + 1) * 20, nthreads, gemm_generic,
+                     &job, &f);
+    free(Bt);
+    ref_ctx_free(&rc);
+    if (r != 0) {
+        ref_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (flags)
+        *flags |= f & FL_IEEE_FLAGS;
+    return 0;
+}
