@@ -15,8 +15,107 @@
 #include "cli.h"
 
 #ifdef FPLAB_HAVE_CUDA
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+
 #include "gpu.h"
 #include "fplab/tensorcore.h"
+
+/* The kernels live in a module, libfplab_gpu.so, loaded here and nowhere
+ * else (kernels/CMakeLists.txt says why).  Looked for in this order:
+ * $FPLAB_GPU_MODULE alone when it is set; else the executable's own
+ * directory (the build tree), then FPLAB_GPU_REL relative to it (the
+ * installed LIBDIR/fplab). */
+static struct {
+    int (*query)(fk_device *, char *, size_t);
+    const char *(*op_name)(int, int);
+    int (*op_supported)(int, int);
+    int (*check_elementwise)(int, int, uint64_t, uint64_t, fk_result *,
+                             char *, size_t);
+    int (*check_reduce)(int, int, int, uint64_t, fk_result *, char *, size_t);
+    int (*check_mma)(int, int, const char *, uint64_t, uint64_t, int,
+                     fk_result *, char *, size_t);
+    int (*check_cublas)(const char *, int, uint64_t, fk_result *, char *,
+                        size_t);
+} gpu_fn;
+
+#define fk_query (gpu_fn.query)
+#define fk_op_name (gpu_fn.op_name)
+#define fk_op_supported (gpu_fn.op_supported)
+#define fk_check_elementwise (gpu_fn.check_elementwise)
+#define fk_check_reduce (gpu_fn.check_reduce)
+#define fk_check_mma (gpu_fn.check_mma)
+#define fk_check_cublas (gpu_fn.check_cublas)
+
+/* Load the module; 0, or -1 with the reason (every place tried, or the
+ * loader's message) in why. */
+static int gpu_load(char *why, size_t whylen)
+{
+    static const char lib[] = "libfplab_gpu.so";
+    char exe[PATH_MAX], cand[3][PATH_MAX + 64], tried[1024] = "";
+    int ncand = 0;
+    void *h = NULL;
+    const char *env = getenv("FPLAB_GPU_MODULE");
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+
+    if (env != NULL && *env != '\0')
+        snprintf(cand[ncand++], sizeof cand[0], "%s", env);
+    else if (n > 0) {
+        char *slash;
+        exe[n] = '\0';
+        if ((slash = strrchr(exe, '/')) != NULL)
+            *slash = '\0';
+        snprintf(cand[ncand++], sizeof cand[0], "%s/%s", exe, lib);
+        if (FPLAB_GPU_REL[0] == '/')
+            snprintf(cand[ncand++], sizeof cand[0], "%s/%s", FPLAB_GPU_REL, lib);
+        else
+            snprintf(cand[ncand++], sizeof cand[0], "%s/%s/%s", exe,
+                     FPLAB_GPU_REL, lib);
+    }
+    for (int i = 0; i < ncand && h == NULL; i++) {
+        if (access(cand[i], F_OK) != 0) {
+            size_t used = strlen(tried);
+            if (used + 2 < sizeof tried)
+                snprintf(tried + used, sizeof tried - used, "%s%.*s",
+                         used ? ", " : "", (int)(sizeof tried - used - 3),
+                         cand[i]);
+            continue;
+        }
+        h = dlopen(cand[i], RTLD_NOW | RTLD_LOCAL);
+        if (h == NULL) {
+            /* a long message is cut: the start names the module */
+            if (snprintf(why, whylen, "cannot load the CUDA module %s: %s",
+                         cand[i], dlerror()) >= (int)whylen)
+                why[whylen - 1] = '\0';
+            return -1;
+        }
+    }
+    if (h == NULL) {
+        snprintf(why, whylen, "the CUDA module %s was not found (looked at "
+                 "%.400s; set FPLAB_GPU_MODULE)", lib,
+                 tried[0] ? tried : "nothing");
+        return -1;
+    }
+#define GPU_SYM(field, name)                                                 \
+    do {                                                                     \
+        *(void **)&gpu_fn.field = dlsym(h, name);                            \
+        if (gpu_fn.field == NULL) {                                          \
+            snprintf(why, whylen, "the CUDA module lacks %s", name);         \
+            return -1;                                                       \
+        }                                                                    \
+    } while (0)
+    GPU_SYM(query, "fk_query");
+    GPU_SYM(op_name, "fk_op_name");
+    GPU_SYM(op_supported, "fk_op_supported");
+    GPU_SYM(check_elementwise, "fk_check_elementwise");
+    GPU_SYM(check_reduce, "fk_check_reduce");
+    GPU_SYM(check_mma, "fk_check_mma");
+    GPU_SYM(check_cublas, "fk_check_cublas");
+#undef GPU_SYM
+    return 0;
+}
 #endif
 
 static void usage(FILE *fp)
@@ -163,6 +262,10 @@ int cmd_gpu_check(int argc, char **argv)
             tiles = 1024;
     }
 
+    if (gpu_load(why, sizeof why) != 0) {
+        fprintf(stderr, "fplab gpu-check: skipped: %s\n", why);
+        return CLI_SKIP;
+    }
     ndev = fk_query(&dev, why, sizeof why);
     if (ndev == 0) {
         fprintf(stderr, "fplab gpu-check: skipped: %s\n", why);
