@@ -118,6 +118,15 @@ check lone_binary_says_where grep -q "cannot find the digits data set: no '$work
 FPLAB_SHARE_DIR=$share "$work/lone/bin/fplab" train --steps 1 --width 8 --eval-every 0 > "$work/lone2.log" 2>&1
 check share_dir_env_overrides test $? = 0
 
+# gpu-check finds the installed CUDA module (LIBDIR/fplab/libfplab_gpu.so)
+# in a CUDA build: it then skips for want of a device, not of the module.
+if [ -f "$build/libfplab_gpu.so" ]; then
+    "$fplab" gpu-check --quick > "$work/gpu.log" 2>&1
+    check gpu_module_found_when_installed bash -c "! grep -q 'module libfplab_gpu.so was not found' '$work/gpu.log'" || cat "$work/gpu.log"
+else
+    check gpu_module_not_built true
+fi
+
 echo "$checks checks, $fails failed"
-[ "$checks" = 20 ] || { echo "FAIL: ran $checks checks, expected 20"; exit 1; }
+[ "$checks" = 21 ] || { echo "FAIL: ran $checks checks, expected 21"; exit 1; }
 [ "$fails" = 0 ]
