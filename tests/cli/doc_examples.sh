@@ -46,8 +46,12 @@
 # need as it is made — a `$ cat gen.py` block (short, seeded), then
 # `$ python3 gen.py` (with its output, usually none), then the `$ fplab`
 # lines with the output they really print (run this script on the
-# document, or `ctest -R docs_examples`, and copy what it reports).  A new
-# document is checked once tests/cli.cmake lists it (one test per document).
+# document, or `ctest -R docs_examples`, and copy what it reports).  Files
+# are shared by all of a document's examples: pick names no earlier
+# example of that document uses, or uses for something else (docs/cli.md's
+# bad.txt holds TestFloat lines).  Keep inputs small: each document's test
+# should take well under a minute.  A new document is checked once
+# tests/cli.cmake lists it (one test per document).
 set -u
 py=
 if [ "${1:-}" = --python ]; then
