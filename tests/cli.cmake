@@ -28,16 +28,40 @@ if(FPLAB_BASH)
   set_tests_properties(install_consumers PROPERTIES LABELS cli TIMEOUT 300)
 endif()
 
-# The documents' examples are real: every `$ fplab` line of the README and
-# docs/cli.md is run and its output compared with the one shown.
-# (One test per document, so that they run side by side.)
+# The documents' examples are real: every `$ fplab`, `$ printf` and
+# `$ python3` line of the README, docs/cli.md and docs/kernels.md is run
+# and its output compared with the one shown (rules at the top of
+# tests/cli/doc_examples.sh).  The documents make their inputs with short
+# numpy/torch scripts, run with a python3 that has both (Debian's
+# /usr/bin/python3; scripts/setup.sh installs them); without one, the
+# examples from a document's first `$ python3` line on are reported
+# skipped (exit 77).  One test per document, so that they run side by side.
 if(FPLAB_BASH)
-  foreach(doc README.md docs/cli.md)
+  set(FPLAB_DOC_PYTHON "")
+  find_program(FPLAB_PYTHON3 NAMES python3)
+  foreach(py ${FPLAB_PYTHON3} /usr/bin/python3)
+    if(NOT FPLAB_DOC_PYTHON AND EXISTS "${py}")
+      execute_process(COMMAND ${py} -c "import numpy, torch"
+                      RESULT_VARIABLE doc_py_rc OUTPUT_QUIET ERROR_QUIET)
+      if(doc_py_rc EQUAL 0)
+        set(FPLAB_DOC_PYTHON ${py})
+      endif()
+    endif()
+  endforeach()
+  set(doc_py_args "")
+  if(FPLAB_DOC_PYTHON)
+    set(doc_py_args --python ${FPLAB_DOC_PYTHON})
+  else()
+    message(STATUS "docs_examples: no python3 with numpy and torch: "
+                   "the documents' examples that need one are skipped")
+  endif()
+  foreach(doc README.md docs/cli.md docs/kernels.md)
     string(REGEX REPLACE "^.*/|\\.md$" "" dname ${doc})
     string(TOLOWER ${dname} dname)
     add_test(NAME docs_examples_${dname}
       COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples.sh
-              ${FPLAB_EXE} ${PROJECT_SOURCE_DIR}/${doc})
-    set_tests_properties(docs_examples_${dname} PROPERTIES LABELS cli TIMEOUT 300)
+              ${doc_py_args} ${FPLAB_EXE} ${PROJECT_SOURCE_DIR}/${doc})
+    set_tests_properties(docs_examples_${dname} PROPERTIES LABELS cli TIMEOUT 300
+      SKIP_RETURN_CODE 77)
   endforeach()
 endif()
