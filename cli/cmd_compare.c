@@ -457,11 +457,22 @@ typedef struct geom {
     /* REDUCE/DOT: output n elements, operand (n, K) */
 } geom;
 
-/* How the inputs relate to the output's shape. */
-static geom find_layout(const tensor *out, operand *in, int nin, int ta, int tb)
+static geom gemm_layout(const tensor *out, operand *in, int nin, int ta,
+                        int tb);
+
+/* How the inputs relate to the output's shape.  A square GEMM's inputs
+ * have the output's shape too: when the user said the output is a GEMM's
+ * (prefer_gemm: --gemm, --tile, --kblock, --ta/--tb), that reading wins. */
+static geom find_layout(const tensor *out, operand *in, int nin, int ta, int tb,
+                        int prefer_gemm)
 {
     geom g = {LAY_NONE, 0, 0, 0, 0, 0, 0};
     int all_same = nin > 0;
+    if (prefer_gemm) {
+        g = gemm_layout(out, in, nin, ta, tb);
+        if (g.lay == LAY_GEMM)
+            return g;
+    }
     for (int i = 0; i < nin; i++) {
         const tensor *t = &in[i].t;
         int same = t->ndim == out->ndim;
@@ -493,6 +504,13 @@ static geom find_layout(const tensor *out, operand *in, int nin, int ta, int tb)
         g.K = K;
         return g;
     }
+    return gemm_layout(out, in, nin, ta, tb);
+}
+
+/* out = op(A) op(B), possibly batched: LAY_GEMM, or LAY_NONE. */
+static geom gemm_layout(const tensor *out, operand *in, int nin, int ta, int tb)
+{
+    geom g = {LAY_NONE, 0, 0, 0, 0, 0, 0};
     if (nin >= 2 && (out->ndim == 2 || out->ndim == 3)) {
         const tensor *A = &in[0].t, *B = &in[1].t;
         size_t bt = out->ndim == 3 ? out->shape[0] : 1;
@@ -1349,7 +1367,7 @@ int cmd_compare(int argc, char **argv)
 
     /* the worst element */
     size_t ek = tensor_dtype_size(kt.dtype);
-    geom g = find_layout(&kt, in, nin, o.ta, o.tb);
+    geom g = find_layout(&kt, in, nin, o.ta, o.tb, o.gemm);
     char ix[256], kv[256], rv[256];
     if (s.max_ulp_index != NONE) {
         uint64_t i = s.max_ulp_index;

@@ -22,6 +22,7 @@
 
 #include "gpu.h"
 #include "fplab/tensorcore.h"
+#include "tensor.h"
 
 /* The kernels live in a module, libfplab_gpu.so, loaded here and nowhere
  * else (kernels/CMakeLists.txt says why).  Looked for in this order:
@@ -39,6 +40,8 @@ static struct {
                      fk_result *, char *, size_t);
     int (*check_cublas)(const char *, int, uint64_t, fk_result *, char *,
                         size_t);
+    int (*cublas_gemm_f16)(int, int, int, const uint16_t *, const uint16_t *,
+                           uint32_t *, double *, char *, size_t);
 } gpu_fn;
 
 #define fk_query (gpu_fn.query)
@@ -48,6 +51,7 @@ static struct {
 #define fk_check_reduce (gpu_fn.check_reduce)
 #define fk_check_mma (gpu_fn.check_mma)
 #define fk_check_cublas (gpu_fn.check_cublas)
+#define fk_cublas_gemm_f16 (gpu_fn.cublas_gemm_f16)
 
 /* Load the module; 0, or -1 with the reason (every place tried, or the
  * loader's message) in why. */
@@ -113,6 +117,7 @@ static int gpu_load(char *why, size_t whylen)
     GPU_SYM(check_reduce, "fk_check_reduce");
     GPU_SYM(check_mma, "fk_check_mma");
     GPU_SYM(check_cublas, "fk_check_cublas");
+    GPU_SYM(cublas_gemm_f16, "fk_cublas_gemm_f16");
 #undef GPU_SYM
     return 0;
 }
@@ -122,7 +127,8 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
             "usage: fplab gpu-check [--quick] [--seed N] [--random N] [--tiles N]\n"
-            "                       [--out FILE]\n\n"
+            "                       [--out FILE]\n"
+            "       fplab gpu-check --gemm-dump DIR [--dim N] [--seed N]\n\n"
             "Runs NVIDIA's half/bfloat16 intrinsics, conversions, fp32 add/mul/fma\n"
             "(with and without .ftz), half reductions, WMMA tensor-core tiles and a\n"
             "cuBLAS GEMM on the GPU, and compares every result bit for bit with the\n"
@@ -131,6 +137,10 @@ static void usage(FILE *fp)
             "seeded cases (default 2^28; --quick 2^22); tensor cores over --tiles\n"
             "random tiles (default 2^16 = 16.7M outputs; --quick 2^10) plus an\n"
             "adversarial tile.  --out writes the table as Markdown.\n\n"
+            "--gemm-dump DIR: one cublasGemmEx (fp16 in, fp32 compute and out) of\n"
+            "seeded N x N inputs (--dim, default 256), written as DIR/A.npy and\n"
+            "DIR/B.npy (float16) and DIR/D.npy (float32, D = A*B) for `fplab ref\n"
+            "gemm` and `fplab compare` to judge (tests/gpu_cublas_ref.sh).\n\n"
             "Exit: 0 all correctly-rounded intrinsics match, 1 a mismatch where the\n"
             "intrinsic is documented as correctly rounded, 2 bad usage, 77 skipped\n"
             "(no CUDA in this build or no device).\n");
@@ -154,9 +164,16 @@ int cmd_gpu_check(int argc, char **argv)
             if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0)
                 return cli_error("gpu-check: %s needs a non-negative integer", a);
             i++;
-        } else if (!strcmp(a, "--out")) {
+        } else if (!strcmp(a, "--out") || !strcmp(a, "--gemm-dump")) {
             if (i + 1 >= argc)
-                return cli_error("gpu-check: --out needs a file name");
+                return cli_error("gpu-check: %s needs a %s", a,
+                                 a[2] == 'o' ? "file name" : "directory");
+            i++;
+        } else if (!strcmp(a, "--dim")) {
+            uint64_t v;
+            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0 ||
+                v < 1 || v > 8192)
+                return cli_error("gpu-check: --dim needs an integer 1..8192");
             i++;
         } else {
             return cli_error("gpu-check: unknown argument '%s' (see --help)", a);
@@ -215,11 +232,90 @@ static void show(struct report *rp, const char *what, const fk_result *r,
         rp->failures++;
 }
 
+/* A seeded binary16 input: exponent in [-6, 6], random sign and
+ * fraction, some zeros (as the tensor-core checks draw them). */
+static uint16_t dump_value(uint64_t seed, uint64_t i)
+{
+    uint64_t r = fl_sr_bits(seed, i);
+    unsigned e = (unsigned)(r % 13) + 15 - 6;
+    if ((r & 0xF0) == 0)
+        return (uint16_t)((r >> 63) << 15);
+    return (uint16_t)(((r >> 63) << 15) | (e << 10) | ((r >> 8) & 0x3FF));
+}
+
+static int dump_one(const char *dir, const char *name, const fl_format *f,
+                    size_t rows, size_t cols, const uint64_t *bits)
+{
+    char path[4096], err[512];
+    size_t shape[2] = {rows, cols};
+    tensor t;
+    const tensor *ts[1] = {&t};
+    const char *keys[1] = {name};
+    int rc;
+    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+    if (tensor_from_bits(&t, f, 2, shape, bits) != 0)
+        return cli_error("gpu-check: out of memory");
+    rc = tensor_write(path, ts, keys, 1, 0, err, sizeof err);
+    tensor_free(&t);
+    if (rc != 0)
+        return cli_error("gpu-check: %s", err);
+    printf("wrote %s\n", path);
+    return 0;
+}
+
+/* --gemm-dump: one cublasGemmEx on seeded inputs, written for fplab ref
+ * and fplab compare.  The judging is theirs, never GPU against GPU. */
+static int gemm_dump(const char *dir, int dim, uint64_t seed)
+{
+    const size_t nn = (size_t)dim * dim;
+    uint16_t *a = malloc(nn * 2), *b = malloc(nn * 2);
+    uint32_t *d = malloc(nn * 4);
+    uint64_t *bits = malloc(nn * 8);
+    char why[512];
+    double sec = 0;
+    int rc = CLI_USAGE;
+    if (!a || !b || !d || !bits) {
+        cli_error("gpu-check: out of memory");
+        goto done;
+    }
+    if (cli_mkdir_p(dir, "gpu-check: --gemm-dump") != 0)
+        goto done;
+    for (size_t i = 0; i < nn; i++) {
+        a[i] = dump_value(seed, 2 * i);
+        b[i] = dump_value(seed, 2 * i + 1);
+    }
+    if (fk_cublas_gemm_f16(dim, dim, dim, a, b, d, &sec, why, sizeof why)) {
+        cli_error("gpu-check: %s", why);
+        goto done;
+    }
+    for (size_t i = 0; i < nn; i++)
+        bits[i] = a[i];
+    if (dump_one(dir, "A", &fl_binary16, dim, dim, bits) != 0)
+        goto done;
+    for (size_t i = 0; i < nn; i++)
+        bits[i] = b[i];
+    if (dump_one(dir, "B", &fl_binary16, dim, dim, bits) != 0)
+        goto done;
+    for (size_t i = 0; i < nn; i++)
+        bits[i] = d[i];
+    if (dump_one(dir, "D", &fl_binary32, dim, dim, bits) != 0)
+        goto done;
+    printf("cublasGemmEx %d x %d x %d, fp16 in, fp32 compute: %.3f ms\n",
+           dim, dim, dim, sec * 1e3);
+    rc = CLI_OK;
+done:
+    free(a);
+    free(b);
+    free(d);
+    free(bits);
+    return rc;
+}
+
 int cmd_gpu_check(int argc, char **argv)
 {
     uint64_t seed = 1, nrand = (uint64_t)1 << 28, tiles = (uint64_t)1 << 16;
-    int quick = 0, nrand_set = 0, tiles_set = 0;
-    const char *out = NULL;
+    int quick = 0, nrand_set = 0, tiles_set = 0, dim = 256;
+    const char *out = NULL, *dump = NULL;
     fk_device dev;
     char why[512];
     cli_out o;
@@ -251,6 +347,17 @@ int cmd_gpu_check(int argc, char **argv)
             if (i + 1 >= argc)
                 return cli_error("gpu-check: --out needs a file name");
             out = argv[++i];
+        } else if (!strcmp(a, "--gemm-dump")) {
+            if (i + 1 >= argc)
+                return cli_error("gpu-check: --gemm-dump needs a directory");
+            dump = argv[++i];
+        } else if (!strcmp(a, "--dim")) {
+            uint64_t v;
+            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0 ||
+                v < 1 || v > 8192)
+                return cli_error("gpu-check: --dim needs an integer 1..8192");
+            dim = (int)v;
+            i++;
         } else {
             return cli_error("gpu-check: unknown argument '%s' (see --help)", a);
         }
@@ -271,6 +378,8 @@ int cmd_gpu_check(int argc, char **argv)
         fprintf(stderr, "fplab gpu-check: skipped: %s\n", why);
         return CLI_SKIP;
     }
+    if (dump)
+        return gemm_dump(dump, dim, seed);
     if (out) {
         time_t now = time(NULL);
         char date[32];

@@ -87,6 +87,15 @@ int fk_check_mma(int type, int acc16, const char *model, uint64_t tiles,
 int fk_check_cublas(const char *model, int dim, uint64_t seed, fk_result *r,
                     char *why, size_t whylen);
 
+/* One cublasGemmEx for a user's own check: D = A*B with A (m x k) and B
+ * (k x n) binary16 bit patterns in row-major order, fp32 compute
+ * (CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), D (m x n) binary32 row-major.
+ * `fplab gpu-check --gemm-dump` writes the three as .npy files, for `fplab
+ * ref` and `fplab compare` to judge.  0, or -1 with *why set. */
+int fk_cublas_gemm_f16(int m, int n, int k, const uint16_t *a,
+                       const uint16_t *b, uint32_t *d, double *seconds,
+                       char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif

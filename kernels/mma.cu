@@ -410,3 +410,56 @@ extern "C" int fk_check_cublas(const char *model, int dim, uint64_t seed,
     return -1;
 #endif
 }
+
+extern "C" int fk_cublas_gemm_f16(int m, int n, int k, const uint16_t *a,
+                                  const uint16_t *b, uint32_t *d,
+                                  double *seconds, char *why, size_t whylen)
+{
+#ifdef FPLAB_HAVE_CUBLAS
+    const size_t na = (size_t)m * k, nb = (size_t)k * n, nd = (size_t)m * n;
+    void *dA = NULL, *dB = NULL, *dD = NULL;
+    float alpha = 1.0f, beta = 0.0f, ms = 0;
+    cublasHandle_t h;
+    cublasStatus_t st;
+    cudaEvent_t t0, t1;
+
+    FK_TRY(cudaMalloc(&dA, na * 2), why, whylen);
+    FK_TRY(cudaMalloc(&dB, nb * 2), why, whylen);
+    FK_TRY(cudaMalloc(&dD, nd * 4), why, whylen);
+    FK_TRY(cudaMemcpy(dA, a, na * 2, cudaMemcpyHostToDevice), why, whylen);
+    FK_TRY(cudaMemcpy(dB, b, nb * 2, cudaMemcpyHostToDevice), why, whylen);
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, whylen, "mma.cu: cublasCreate failed");
+        return -1;
+    }
+    FK_TRY(cudaEventCreate(&t0), why, whylen);
+    FK_TRY(cudaEventCreate(&t1), why, whylen);
+    FK_TRY(cudaEventRecord(t0), why, whylen);
+    /* cuBLAS is column-major: a row-major (m x n) D is a column-major
+     * (n x m) D^T = B^T A^T, where the row-major B and A are already the
+     * column-major B^T (n x k, ld n) and A^T (k x m, ld k). */
+    st = cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, dB,
+                      CUDA_R_16F, n, dA, CUDA_R_16F, k, &beta, dD, CUDA_R_32F,
+                      n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, whylen, "mma.cu: cublasGemmEx failed (status %d)",
+                 (int)st);
+        cublasDestroy(h);
+        return -1;
+    }
+    FK_TRY(cudaEventRecord(t1), why, whylen);
+    FK_TRY(cudaEventSynchronize(t1), why, whylen);
+    FK_TRY(cudaEventElapsedTime(&ms, t0, t1), why, whylen);
+    FK_TRY(cudaMemcpy(d, dD, nd * 4, cudaMemcpyDeviceToHost), why, whylen);
+    cublasDestroy(h);
+    cudaFree(dA);
+    cudaFree(dB);
+    cudaFree(dD);
+    *seconds = ms / 1000.0;
+    return 0;
+#else
+    (void)m; (void)n; (void)k; (void)a; (void)b; (void)d; (void)seconds;
+    snprintf(why, whylen, "this build has no cuBLAS");
+    return -1;
+#endif
+}

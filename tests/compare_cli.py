@@ -390,7 +390,24 @@ rc1, j1, _ = jrun(p("j_k.npy"), p("j_r.npy"), "--ulp", 1, "--threads", 1)
 rc2, j2, _ = jrun(p("j_k.npy"), p("j_r.npy"), "--ulp", 1, "--threads", 2)
 check(rc1 == rc2 == 1 and j1 == j2, "J 1 vs 2 threads")
 
-EXPECTED = 72
+# ---- K. a square GEMM: inputs shaped like the output are a GEMM's when ------
+# the user says so (--tile), not element-wise operands -----------------------
+ka = rng.uniform(-2, 2, (32, 32)).astype(np.float32)
+kb = rng.uniform(-2, 2, (32, 32)).astype(np.float32)
+kd = (ka.astype(np.float64) @ kb.astype(np.float64)).astype(np.float32)
+np.save(p("k_a.npy"), ka)
+np.save(p("k_b.npy"), kb)
+np.save(p("k_d.npy"), kd)
+rc, j, so = jrun(p("k_d.npy"), p("k_d.npy"), "--inputs", p("k_a.npy"),
+                 p("k_b.npy"), "--tile", "8x8")
+check(rc == 0 and j["max_ulp"]["operands"]["layout"] == "gemm" and
+      "operands there (GEMM, K = 32)" in so, "K square GEMM with --tile")
+rc, j, so = jrun(p("k_d.npy"), p("k_d.npy"), "--inputs", p("k_a.npy"),
+                 p("k_b.npy"))
+check(rc == 0 and j["max_ulp"]["operands"]["layout"] == "elementwise",
+      "K same shapes without --gemm: element-wise")
+
+EXPECTED = 74
 print("compare_cli: %d checks, %d failures" % (cases, failures))
 if cases != EXPECTED:
     print("FAIL: ran %d checks, expected %d" % (cases, EXPECTED), file=sys.stderr)
