@@ -16,7 +16,10 @@
  *   - fl_parse of fl_print_exact / _shortest / _hex gives the code back,
  *     and fl_parse of decimal midpoints against fl_mpfr_parse;
  *   - nextUp / nextDown, classification and the comparisons against the
- *     values the oracle decodes (binary64), every pair.
+ *     values the oracle decodes (binary64), every pair;
+ *   - stochastic rounding: always the oracle's round-down or round-up
+ *     result, and rounding up as often as the position between the two
+ *     neighbours says.
  * Every count is asserted.  FPLAB_TEST_SEED replays the random parts.
  */
 #include <check.h>
@@ -268,6 +271,96 @@ START_TEST(random_binary32)
     ck_assert_int_eq(lg.oracle_err, 0);
     ck_assert_int_eq(lg.cases, n);
     ck_assert_int_eq(lg.bad, 0);
+}
+END_TEST
+
+/* Stochastic rounding (the seventh mode, which MPFR lacks): from binary32
+ * inputs near f's range, every SR result is the oracle's round-down or
+ * round-up result (any NaN for a NaN), with the same inexact flag, and an
+ * exact input comes back exactly; and the frequency of rounding up a value
+ * strictly between two neighbours matches its position between them (five
+ * standard errors). */
+START_TEST(stochastic_rounding_between_neighbours)
+{
+    const fl_format *f = tc_fmt(fmt_name);
+    uint64_t rs = seed ^ 0x5eed5;
+    long cases = 0, bad = 0, freq_checked = 0;
+    for (int i = 0; i < 4000; i++) {
+        const uint64_t r = tc_splitmix(&rs);
+        int64_t e = f->emin - f->prec - 2 +
+                    (int64_t)((r >> 24) % (uint64_t)(f->emax - f->emin +
+                                                     f->prec + 5));
+        uint64_t a;
+        fl_ctx cd = ctx_of((int)(r % NCTX)), cu, c;
+        fl_mpfr_res lo, hi;
+        e = e < -126 ? -126 : e > 127 ? 127 : e;
+        a = (tc_splitmix(&rs) & 0x807FFFFFu) | (uint64_t)(e + 127) << 23;
+        cd.rm = FL_RDN;
+        cu = cd;
+        cu.rm = FL_RUP;
+        ck_assert_int_eq(fl_mpfr_convert(&lo, f, &fl_binary32, a, &cd), 0);
+        ck_assert_int_eq(fl_mpfr_convert(&hi, f, &fl_binary32, a, &cu), 0);
+        c = cd;
+        c.rm = FL_RSR;
+        for (int k = 0; k < 16; k++) {
+            unsigned fl = 0;
+            uint64_t got;
+            int ok;
+            c.sr_seed = tc_splitmix(&rs);
+            c.sr_index = (uint64_t)k;
+            got = fl_convert(f, &fl_binary32, a, &c, &fl);
+            {
+                /* which directed result it is (a NaN matches a NaN) */
+                const int is_lo = lo.is_nan ? fl_is_nan(f, got)
+                                            : got == lo.bits;
+                const int is_hi = hi.is_nan ? fl_is_nan(f, got)
+                                            : got == hi.bits;
+                const fl_mpfr_res *m = is_lo ? &lo : &hi;
+                ok = (is_lo || is_hi) &&
+                     (fl & FL_INEXACT) == (m->flags & FL_INEXACT);
+            }
+            cases++;
+            if (!ok && bad++ < 8)
+                printf("MISMATCH sr %s %#010" PRIx64 " seed %#" PRIx64
+                       ": got %#" PRIx64 " flags %02x, rdn %#" PRIx64
+                       " rup %#" PRIx64 "\n", fmt_name, a, c.sr_seed, got,
+                       fl, lo.bits, hi.bits);
+        }
+    }
+    /* frequencies: between each pair of positive neighbours below max */
+    for (uint64_t t = 0; t + 1 < ncodes(f) && freq_checked < 8;
+         t += ncodes(f) >= 64 ? 7 : 1) {
+        double vl, vh, x;
+        const int draws = 20000;
+        int ups = 0;
+        fl_ctx c = fl_ctx_make(FL_RSR);
+        if (fl_is_nan(f, t) || fl_is_nan(f, t + 1) || fl_is_inf(f, t + 1) ||
+            (f->sign_mask && ((t + 1) & f->sign_mask)))
+            continue;
+        vl = fl_to_double(f, t);
+        vh = fl_to_double(f, t + 1);
+        x = vl + (vh - vl) * 0.3;              /* exact in binary64 */
+        c.sr_seed = seed;
+        for (int k = 0; k < draws; k++) {
+            unsigned fl = 0;
+            c.sr_index = (uint64_t)k;
+            ups += fl_from_double(f, x, &c, &fl) == t + 1;
+        }
+        {
+            const double p = 0.3, sd = sqrt(p * (1 - p) / draws);
+            const double got = (double)ups / draws;
+            freq_checked++;
+            if (fabs(got - p) > 5 * sd && bad++ < 8)
+                printf("MISMATCH sr frequency %s between %#" PRIx64 " and "
+                       "%#" PRIx64 ": %.4f, want %.4f +- %.4f\n", fmt_name,
+                       t, t + 1, got, p, 5 * sd);
+        }
+    }
+    printf("%s stochastic rounding: %ld cases, %ld frequency checks, %ld "
+           "mismatches\n", fmt_name, cases, freq_checked, bad);
+    ck_assert_int_eq(cases, 4000L * 16);
+    ck_assert_int_ge(freq_checked, 2);
+    ck_assert_int_eq(bad, 0);
 }
 END_TEST
 
@@ -629,6 +722,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, every_code_converted_in);
     tcase_add_test(tc, narrow_from_binary32);
     tcase_add_test(tc, random_binary32);
+    tcase_add_test(tc, stochastic_rounding_between_neighbours);
     tcase_add_test(tc, every_code_to_int);
     tcase_add_test(tc, from_int_boundaries);
     tcase_add_test(tc, every_code_prints_and_parses_back);
