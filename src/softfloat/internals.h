@@ -77,8 +77,9 @@ static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
     if (e == 0 && f->has_zero) {
         if (frac == 0) {
             /* the sign bit alone: -0, or the one NaN of FNUZ and P3109 */
-            u.cls = u.sign && f->nan_style >= FL_NANSTYLE_FNUZ ? FL_U_QNAN
-                                                                : FL_U_ZERO;
+            u.cls = u.sign && (f->nan_style == FL_NANSTYLE_FNUZ ||
+                               f->nan_style == FL_NANSTYLE_P3109)
+                        ? FL_U_QNAN : FL_U_ZERO;
             return u;
         }
         if ((c && c->daz) || !f->subnormals) {
