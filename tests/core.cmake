@@ -59,6 +59,7 @@ if(FPLAB_HAVE_CHECK)
   foreach(fmt ${FPLAB_SMALL_FORMATS})
     string(REPLACE ":" "" tname ${fmt})
     fplab_core_test(core_small_${tname} mpfr test_small ${fmt})
+    fplab_core_test(core_small_long_${tname} long test_small ${fmt} long)
   endforeach()
 
   fplab_core_test_exe(test_convert_long)

@@ -20,6 +20,8 @@
  *   - stochastic rounding: always the oracle's round-down or round-up
  *     result, and rounding up as often as the position between the two
  *     neighbours says.
+ * The conversion and integer sweeps run 48 contexts (the NaN preset
+ * rotating with the input) by default and all 192 with argv[2] == "long".
  * Every count is asserted.  FPLAB_TEST_SEED replays the random parts.
  */
 #include <check.h>
@@ -29,6 +31,7 @@
 
 static const char *fmt_name = "float8_e4m3fnuz";
 static uint64_t seed;
+static int long_run;   /* argv[2] == "long": every context in every sweep */
 
 /* The sixteen option sets: ftz, daz, saturate (and none), times the NaN
  * presets, with every mode and tininess rule: 6 * 2 * 4 * 4 = 192. */
@@ -48,6 +51,23 @@ static fl_ctx ctx_of(int k)
 static uint64_t ncodes(const fl_format *f)
 {
     return (uint64_t)1 << f->width;
+}
+
+/* The contexts of the heavier sweeps (conversions, integers): all 192
+ * under long; by default the 48 mode x tininess x option sets, with the
+ * NaN preset rotating with the input code (every preset meets every set
+ * and every kind of input, not every pair). */
+static int nctx_heavy(void)
+{
+    return long_run ? NCTX : 12 * NOPT;
+}
+
+static fl_ctx ctx_heavy(int k, uint64_t a)
+{
+    fl_ctx c = ctx_of(k);
+    if (!long_run)
+        c.nan = (uint8_t)((a + (uint64_t)k) % FL_NANP_COUNT);
+    return c;
 }
 
 /* ---- unary arithmetic ------------------------------------------------- */
@@ -99,8 +119,8 @@ static long convert_all(const fl_format *dst, const fl_format *src,
 {
     long n = 0;
     for (int k = 0; k < nctx; k++) {
-        fl_ctx c = ctx_of(k);
         for (uint64_t a = 0; a < ncodes(src); a++) {
+            const fl_ctx c = ctx_heavy(k, a);
             fl_mpfr_res x;
             unsigned fl = 0;
             uint64_t got;
@@ -141,14 +161,14 @@ START_TEST(every_code_converted_out)
     tc_log lg = { "convert_out", 0, 0, 0 };
     long n = 0;
     for (int i = 0; i < 4; i++)
-        n += convert_all(wide[i], f, &lg, NCTX);
+        n += convert_all(wide[i], f, &lg, nctx_heavy());
     for (int i = 0; i < ns; i++)
-        n += convert_all(sm[i], f, &lg, NCTX);
+        n += convert_all(sm[i], f, &lg, nctx_heavy());
     printf("%s -> %d formats: %ld cases, %ld mismatches\n", fmt_name, 4 + ns,
            n, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
     ck_assert_int_ge(ns, 19);
-    ck_assert_int_eq(n, (long)(4 + ns) * NCTX * (long)ncodes(f));
+    ck_assert_int_eq(n, (long)(4 + ns) * nctx_heavy() * (long)ncodes(f));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -160,14 +180,15 @@ START_TEST(every_code_converted_in)
     tc_log lg = { "convert_in", 0, 0, 0 };
     long n = 0, expect = 0;
     for (int i = 0; i < ns; i++) {
-        n += convert_all(f, sm[i], &lg, NCTX);
-        expect += (long)NCTX * (long)ncodes(sm[i]);
+        n += convert_all(f, sm[i], &lg, nctx_heavy());
+        expect += (long)nctx_heavy() * (long)ncodes(sm[i]);
     }
     /* all 2^16 codes of binary16 and bfloat16: every mode and tininess
-     * rule, options and presets rotating (12 contexts of the 192) */
-    n += convert_all(f, &fl_binary16, &lg, 12);
-    n += convert_all(f, &fl_bfloat16, &lg, 12);
-    expect += 2L * 12 * 65536;
+     * rule without options (by default: the first 12 contexts, NaN
+     * presets rotating; all 192 under long) */
+    n += convert_all(f, &fl_binary16, &lg, long_run ? NCTX : 12);
+    n += convert_all(f, &fl_bfloat16, &lg, long_run ? NCTX : 12);
+    expect += 2L * (long_run ? NCTX : 12) * 65536;
     printf("%d formats, binary16, bfloat16 -> %s: %ld cases, %ld "
            "mismatches\n", ns, fmt_name, n, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
@@ -203,11 +224,11 @@ START_TEST(narrow_from_binary32)
             cand[nc++] = st + (uint64_t)(int64_t)d;
             cand[nc++] = st / 2 + sn / 2 + (st & sn & 1) + (uint64_t)(int64_t)d;
         }
-        for (int k = 0; k < NCTX; k++) {
-            fl_ctx c = ctx_of(k);
+        for (int k = 0; k < nctx_heavy(); k++) {
             for (int i = 0; i < nc; i++) {
                 fl_mpfr_res x;
                 const uint64_t a = cand[i] & 0xFFFFFFFFu;
+                const fl_ctx c = ctx_heavy(k, a);
                 uint64_t got;
                 int rc = fl_mpfr_convert(&x, f, s, a, &c);
                 expect++;
@@ -228,7 +249,7 @@ START_TEST(narrow_from_binary32)
            fmt_name, lg.cases, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
     ck_assert_int_eq(lg.cases, expect);
-    ck_assert_int_ge(lg.cases, (long)NCTX * 10 * (long)ncodes(f) / 2);
+    ck_assert_int_ge(lg.cases, (long)nctx_heavy() * 10 * (long)ncodes(f) / 2);
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -373,9 +394,9 @@ START_TEST(every_code_to_int)
     tc_log lg = { "to_int", 0, 0, 0 };
     for (int ty = 0; ty < 4; ty++)
         for (int ex = 0; ex < 2; ex++)
-            for (int k = 0; k < NCTX; k++) {
-                fl_ctx c = ctx_of(k);
+            for (int k = 0; k < nctx_heavy(); k++) {
                 for (uint64_t a = 0; a < ncodes(f); a++) {
+                    const fl_ctx c = ctx_heavy(k, a);
                     fl_mpfr_res x;
                     unsigned fl = 0;
                     uint64_t got;
@@ -402,7 +423,7 @@ START_TEST(every_code_to_int)
     printf("%s to integers: %ld cases, %ld mismatches\n", fmt_name, lg.cases,
            lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
-    ck_assert_int_eq(lg.cases, 8L * NCTX * (long)ncodes(f));
+    ck_assert_int_eq(lg.cases, 8L * nctx_heavy() * (long)ncodes(f));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -703,6 +724,7 @@ int main(int argc, char **argv)
     int nf;
     if (argc > 1)
         fmt_name = argv[1];
+    long_run = argc > 2 && strcmp(argv[2], "long") == 0;
     if (!fl_mpfr_available()) {
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
