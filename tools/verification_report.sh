@@ -118,6 +118,11 @@ tmp=$out.tmp.$$
   echo "  differ; the sweep above is run with \`--nan-any\` and the difference is"
   echo "  pinned by the test \`verify_cuda_host_bfloat16_to32_nan_difference\`."
   echo
+  # the ML formats' runs (test programs, not fplab verify): kept by hand
+  if [ -f "$root/docs/verification_formats.md" ]; then
+    cat "$root/docs/verification_formats.md"
+    echo
+  fi
   echo "## Not run here"
   echo
   for f in binary16 bfloat16; do
