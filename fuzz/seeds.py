@@ -6,14 +6,15 @@ Seeds are named seed-*; inputs the fuzzers found and kept (after
 Re-running this script rewrites only the seed-* files.
 
 Input layouts (see each fuzz/fuzz_NAME.c):
-  parse      format byte (0..127: preset index mod count), 2 context bytes
-             (mode, options), then the text
+  parse      format (1 byte, 0..127: preset index mod count; or 6 bytes
+             from 128: exponent bits, precision, options, NaN style,
+             bias offset), 2 context bytes (mode, options), then the text
   calc       newline-separated arguments of `fplab calc`
   testfloat  function byte, option byte, then TestFloat lines
   npy        a .npy image (the test fixtures plus a few made here)
   csv        option byte (label column, scale), then CSV text
   text       reader byte (0 text, 1-3 raw f16/f32/f64, 4 auto), then bytes
-  diff       format (1 or 4 bytes), 2 context bytes, op byte, 3 x 8 bytes
+  diff       format (1 or 6 bytes), 2 context bytes, op byte, 3 x 8 bytes
   model      use byte (bit 0 file, bits 1-2 sum/dot/gemm), term count byte,
              then a model file or line of `fplab ref`
   npz        a zip of .npy members (stored, deflated, ZIP64 records, damaged)
@@ -34,7 +35,11 @@ root = os.path.dirname(here)
 corpus = os.path.join(here, "corpus")
 
 PRESETS = ["binary16", "bfloat16", "binary32", "binary64", "tf32",
-           "fp8-e5m2", "fp8-e4m3"]
+           "fp8-e5m2", "fp8-e4m3", "float8_e4m3", "float8_e3m4",
+           "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+           "float8_e5m3fnu", "float8_e8m0fnu", "float6_e2m3fn",
+           "float6_e3m2fn", "float4_e2m1fn", "p3109:p1", "p3109:p2",
+           "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7"]
 
 
 def put(harness, name, data):
@@ -68,14 +73,21 @@ def parse_seeds():
         "ieee:4:3", "ieee:11:52", "ieee:2:1", "fp8-e4m3", "rne", "near_even",
         "x86", "0xFFFFFFFFFFFFFFFF", "18446744073709551616", "1e", "0x",
         "--1", "1.5 ", "0x1p", "nan(123)",
+        "float8_e8m0fnu", "E8M0", "torch.bfloat16", "p3109:p9", "P3109:P3",
+        "float4_e2m1fn", "np.float16", "binary8p1", "0x1p-127", "-nan",
     ]
     k = 0
     for i, t in enumerate(texts):
         for fmt in (0, 3, 6, 1) if i % 3 == 0 else (i % 7,):
             put("parse", "%02d" % k, bytes([fmt, i % 6, 0]) + t.encode())
             k += 1
-    # a made-up format: ieee e3 p3, FN style, saturating, in RUP with FTZ
-    put("parse", "custom-fn", bytes([200, 1, 1, 9, 3, 3]) + b"7.5")
+    # made-up formats (format bytes: 128+, ebits, prec, options, style,
+    # bias): FN e3 p3 saturating, in RUP with FTZ; unsigned FN without zero
+    # (E8M0-like); FNUZ with a bias off the IEEE one
+    put("parse", "custom-fn", bytes([200, 1, 1, 9, 1, 0, 3, 3]) + b"7.5")
+    put("parse", "custom-nozero", bytes([200, 5, 0, 48 | 64, 1, 0, 0, 0])
+        + b"0x1p-3")
+    put("parse", "custom-fnuz", bytes([200, 3, 3, 0, 3, 7, 0, 0]) + b"-0")
 
 
 def calc_seeds():
@@ -97,6 +109,10 @@ def calc_seeds():
         "tf32\nrint-exact\n2.5\n--rm\nrna",
         "fp16\nadd\n1", "nosuch\nadd\n1\n2", "fp16\nnosuch\n1",
         "fp16\nadd\nbits:0x10000\n1", "--help",
+        "e8m0\nsub\n1\n2", "fp4-e2m1\nround\nnan",
+        "float8_e4m3fnuz\nmul\n-0x1p-10\n0.5", "p3109:p3\nsub\ninf\ninf",
+        "float8_e5m3fnu\nnextdown\n0", "P3109:P9\nadd\n1\n1",
+        "torch.float8_e4m3fn\nround\n480",
     ]
     for i, l in enumerate(lines):
         put("calc", "%02d" % i, l)
@@ -314,8 +330,13 @@ def diff_seeds():
         k += 1
     put("diff", "%03d" % k, one([6], [0, 0x1f], 3, 0x29, 0, 0))
     k += 1
-    # made-up formats: ieee:2:1, e11 p53 FN, e5 p26 FN no subnormals
-    for fmt in ([128, 0, 0, 0], [129, 9, 51, 1], [130, 3, 24, 7]):
+    # made-up formats (ebits, prec, options, style, bias): ieee:2:1, e11
+    # p53 FN, e5 p26 FN without subnormals, FNUZ e4 p4 bias 9, unsigned FN
+    # e8 p1 without zero, P3109 e1 p7, finite e2 p2
+    for fmt in ([128, 0, 0, 0, 0, 0], [129, 9, 51, 1, 1, 0],
+                [130, 3, 24, 7, 1, 0], [131, 3, 3, 0, 3, 19],
+                [132, 7, 0, 48 | 64, 1, 0], [133, 0, 6, 0, 4, 0],
+                [134, 1, 1, 0, 2, 0]):
         for op in (0, 2, 5, 9, 10, 11):
             put("diff", "%03d" % k,
                 one(fmt, [op % 6, 0], op, 0x5, 0x3, 0x1))

@@ -27,7 +27,7 @@ if(FPLAB_HAVE_CHECK)
   fplab_core_test(core_mldtypes unit test_mldtypes)
   foreach(t float8_e3m4 float8_e4m3 float8_e4m3fn float8_e4m3fnuz
             float8_e4m3b11fnuz float8_e5m2 float8_e5m2fnuz float8_e5m3fnu
-            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn)
+            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn bfloat16)
     fplab_core_test(core_mldtypes_long_${t} long test_mldtypes long ${t})
     set_tests_properties(core_mldtypes_long_${t} PROPERTIES TIMEOUT 7200)
   endforeach()
@@ -59,6 +59,7 @@ if(FPLAB_HAVE_CHECK)
   foreach(fmt ${FPLAB_SMALL_FORMATS})
     string(REPLACE ":" "" tname ${fmt})
     fplab_core_test(core_small_${tname} mpfr test_small ${fmt})
+    fplab_core_test(core_small_long_${tname} long test_small ${fmt} long)
   endforeach()
 
   fplab_core_test_exe(test_convert_long)

@@ -29,6 +29,9 @@
  * shift treats code 0x00 as zero, but in E8M0 that code is 2^-127.  That is
  * 2^21 - 1 binary32 codes (0x00400001 .. 0x005FFFFF).
  *
+ * ml_dtypes.bfloat16 is Eigen's bfloat16; its conversion (Eigen's
+ * float_to_bfloat16_rtne) is checked the same way.
+ *
  * Default run (label unit): per format, every binary32 pattern whose low 16
  * bits are 0, 1, 0x8000 or 0xFFFF, plus 2^18 random patterns, and every
  * code to binary32.  `test_mldtypes long` (label long): all 2^32 binary32
@@ -239,6 +242,18 @@ static uint32_t mld_to_float(const mld_type *t, unsigned rep)
     return (from_sign ? 0x80000000u : 0) + aligned + (exp_bits << 23);
 }
 
+/* ml_dtypes.bfloat16 is Eigen::bfloat16: Eigen's float_to_bfloat16_rtne
+ * (Eigen/src/Core/arch/Default/BFloat16.h): a NaN becomes 0x7FC0 or 0xFFC0
+ * by its sign; anything else gets 0x7FFF plus the kept lsb added, and the
+ * top 16 bits are kept (round to nearest even, carries into the exponent,
+ * subnormals kept); bfloat16 to float is a 16-bit shift. */
+static unsigned eigen_bf16_from_float(uint32_t x)
+{
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u)
+        return (x >> 31) ? 0xFFC0u : 0x7FC0u;
+    return (x + 0x7FFFu + ((x >> 16) & 1)) >> 16;
+}
+
 /* ---- comparison --------------------------------------------------------- */
 
 typedef struct tally {
@@ -247,21 +262,26 @@ typedef struct tally {
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* t == NULL: bfloat16 (Eigen's conversion) */
 static void one(const mld_type *t, const fl_format *f, uint32_t x, tally *y)
 {
     fl_ctx c = fl_ctx_make(FL_RNE);
     unsigned fl = 0;
-    const unsigned want = mld_from_float(t, x);
+    const unsigned want = t ? mld_from_float(t, x) : eigen_bf16_from_float(x);
     const uint64_t got = fl_convert(f, &fl_binary32, x, &c, &fl);
     int same;
-    if (t->nan_payloads && mld_isnan(t, want & 0x7F))
+    if (!t)
+        same = (want & 0x7FFF) > 0x7F80
+                   ? fl_is_nan(f, got) && ((got ^ want) & 0x8000) == 0
+                   : got == want;
+    else if (t->nan_payloads && mld_isnan(t, want & 0x7F))
         same = fl_is_nan(f, got) && ((got ^ want) & 0x80) == 0;
     else
         same = got == want;
     y->cases++;
     if (same)
         return;
-    if (t->neg == NEG_E8M0 && x > 0x00400000u && x < 0x00600000u &&
+    if (t && t->neg == NEG_E8M0 && x > 0x00400000u && x < 0x00600000u &&
         want == 0x01 && got == 0x00) {
         y->e8m0_known++;
         return;
@@ -269,8 +289,8 @@ static void one(const mld_type *t, const fl_format *f, uint32_t x, tally *y)
     if (y->bad++ < 8) {
         pthread_mutex_lock(&print_lock);
         printf("MISMATCH %s from binary32 %#010x: ml_dtypes %#04x, fplab %#04"
-               PRIx64 " flags %02x\n", t->name, x, want, got,
-               fl & FL_IEEE_FLAGS);
+               PRIx64 " flags %02x\n", t ? t->name : "bfloat16", x, want,
+               got, fl & FL_IEEE_FLAGS);
         pthread_mutex_unlock(&print_lock);
     }
 }
@@ -341,8 +361,20 @@ START_TEST(every_code_to_binary32)
                        "fplab %#010x\n", t->name, rep, want, got.u);
         }
     }
+    for (unsigned rep = 0; rep < 0x10000u; rep++) {   /* bfloat16: a shift */
+        const uint32_t want = (uint32_t)rep << 16;
+        union { float x; uint32_t u; } got;
+        got.x = fl_to_float(&fl_bfloat16, rep);
+        cases++;
+        if (((want & 0x7FFFFFFFu) > 0x7F800000u
+                 ? !((got.u & 0x7FFFFFFFu) > 0x7F800000u &&
+                     ((got.u ^ want) >> 31) == 0)
+                 : got.u != want) && bad++ < 8)
+            printf("MISMATCH bfloat16 %#06x to binary32: %#010x, fplab "
+                   "%#010x\n", rep, want, got.u);
+    }
     printf("every code to binary32: %ld cases, %ld mismatches\n", cases, bad);
-    ck_assert_int_eq(cases, 9L * 256 + 2 * 64 + 16);
+    ck_assert_int_eq(cases, 9L * 256 + 2 * 64 + 16 + 65536);
     ck_assert_int_eq(bad, 0);
 }
 END_TEST
@@ -353,9 +385,9 @@ START_TEST(sample_from_binary32)
 {
     static const uint32_t lows[4] = { 0, 1, 0x8000, 0xFFFF };
     uint64_t rs = tc_seed("mldtypes sample");
-    for (int i = 0; i < NTYPES; i++) {
-        const mld_type *t = &types[i];
-        const fl_format *f = fmt_of(t);
+    for (int i = 0; i <= NTYPES; i++) {
+        const mld_type *t = i < NTYPES ? &types[i] : NULL;   /* bfloat16 */
+        const fl_format *f = t ? fmt_of(t) : &fl_bfloat16;
         tally y = { 0, 0, 0 };
         for (uint32_t hi = 0; hi < 0x10000u; hi++)
             for (int k = 0; k < 4; k++)
@@ -363,11 +395,12 @@ START_TEST(sample_from_binary32)
         for (int k = 0; k < (1 << 18); k++)
             one(t, f, (uint32_t)tc_splitmix(&rs), &y);
         printf("%-20s sample: %ld cases, %ld mismatches, %ld in the known "
-               "E8M0 interval\n", t->name, y.cases, y.bad, y.e8m0_known);
+               "E8M0 interval\n", t ? t->name : "bfloat16", y.cases, y.bad,
+               y.e8m0_known);
         ck_assert_int_eq(y.cases, 4L * 65536 + (1L << 18));
         ck_assert_int_eq(y.bad, 0);
         /* the sample meets the E8M0 interval: 0x0040/0x0050 highs */
-        if (t->neg == NEG_E8M0)
+        if (t && t->neg == NEG_E8M0)
             ck_assert_int_ge(y.e8m0_known, 32 * 4 - 1);
         else
             ck_assert_int_eq(y.e8m0_known, 0);
@@ -394,8 +427,8 @@ static void *worker(void *arg)
 
 START_TEST(all_binary32_inputs)
 {
-    const mld_type *t = &types[_i];
-    const fl_format *f = fmt_of(t);
+    const mld_type *t = _i < NTYPES ? &types[_i] : NULL;   /* bfloat16 */
+    const fl_format *f = t ? fmt_of(t) : &fl_bfloat16;
     const uint64_t total = (uint64_t)1 << 32;
     const char *e = getenv("FPLAB_TEST_THREADS");
     int nthreads = e && atoi(e) > 0 ? (atoi(e) > 64 ? 64 : atoi(e)) : 2;
@@ -418,11 +451,13 @@ START_TEST(all_binary32_inputs)
         y.e8m0_known += parts[k].y.e8m0_known;
     }
     printf("%-20s all binary32: %ld cases, %ld mismatches, %ld in the known "
-           "E8M0 interval\n", t->name, y.cases, y.bad, y.e8m0_known);
+           "E8M0 interval\n", t ? t->name : "bfloat16", y.cases, y.bad,
+           y.e8m0_known);
     fflush(stdout);
     ck_assert_int_eq(y.cases, (long)total);
     ck_assert_int_eq(y.bad, 0);
-    ck_assert_int_eq(y.e8m0_known, t->neg == NEG_E8M0 ? (1L << 21) - 1 : 0);
+    ck_assert_int_eq(y.e8m0_known,
+                     t && t->neg == NEG_E8M0 ? (1L << 21) - 1 : 0);
 }
 END_TEST
 
@@ -436,10 +471,10 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, long_run ? 36000 : 300);
     tcase_add_test(tc, reference_known_answers);
     if (long_run) {
-        /* argv[2]: one type by name, else all */
-        int lo = 0, hi = NTYPES;
-        for (int i = 0; argc > 2 && i < NTYPES; i++)
-            if (!strcmp(argv[2], types[i].name)) {
+        /* argv[2]: one type by name, else all (index NTYPES: bfloat16) */
+        int lo = 0, hi = NTYPES + 1;
+        for (int i = 0; argc > 2 && i <= NTYPES; i++)
+            if (!strcmp(argv[2], i < NTYPES ? types[i].name : "bfloat16")) {
                 lo = i;
                 hi = i + 1;
             }

@@ -16,7 +16,12 @@
  *   - fl_parse of fl_print_exact / _shortest / _hex gives the code back,
  *     and fl_parse of decimal midpoints against fl_mpfr_parse;
  *   - nextUp / nextDown, classification and the comparisons against the
- *     values the oracle decodes (binary64), every pair.
+ *     values the oracle decodes (binary64), every pair;
+ *   - stochastic rounding: always the oracle's round-down or round-up
+ *     result, and rounding up as often as the position between the two
+ *     neighbours says.
+ * The conversion and integer sweeps run 48 contexts (the NaN preset
+ * rotating with the input) by default and all 192 with argv[2] == "long".
  * Every count is asserted.  FPLAB_TEST_SEED replays the random parts.
  */
 #include <check.h>
@@ -26,6 +31,7 @@
 
 static const char *fmt_name = "float8_e4m3fnuz";
 static uint64_t seed;
+static int long_run;   /* argv[2] == "long": every context in every sweep */
 
 /* The sixteen option sets: ftz, daz, saturate (and none), times the NaN
  * presets, with every mode and tininess rule: 6 * 2 * 4 * 4 = 192. */
@@ -45,6 +51,23 @@ static fl_ctx ctx_of(int k)
 static uint64_t ncodes(const fl_format *f)
 {
     return (uint64_t)1 << f->width;
+}
+
+/* The contexts of the heavier sweeps (conversions, integers): all 192
+ * under long; by default the 48 mode x tininess x option sets, with the
+ * NaN preset rotating with the input code (every preset meets every set
+ * and every kind of input, not every pair). */
+static int nctx_heavy(void)
+{
+    return long_run ? NCTX : 12 * NOPT;
+}
+
+static fl_ctx ctx_heavy(int k, uint64_t a)
+{
+    fl_ctx c = ctx_of(k);
+    if (!long_run)
+        c.nan = (uint8_t)((a + (uint64_t)k) % FL_NANP_COUNT);
+    return c;
 }
 
 /* ---- unary arithmetic ------------------------------------------------- */
@@ -96,8 +119,8 @@ static long convert_all(const fl_format *dst, const fl_format *src,
 {
     long n = 0;
     for (int k = 0; k < nctx; k++) {
-        fl_ctx c = ctx_of(k);
         for (uint64_t a = 0; a < ncodes(src); a++) {
+            const fl_ctx c = ctx_heavy(k, a);
             fl_mpfr_res x;
             unsigned fl = 0;
             uint64_t got;
@@ -138,14 +161,14 @@ START_TEST(every_code_converted_out)
     tc_log lg = { "convert_out", 0, 0, 0 };
     long n = 0;
     for (int i = 0; i < 4; i++)
-        n += convert_all(wide[i], f, &lg, NCTX);
+        n += convert_all(wide[i], f, &lg, nctx_heavy());
     for (int i = 0; i < ns; i++)
-        n += convert_all(sm[i], f, &lg, NCTX);
+        n += convert_all(sm[i], f, &lg, nctx_heavy());
     printf("%s -> %d formats: %ld cases, %ld mismatches\n", fmt_name, 4 + ns,
            n, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
     ck_assert_int_ge(ns, 19);
-    ck_assert_int_eq(n, (long)(4 + ns) * NCTX * (long)ncodes(f));
+    ck_assert_int_eq(n, (long)(4 + ns) * nctx_heavy() * (long)ncodes(f));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -157,14 +180,15 @@ START_TEST(every_code_converted_in)
     tc_log lg = { "convert_in", 0, 0, 0 };
     long n = 0, expect = 0;
     for (int i = 0; i < ns; i++) {
-        n += convert_all(f, sm[i], &lg, NCTX);
-        expect += (long)NCTX * (long)ncodes(sm[i]);
+        n += convert_all(f, sm[i], &lg, nctx_heavy());
+        expect += (long)nctx_heavy() * (long)ncodes(sm[i]);
     }
     /* all 2^16 codes of binary16 and bfloat16: every mode and tininess
-     * rule, options and presets rotating (12 contexts of the 192) */
-    n += convert_all(f, &fl_binary16, &lg, 12);
-    n += convert_all(f, &fl_bfloat16, &lg, 12);
-    expect += 2L * 12 * 65536;
+     * rule without options (by default: the first 12 contexts, NaN
+     * presets rotating; all 192 under long) */
+    n += convert_all(f, &fl_binary16, &lg, long_run ? NCTX : 12);
+    n += convert_all(f, &fl_bfloat16, &lg, long_run ? NCTX : 12);
+    expect += 2L * (long_run ? NCTX : 12) * 65536;
     printf("%d formats, binary16, bfloat16 -> %s: %ld cases, %ld "
            "mismatches\n", ns, fmt_name, n, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
@@ -200,11 +224,11 @@ START_TEST(narrow_from_binary32)
             cand[nc++] = st + (uint64_t)(int64_t)d;
             cand[nc++] = st / 2 + sn / 2 + (st & sn & 1) + (uint64_t)(int64_t)d;
         }
-        for (int k = 0; k < NCTX; k++) {
-            fl_ctx c = ctx_of(k);
+        for (int k = 0; k < nctx_heavy(); k++) {
             for (int i = 0; i < nc; i++) {
                 fl_mpfr_res x;
                 const uint64_t a = cand[i] & 0xFFFFFFFFu;
+                const fl_ctx c = ctx_heavy(k, a);
                 uint64_t got;
                 int rc = fl_mpfr_convert(&x, f, s, a, &c);
                 expect++;
@@ -225,7 +249,7 @@ START_TEST(narrow_from_binary32)
            fmt_name, lg.cases, lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
     ck_assert_int_eq(lg.cases, expect);
-    ck_assert_int_ge(lg.cases, (long)NCTX * 10 * (long)ncodes(f) / 2);
+    ck_assert_int_ge(lg.cases, (long)nctx_heavy() * 10 * (long)ncodes(f) / 2);
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -271,6 +295,96 @@ START_TEST(random_binary32)
 }
 END_TEST
 
+/* Stochastic rounding (the seventh mode, which MPFR lacks): from binary32
+ * inputs near f's range, every SR result is the oracle's round-down or
+ * round-up result (any NaN for a NaN), with the same inexact flag, and an
+ * exact input comes back exactly; and the frequency of rounding up a value
+ * strictly between two neighbours matches its position between them (five
+ * standard errors). */
+START_TEST(stochastic_rounding_between_neighbours)
+{
+    const fl_format *f = tc_fmt(fmt_name);
+    uint64_t rs = seed ^ 0x5eed5;
+    long cases = 0, bad = 0, freq_checked = 0;
+    for (int i = 0; i < 4000; i++) {
+        const uint64_t r = tc_splitmix(&rs);
+        int64_t e = f->emin - f->prec - 2 +
+                    (int64_t)((r >> 24) % (uint64_t)(f->emax - f->emin +
+                                                     f->prec + 5));
+        uint64_t a;
+        fl_ctx cd = ctx_of((int)(r % NCTX)), cu, c;
+        fl_mpfr_res lo, hi;
+        e = e < -126 ? -126 : e > 127 ? 127 : e;
+        a = (tc_splitmix(&rs) & 0x807FFFFFu) | (uint64_t)(e + 127) << 23;
+        cd.rm = FL_RDN;
+        cu = cd;
+        cu.rm = FL_RUP;
+        ck_assert_int_eq(fl_mpfr_convert(&lo, f, &fl_binary32, a, &cd), 0);
+        ck_assert_int_eq(fl_mpfr_convert(&hi, f, &fl_binary32, a, &cu), 0);
+        c = cd;
+        c.rm = FL_RSR;
+        for (int k = 0; k < 16; k++) {
+            unsigned fl = 0;
+            uint64_t got;
+            int ok;
+            c.sr_seed = tc_splitmix(&rs);
+            c.sr_index = (uint64_t)k;
+            got = fl_convert(f, &fl_binary32, a, &c, &fl);
+            {
+                /* which directed result it is (a NaN matches a NaN) */
+                const int is_lo = lo.is_nan ? fl_is_nan(f, got)
+                                            : got == lo.bits;
+                const int is_hi = hi.is_nan ? fl_is_nan(f, got)
+                                            : got == hi.bits;
+                const fl_mpfr_res *m = is_lo ? &lo : &hi;
+                ok = (is_lo || is_hi) &&
+                     (fl & FL_INEXACT) == (m->flags & FL_INEXACT);
+            }
+            cases++;
+            if (!ok && bad++ < 8)
+                printf("MISMATCH sr %s %#010" PRIx64 " seed %#" PRIx64
+                       ": got %#" PRIx64 " flags %02x, rdn %#" PRIx64
+                       " rup %#" PRIx64 "\n", fmt_name, a, c.sr_seed, got,
+                       fl, lo.bits, hi.bits);
+        }
+    }
+    /* frequencies: between each pair of positive neighbours below max */
+    for (uint64_t t = 0; t + 1 < ncodes(f) && freq_checked < 8;
+         t += ncodes(f) >= 64 ? 7 : 1) {
+        double vl, vh, x;
+        const int draws = 20000;
+        int ups = 0;
+        fl_ctx c = fl_ctx_make(FL_RSR);
+        if (fl_is_nan(f, t) || fl_is_nan(f, t + 1) || fl_is_inf(f, t + 1) ||
+            (f->sign_mask && ((t + 1) & f->sign_mask)))
+            continue;
+        vl = fl_to_double(f, t);
+        vh = fl_to_double(f, t + 1);
+        x = vl + (vh - vl) * 0.3;              /* exact in binary64 */
+        c.sr_seed = seed;
+        for (int k = 0; k < draws; k++) {
+            unsigned fl = 0;
+            c.sr_index = (uint64_t)k;
+            ups += fl_from_double(f, x, &c, &fl) == t + 1;
+        }
+        {
+            const double p = 0.3, sd = sqrt(p * (1 - p) / draws);
+            const double got = (double)ups / draws;
+            freq_checked++;
+            if (fabs(got - p) > 5 * sd && bad++ < 8)
+                printf("MISMATCH sr frequency %s between %#" PRIx64 " and "
+                       "%#" PRIx64 ": %.4f, want %.4f +- %.4f\n", fmt_name,
+                       t, t + 1, got, p, 5 * sd);
+        }
+    }
+    printf("%s stochastic rounding: %ld cases, %ld frequency checks, %ld "
+           "mismatches\n", fmt_name, cases, freq_checked, bad);
+    ck_assert_int_eq(cases, 4000L * 16);
+    ck_assert_int_ge(freq_checked, 2);
+    ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 /* ---- integers ----------------------------------------------------------- */
 
 START_TEST(every_code_to_int)
@@ -280,9 +394,9 @@ START_TEST(every_code_to_int)
     tc_log lg = { "to_int", 0, 0, 0 };
     for (int ty = 0; ty < 4; ty++)
         for (int ex = 0; ex < 2; ex++)
-            for (int k = 0; k < NCTX; k++) {
-                fl_ctx c = ctx_of(k);
+            for (int k = 0; k < nctx_heavy(); k++) {
                 for (uint64_t a = 0; a < ncodes(f); a++) {
+                    const fl_ctx c = ctx_heavy(k, a);
                     fl_mpfr_res x;
                     unsigned fl = 0;
                     uint64_t got;
@@ -309,7 +423,7 @@ START_TEST(every_code_to_int)
     printf("%s to integers: %ld cases, %ld mismatches\n", fmt_name, lg.cases,
            lg.bad);
     ck_assert_int_eq(lg.oracle_err, 0);
-    ck_assert_int_eq(lg.cases, 8L * NCTX * (long)ncodes(f));
+    ck_assert_int_eq(lg.cases, 8L * nctx_heavy() * (long)ncodes(f));
     ck_assert_int_eq(lg.bad, 0);
 }
 END_TEST
@@ -610,6 +724,7 @@ int main(int argc, char **argv)
     int nf;
     if (argc > 1)
         fmt_name = argv[1];
+    long_run = argc > 2 && strcmp(argv[2], "long") == 0;
     if (!fl_mpfr_available()) {
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
@@ -629,6 +744,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, every_code_converted_in);
     tcase_add_test(tc, narrow_from_binary32);
     tcase_add_test(tc, random_binary32);
+    tcase_add_test(tc, stochastic_rounding_between_neighbours);
     tcase_add_test(tc, every_code_to_int);
     tcase_add_test(tc, from_int_boundaries);
     tcase_add_test(tc, every_code_prints_and_parses_back);

@@ -154,6 +154,11 @@ signaling), written by hand in both models, are in
 every preset but x86.
 FINDING
   echo
+  # the ML formats' runs (test programs, not fplab verify): kept by hand
+  if [ -f "$root/docs/verification_formats.md" ]; then
+    cat "$root/docs/verification_formats.md"
+    echo
+  fi
   echo "## Not run here"
   echo
   for f in binary16 bfloat16; do

@@ -3,8 +3,10 @@
  * MPFR.
  *
  * Every function computes the correctly rounded result of one operation in
- * a format described by an fl_format (any preset or ieee:E:M, FN formats and
- * saturation included) under the rounding mode, tininess rule, flush-to-zero,
+ * a format described by an fl_format (any preset or ieee:E:M, every NaN
+ * style, bias, signedness and precision 1, saturation included; the
+ * format's numbers are derived here from its parameters, not read from the
+ * core's derived fields) under the rounding mode, tininess rule, flush-to-zero,
  * denormals-are-zero and saturation options of an fl_ctx, and derives the
  * IEEE flags on its own:
  *   - the exact result (or a 64-bit round-to-odd image of it, which rounds
@@ -33,8 +35,20 @@
  *     the largest finite value of the same sign, still raising overflow and
  *     inexact; exact infinities (operands, division by zero) stay infinite
  *     where the format has them;
- *   - in a format without infinities (FN), an infinity becomes the largest
- *     finite value when saturating and NaN otherwise (no extra flag);
+ *   - in a format without infinities (FN, FNUZ), an infinity becomes the
+ *     largest finite value when saturating and NaN otherwise (no extra
+ *     flag); in a FINITE format (no NaN either) always the largest finite;
+ *     the ternary of such a largest finite is "below" the infinity;
+ *   - a NaN result in a FINITE format is ml_dtypes' stand-in: the sign bit
+ *     alone for a positive NaN, +0 for a negative one (x86's default NaN
+ *     is negative; a converted NaN keeps its sign under x86), with invalid;
+ *   - no -0 in FNUZ, P3109 and unsigned formats: +0;
+ *   - a negative nonzero result in an unsigned format is invalid: NaN, or
+ *     code 0 when saturating (ternary "above");
+ *   - a format without zero (E8M0): a zero result is invalid (NaN), or
+ *     when saturating the smallest value with underflow and inexact; a
+ *     nonzero result below the smallest value gives the smallest value in
+ *     every mode (inexact; underflow when tiny);
  *   - flush-to-zero replaces every nonzero tiny result (tiny by the chosen
  *     rule, exact or not) by a zero of the same sign and raises underflow
  *     and inexact; denormals-are-zero reads subnormal operands as zeros of

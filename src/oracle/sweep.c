@@ -97,7 +97,8 @@ static uint64_t gen_operand(const fl_format *f, const fl_format *dst,
         switch (p) {
         case 0: v = 0; break;                                   /* zero */
         case 1: v = f->exp_mask; break;                         /* inf */
-        case 2: v = f->exp_mask | ((uint64_t)1 << (fb - 1)); break; /* qNaN */
+        case 2: v = f->exp_mask | (fb > 0 ? (uint64_t)1 << (fb - 1) : 0);
+            break;                                   /* qNaN (IEEE style) */
         case 3: v = f->exp_mask | 1; break;                     /* sNaN */
         case 4: v = 1; break;                                   /* min sub */
         case 5: v = f->frac_mask; break;                        /* max sub */
@@ -107,7 +108,8 @@ static uint64_t gen_operand(const fl_format *f, const fl_format *dst,
         default: v = ((uint64_t)f->bias << fb) | 1; break;     /* 1 + ulp */
         }
         if ((r0 >> 16) & 1) v ^= (r0 >> 17) & 1;   /* a neighbour */
-        return v | (sign ? f->sign_mask : 0);
+        /* (the NaN of fnuz/P3109 is 0 with the sign; FN's is max + 1) */
+        return (v & (f->exp_mask | f->frac_mask)) | (sign ? f->sign_mask : 0);
     }
     case 5: case 6:                                  /* near overflow */
         e = emax_field - 1 - ((r0 >> 8) % 3);

@@ -77,8 +77,9 @@ static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
     if (e == 0 && f->has_zero) {
         if (frac == 0) {
             /* the sign bit alone: -0, or the one NaN of FNUZ and P3109 */
-            u.cls = u.sign && f->nan_style >= FL_NANSTYLE_FNUZ ? FL_U_QNAN
-                                                                : FL_U_ZERO;
+            u.cls = u.sign && (f->nan_style == FL_NANSTYLE_FNUZ ||
+                               f->nan_style == FL_NANSTYLE_P3109)
+                        ? FL_U_QNAN : FL_U_ZERO;
             return u;
         }
         if ((c && c->daz) || !f->subnormals) {
@@ -140,10 +141,12 @@ FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
 
 /* The one rounding routine.  Rounds (-1)^sign * sig * 2^(exp - 63) to f in
  * c->rm, handling subnormals, flush-to-zero, tininess (c->tininess),
- * overflow (to inf, to the largest finite, or saturating) and all flags,
- * including FL_TERN_UP / FL_TERN_DOWN.  sig != 0 and need not be
- * normalized; its lowest bit is sticky, so it must carry >= prec+2
- * significant bits. */
+ * overflow (to inf, to the format's NaN where it has no inf, to the
+ * largest finite, or saturating), the formats' missing encodings (no -0:
+ * +0; unsigned: a negative value is fl__unsigned_negative's; no zero:
+ * values below 2^emin give 2^emin) and all flags, including FL_TERN_UP /
+ * FL_TERN_DOWN.  sig != 0 and need not be normalized; its lowest bit is
+ * sticky, so it must carry >= prec+2 significant bits. */
 FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
                                       int sign, int32_t exp, uint64_t sig,
                                       unsigned *flags);
