@@ -648,7 +648,7 @@ static void say_measurement(const rctx *R)
     double ratio[2 * 64 * MAXL];
     int nr = 0, below1 = 0;
     const int jd = sidx("del-e4m3"), jc = sidx("cur-e4m3");
-    for (int si = 0; si < w->nsnap; si++)
+    for (int si = 1; si < w->nsnap; si++)   /* after step 0 (scale 1 there) */
         for (int k = K_W; k <= K_A; k++)
             for (int l = 0; l < w->L && nr < (int)(sizeof ratio / sizeof ratio[0]); l++) {
                 const trow *d = row_at(R->M, si, k, l, jd), *c = row_at(R->M, si, k, l, jc);
@@ -665,9 +665,9 @@ static void say_measurement(const rctx *R)
                     U(R, "cur-e5m2", K_A)};
     lab_say(L, "Delayed scaling flushes %.2f%% and %.2f%% with E4M3 and %.2f%% and %.2f%% "
                "with E5M2 (%s than current scaling), and saturates %.4f%% and %.4f%% with "
-               "E4M3: for %d of the %d watched gradient tensors its E4M3 scale was below the "
-               "current one (median ratio %.3g), an earlier step's larger amax still in the "
-               "history.  ", du[0], du[1], du[2], du[3], more_fewer(du, cu, 4),
+               "E4M3: for %d of the %d watched gradient tensors after step 0 (where it is 1) its "
+               "E4M3 scale was below the current one (median ratio %.3g), an earlier step's "
+               "larger amax still in the history.  ", du[0], du[1], du[2], du[3], more_fewer(du, cu, 4),
             SAT(R, "del-e4m3", K_W), SAT(R, "del-e4m3", K_A), below1, nr, med);
     double mr[2] = {U(R, "mxfp8-e4m3-rceil", K_W), U(R, "mxfp8-e4m3-rceil", K_A)};
     double rs[2] = {SAT(R, "mxfp8-e4m3-rceil", K_W), SAT(R, "mxfp8-e4m3-rceil", K_A)};
