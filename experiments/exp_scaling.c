@@ -678,8 +678,8 @@ static void say_measurement(const rctx *R)
         snprintf(rsat, sizeof rsat, "%.3f%% and %.3f%%", rs[0], rs[1]);
     lab_say(L, "Per block, MXFP8 E4M3 flushes %.3f%% and %.3f%% (rule floor) and %.3f%% and "
                "%.3f%% (rceil), %s than per-tensor current E4M3; the rule floor saturates "
-               "%.3f%% and %.3f%% (a block's largest value divided by its power-of-two scale "
-               "can round above 448), rceil %s.  ", U(R, "mxfp8-e4m3", K_W),
+               "%.3f%% and %.3f%% (divided by its power-of-two scale, a block's largest value "
+               "lies in [256, 512), and above 448 it is clamped), rceil %s.  ", U(R, "mxfp8-e4m3", K_W),
             U(R, "mxfp8-e4m3", K_A), mr[0], mr[1], more_fewer(mr, cu, 2),
             SAT(R, "mxfp8-e4m3", K_W), SAT(R, "mxfp8-e4m3", K_A), rsat);
     /* the 4-bit schemes: do they flush the most among the scaled ones? */
@@ -771,8 +771,8 @@ static void say_granularity(const rctx *R)
                                 : "recovers nothing";
     char tail[240] = "";
     if (m5 < m4)
-        snprintf(tail, sizeof tail, ": only a wider element range keeps them, as MXFP8 "
-                 "E5M2's %.1f%% shows", m5);
+        snprintf(tail, sizeof tail, ": wider elements keep more of them (MXFP8 E5M2 "
+                 "flushes %.1f%%)", m5);
     lab_say(L, "In the last layer's activation gradients (the logit gradients, one row of "
                "%zu values per example, padded to one block) a scale per block %s: "
                "per-tensor E4M3 flushes %.1f%%, MXFP8 E4M3 %.1f%%; per-tensor E5M2 %.1f%%, "

@@ -1600,6 +1600,11 @@ def check_scaling(A, d, span):
                 "16, E4M3 block scales, one FP32 tensor scale).", "scaling setting", start=s0, end=s1)
     if m:
         A.word(m.group(1), params, "scaling parameters")
+        gh = os.path.join(d, "gradhist.dat")
+        if os.path.exists(gh):
+            # "the run of section 3": the same setting, seed and data seed
+            gp = re.match(r"quick=\d (.*?) watched_steps", Dat(gh).header["params"]).group(1)
+            A.word(params, gp, "scaling: not the run of section 3")
         A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
              "scaling: not the deep setting")
         A.num(m.group(2), every, "scaling every")
@@ -1724,8 +1729,8 @@ def check_scaling(A, d, span):
     rs = [SA("mxfp8-e4m3-rceil", W), SA("mxfp8-e4m3-rceil", Ak)]
     m = A.take1("Per block, MXFP8 E4M3 flushes {N}% and {N}% (rule floor) and {N}% and {N}% "
                 "(rceil), {S} than per-tensor current E4M3; the rule floor saturates {N}% and {N}% "
-                "(a block's largest value divided by its power-of-two scale can round above 448), "
-                "rceil {S}.  ", "scaling mx", start=s0, end=s1)
+                "(divided by its power-of-two scale, a block's largest value lies in [256, 512), "
+                "and above 448 it is clamped), rceil {S}.  ", "scaling mx", start=s0, end=s1)
     if m:
         for g, v in enumerate((U("mxfp8-e4m3", W), U("mxfp8-e4m3", Ak), mr[0], mr[1]), 1):
             A.num(m.group(g), v, "scaling mx")
@@ -1739,8 +1744,9 @@ def check_scaling(A, d, span):
             if A.ok(mm is not None, "scaling rceil saturation: " + m.group(8)):
                 A.num(mm.group(1), rs[0], "rceil saturation")
                 A.num(mm.group(2), rs[1], "rceil saturation")
-        # 448 = 1.75 * 2^8: E4M3's largest
-        A.ok(448 == 1.75 * 2 ** 8, "E4M3 max")
+        # floor: X = 2^(floor(log2 amax) - 8), so amax / X is in [2^8, 2^9);
+        # 448 = 1.75 * 2^8 is E4M3's largest
+        A.ok(448 == 1.75 * 2 ** 8 and 256 == 2 ** 8 and 512 == 2 ** 9, "E4M3 max")
     scaled = [s for s in schemes if s not in ("fp16", "e5m2", "e4m3", "mxfp4", "nvfp4")]
     most = all(U(s, k) < U("mxfp4", k) and U(s, k) < U("nvfp4", k)
                for k in KINDS for s in scaled if tot[(s, k)]["nz"])
@@ -1817,8 +1823,7 @@ def check_scaling(A, d, span):
     c5, m5 = UL("cur-e5m2", Ak, L1), UL("mxfp8-e5m2", Ak, L1)
     how = ("has nothing to recover" if c4 == 0 else
            ("recovers part" if m4 > 0 else "recovers all") if m4 < c4 else "recovers nothing")
-    tail = (": only a wider element range keeps them, as MXFP8 E5M2's {N}% shows"
-            if m5 < m4 else "")
+    tail = ": wider elements keep more of them (MXFP8 E5M2 flushes {N}%)" if m5 < m4 else ""
     m = A.take1("In the last layer's activation gradients (the logit gradients, one row of {I} "
                 "values per example, padded to one block) a scale per block " + how + ": "
                 "per-tensor E4M3 flushes {N}%, MXFP8 E4M3 {N}%; per-tensor E5M2 {N}%, MXFP8 E5M2 "
