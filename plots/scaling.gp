@@ -64,12 +64,12 @@ do for [i = 1:3] {
             plot f index 0 using (X0):(-$1):(X0):(bar(column(c))):(-$1 - 0.38):(-$1 + 0.38):(colv(strcol(2))):ytic(lab(strcol(2))) \
                     with boxxyerror lc rgb variable, \
                  f index 0 using (at(column(c))):(-$1):(num(column(c))) with labels left offset 0.6,0 font ",8", \
-                 f index 0 using (X0):(column(c) != column(c) ? -$1 : 1/0):("not applied") with labels left offset 0.6,0 font ",8" tc rgb C_GREY
+                 f index 0 using (X0):(strcol(c) eq "nan" ? -$1 : 1/0):("not applied") with labels left offset 0.6,0 font ",8" tc rgb C_GREY
         } else {
             plot f index 0 using (X0):(-$1):(X0):(bar(column(c))):(-$1 - 0.38):(-$1 + 0.38):(colv(strcol(2))):ytic("") \
                     with boxxyerror lc rgb variable, \
                  f index 0 using (at(column(c))):(-$1):(num(column(c))) with labels left offset 0.6,0 font ",8", \
-                 f index 0 using (X0):(column(c) != column(c) ? -$1 : 1/0):("not applied") with labels left offset 0.6,0 font ",8" tc rgb C_GREY
+                 f index 0 using (X0):(strcol(c) eq "nan" ? -$1 : 1/0):("not applied") with labels left offset 0.6,0 font ",8" tc rgb C_GREY
         }
     }
 }

@@ -2008,12 +2008,13 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9}
+    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9,
+            "scaling": 5}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
-    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=6)
-    A.take("wrote out/REPORT.md (0 experiment(s) failed, 11/11 figures)", "README log end")
-    A.take(r"^lab_audit: out: 6 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
-    m = A.take1("(six experiments,\neleven gnuplot figures", "README counts")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 14/14 figures)", "README log end")
+    A.take(r"^lab_audit: out: 7 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(seven experiments,\nfourteen gnuplot figures", "README counts")
     A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
             "against a full run with seed 1.", "README audit sentence")
     # the times are measurements of a machine, not of the data: only their
@@ -2025,7 +2026,7 @@ def check_readme(path, d):
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
-    m = A.take1("figures come from real training runs of an MLP on the UCI digits ({I}\ntraining / {I} "
+    m = A.take1("figures come from real training runs of an MLP on\nthe UCI digits ({I} training / {I} "
                 "test images per split)", "README split")
     if m:
         A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
@@ -2139,6 +2140,54 @@ def check_readme(path, d):
         A.num(m.group(9), so, "sr overflow term")
         A.num(m.group(10), so - ex, "terms after")
         A.num(m.group(11), HALF_MAX, "max")
+    # scale granularity: the totals and per-layer rows the report's audit
+    # checks against the per-tensor rows, and the training seeds
+    G = Dat(os.path.join(d, "scaling.dat"))
+    T = Dat(os.path.join(d, "scaling_tensors.dat"))
+    tot = {r[1]: [float(x) for x in r[2:]] for r in G.blocks[0]}
+    hid = [r for r in G.blocks[5] if r[2] == "agrad"][:-1]
+    sc = {}
+    for r in T.blocks[0]:
+        sc[(int(r[0]), r[2], int(r[1]), r[3])] = f32(float(r[4]))
+    later = sorted({k[0] for k in sc if k[0] > 0})
+    lays = sorted({k[2] for k in sc})
+    nb = sum(1 for t in later for k in ("wgrad", "agrad") for l in lays
+             if sc[(t, k, l, "del-e4m3")] < sc[(t, k, l, "cur-e4m3")])
+    Sc = Setting(d, "scaling", curves="scaling_train.dat", seeds="scaling_train_seeds.dat")
+    m = A.take1("**Scale granularity decides what FP8 keeps.**  On the gradients of the\n  binary32 "
+                "*deep* run, one FP8 scale per tensor (Transformer Engine's\n  current scaling, E4M3) "
+                "flushes {N}% of the nonzero weight gradients\n  and {N}% of the activation gradients "
+                "to zero, one scale per block of\n  {I} (MXFP8 E4M3, rule rceil) {N}% and {N}%; in the "
+                "hidden layers'\n  activation gradients, {N}% to {N}% against {N}% to {N}%.  Delayed\n"
+                "  scaling (amax history 1024) flushes {N}% and {N}%: for {I} of the {I}\n  watched "
+                "gradient tensors after the first step, a larger amax of an\n  earlier step set a "
+                "smaller scale.  Trained with fp8-hybrid-delayed,\n  fp8-e4m3-current and mxfp8, the "
+                "MLP reaches {N} ± {N}%,\n  {N} ± {N}% and {N} ± {N}% test accuracy against "
+                "binary32's\n  {N} ± {N}%: {W} by the rule.", "README scaling")
+    if m:
+        A.ok(T.param("quick") == "0" and "depth=4" in T.header["params"], "README scaling: deep, full")
+        A.num(m.group(1), tot["cur-e4m3"][0], "README cur w")
+        A.num(m.group(2), tot["cur-e4m3"][4], "README cur a")
+        A.num(m.group(3), 32, "block")
+        A.num(m.group(4), tot["mxfp8-e4m3-rceil"][0], "README mx w")
+        A.num(m.group(5), tot["mxfp8-e4m3-rceil"][4], "README mx a")
+        A.num(m.group(6), min(float(r[3]) for r in hid), "README hidden cur min")
+        A.num(m.group(7), max(float(r[3]) for r in hid), "README hidden cur max")
+        A.num(m.group(8), min(float(r[4]) for r in hid), "README hidden mx min")
+        A.num(m.group(9), max(float(r[4]) for r in hid), "README hidden mx max")
+        A.num(m.group(10), tot["del-e4m3"][0], "README del w")
+        A.num(m.group(11), tot["del-e4m3"][4], "README del a")
+        A.num(m.group(12), nb, "README delayed below")
+        A.num(m.group(13), len(later) * 2 * len(lays), "README delayed tensors")
+        vals = []
+        for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8", "fp32"):
+            vals += list(mean_sd(Sc.acc(p)))
+        for g, v in enumerate(vals, 14):
+            A.num(m.group(g), v, "README scaling accuracy")
+        words = {paired(Sc.acc(p), Sc.acc("fp32"))[0]
+                 for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8")}
+        A.ok(len(words) == 1, "README scaling: the three policies do not share a verdict")
+        A.word(m.group(22), words.pop(), "README scaling verdict")
     A.fails.extend(A.uncovered_numbers())
     return A
 
