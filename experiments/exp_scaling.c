@@ -30,10 +30,14 @@
  *   MXFP8 E4M3 (OCP rule floor, and rceil as the mxfp8 policy), MXFP8
  *     E5M2, MXFP6 E2M3 and E3M2, MXFP4, NVFP4: blocks along each tensor's
  *     last axis (rows), a row of 10 padded with zeros to one block.
- * The files keep every tensor's counts (scaling_tensors.dat), the amaxes of
- * every step and GradScaler's scales (scaling_steps.dat), the totals per
- * scheme and a log2 histogram of the measured values (scaling.dat), and the
- * training runs (scaling_train.dat, scaling_train_seeds.dat).
+ * The files keep every tensor's counts and the per-tensor scale it took
+ * (scaling_tensors.dat), the amaxes of every step and GradScaler's scales
+ * (scaling_steps.dat: the lab's audit recomputes the current and delayed
+ * scales from them), in scaling.dat the totals per scheme, a log2
+ * histogram of the measured values, the same relative to the amax of each
+ * value's tensor and of its block of 32 (which bound the per-tensor and MX
+ * underflow counts), and the per-layer table; and the training runs
+ * (scaling_train.dat, scaling_train_seeds.dat).
  */
 #include "lab.h"
 #include "lab_train.h"
@@ -123,6 +127,10 @@ static void on_step(void *user, const amp_step_view *v)
             w->amax[k][l][v->step] = amax_of(src[k][l], len[k][l]);
     if (v->step % w->every)
         return;
+    if (w->nsnap >= w->cap) {
+        w->failed = 1;
+        return;
+    }
     snap *s = &w->snaps[w->nsnap];
     memset(s, 0, sizeof *s);
     s->step = v->step;
@@ -437,7 +445,7 @@ static void block_hist(const watch *w, bhist *h)
 
 typedef struct agg {
     uint64_t n, nonzero, underflow, subnormal, saturated, rel_n;
-    double rel_sum, err2, x2, nerr_sum;    /* nerr: per-tensor normwise error */
+    double rel_sum, err2, x2;
     int tensors;
 } agg;
 
@@ -452,7 +460,6 @@ static void agg_add(agg *a, const trow *r)
     a->rel_sum += r->rel_sum;
     a->err2 += r->err2;
     a->x2 += r->x2;
-    a->nerr_sum += r->x2 > 0 ? sqrt(r->err2 / r->x2) : 0.0;
     a->tensors++;
 }
 

@@ -1504,7 +1504,6 @@ def check_scaling(A, d, span):
             if sel(r):
                 for key in a:
                     a[key] += r[key]
-                a["n"] += 0
         return a
 
     def P(a, key):
