@@ -2020,8 +2020,8 @@ def check_readme(path, d):
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
                 "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
-                "over the cores (three minutes of wall time\nmeasured on two cores shared with other jobs), "
-                "`--quick` about {I} s.", "README seeds and times")
+                "over the cores (three to four minutes of wall\ntime measured on two cores shared with other "
+                "jobs), `--quick` about {I} s.", "README seeds and times")
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
