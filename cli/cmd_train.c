@@ -21,7 +21,10 @@ static void usage(FILE *fp)
 "  --policy P        fp32 | o0 | fp16 | fp16-static:S | fp16-torch |\n"
 "                    fp16-apex | o1 | o2 | o3 | bf16 | bf16-pure (fp32);\n"
 "                    -iN after fp16-torch, fp16-apex, o1 or o2 sets the\n"
-"                    growth interval, e.g. fp16-torch-i50\n"
+"                    growth interval, e.g. fp16-torch-i50;\n"
+"                    simulated FP8/MX (GEMM inputs quantized, fp32 sums):\n"
+"                    fp8-hybrid-delayed | fp8-hybrid-current |\n"
+"                    fp8-e4m3-delayed | fp8-e4m3-current | mxfp8\n"
 "  --accum A         low | fp32 | kahan | pairwise | block:MODEL (fp32)\n"
 "                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16\n"
 "  --depth N         linear layers (3)        --width N    hidden units (64)\n"
@@ -423,6 +426,13 @@ int cmd_train(int argc, char **argv)
            amp_scaler_kind_name(c.policy.scaler.kind), c.depth, c.width,
            amp_act_name(c.activation), amp_opt_name(c.optimizer), c.lr,
            c.loss_weight, c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
+    const amp_gemm_quant *gq = &c.policy.gq;
+    if (gq->kind != AMP_GQ_NONE)
+        printf("GEMM inputs: activations and weights %s, output gradients %s, "
+               "%s; sums in binary32\n", gq->fwd.name, gq->bwd.name,
+               gq->kind == AMP_GQ_DELAYED ? "delayed scaling (amax history "
+               "1024, max)" : gq->kind == AMP_GQ_CURRENT ? "current scaling"
+               : "blocks along the reduction axis");
     printf("%8s %12s %12s %5s %10s\n", "step", "loss", "scale", "skip",
            "lost-upd");
     uint64_t upd = 0, lost = 0;
@@ -440,6 +450,22 @@ int cmd_train(int argc, char **argv)
            r.final_loss, r.final_test_acc, r.skipped_steps,
            r.steps ? (double)r.rec[r.steps - 1].scale_after : 1.0,
            100.0 * frac(lost, upd), r.diverged ? ", DIVERGED (non-finite loss)" : "");
+    if (gq->kind != AMP_GQ_NONE) {
+        static const char *const kn[AMP_GQ_TENSORS] = {"activations", "weights",
+                                                       "output gradients"};
+        printf("quantized GEMM inputs, all steps:");
+        for (int k = 0; k < AMP_GQ_TENSORS; k++) {
+            uint64_t nz = 0, uf = 0, sat = 0;
+            for (int s = 0; s < r.steps; s++) {
+                nz += r.rec[s].quant[k].nonzero;
+                uf += r.rec[s].quant[k].underflow;
+                sat += r.rec[s].quant[k].saturated;
+            }
+            printf("%s %s %.4g%% flushed to zero, %.4g%% saturated", k ? ";" : "",
+                   kn[k], 100.0 * frac(uf, nz), 100.0 * frac(sat, nz));
+        }
+        printf(" (of the nonzero values)\n");
+    }
 
     int rc = CLI_OK;
     if (out_path) {

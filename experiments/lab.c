@@ -17,6 +17,8 @@ const lab_experiment lab_experiments[] = {
     {"accum", "Accumulation: fp16 versus fp32 sums and dot products",
      lab_exp_accum},
     {"training", "Training curves per precision policy", lab_exp_training},
+    {"scaling", "Scale granularity: per tensor, per block, and loss scaling",
+     lab_exp_scaling},
 };
 const size_t lab_experiment_count =
     sizeof lab_experiments / sizeof lab_experiments[0];

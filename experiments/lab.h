@@ -142,6 +142,7 @@ int lab_exp_gradhist(lab_ctx *L);
 int lab_exp_lost(lab_ctx *L);
 int lab_exp_accum(lab_ctx *L);
 int lab_exp_training(lab_ctx *L);
+int lab_exp_scaling(lab_ctx *L);
 
 #ifdef __cplusplus
 }

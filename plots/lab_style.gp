@@ -33,12 +33,15 @@ C_BROWN = "#8C5A1E"
 C_LIGHT = "#c8c8c8"
 
 # One colour per precision policy, the same in every training figure
-# (fp16-torch-i50 and bf16-pure share sky blue: no figure shows both).
+# (fp16-torch-i50 and bf16-pure share sky blue, fp16 and fp8-hybrid-delayed
+# vermilion, fp16-torch and fp8-e4m3-current blue, o2 and mxfp8 green: no
+# figure shows both of a pair).
 pcol(n) = n eq "fp32" ? C_BLACK : n eq "fp16" ? C_VERM : \
           n eq "fp16-static:1024" ? C_ORANGE : n eq "fp16-torch" ? C_BLUE : \
           n eq "fp16-torch-i50" ? C_SKY : n eq "o2" ? C_GREEN : \
           n eq "o3" ? C_PURPLE : n eq "bf16" ? C_BROWN : \
-          n eq "bf16-pure" ? C_SKY : C_BLACK
+          n eq "bf16-pure" ? C_SKY : n eq "fp8-hybrid-delayed" ? C_VERM : \
+          n eq "fp8-e4m3-current" ? C_BLUE : n eq "mxfp8" ? C_GREEN : C_BLACK
 
 # Screen-coordinate panel placement: panel(l, r, b, t).
 panel(l, r, b, t) = sprintf("set lmargin at screen %g; set rmargin at screen %g; " . \

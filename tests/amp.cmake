@@ -1,7 +1,7 @@
 # The mixed-precision simulator (label amp): scalers, histograms, data
 # reader, training reproducibility, and the train/scaler commands.
 if(FPLAB_HAVE_CHECK)
-  foreach(t scaler hist data train)
+  foreach(t scaler hist data train quant)
     add_executable(test_amp_${t} ${CMAKE_CURRENT_LIST_DIR}/test_amp_${t}.c)
     target_link_libraries(test_amp_${t} PRIVATE fplab_amp fplab
                           PkgConfig::CHECK Threads::Threads fplab_warnings)
@@ -10,6 +10,8 @@ if(FPLAB_HAVE_CHECK)
     add_test(NAME amp_${t} COMMAND test_amp_${t})
     set_tests_properties(amp_${t} PROPERTIES LABELS amp TIMEOUT 300)
   endforeach()
+  # the hand computation sums as the trainer does: no contraction
+  target_compile_options(test_amp_quant PRIVATE -ffp-contract=off)
 endif()
 find_program(FPLAB_AMP_BASH bash)
 if(FPLAB_AMP_BASH)

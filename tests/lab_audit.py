@@ -306,7 +306,8 @@ SECTIONS = [("atlas", "Format atlas: spacing and range of the formats"),
             ("gradhist", "Gradient histograms versus loss scale"),
             ("lost", "Lost updates: swamping of small weight updates"),
             ("accum", "Accumulation: fp16 versus fp32 sums and dot products"),
-            ("training", "Training curves per precision policy")]
+            ("training", "Training curves per precision policy"),
+            ("scaling", "Scale granularity: per tensor, per block, and loss scaling")]
 
 
 def section_span(A, title):
@@ -1036,10 +1037,10 @@ def check_accum(A, d, span):
 # ---- 6. training -------------------------------------------------------------
 
 class Setting:
-    def __init__(self, d, name):
+    def __init__(self, d, name, curves=None, seeds=None):
         self.name = name
-        self.curves = Dat(os.path.join(d, "training_%s.dat" % name))
-        self.seeds = Dat(os.path.join(d, "training_%s_seeds.dat" % name))
+        self.curves = Dat(os.path.join(d, curves or "training_%s.dat" % name))
+        self.seeds = Dat(os.path.join(d, seeds or "training_%s_seeds.dat" % name))
         self.pols = self.curves.header["formats"].split()[1:]
         self.runs = {}
         for r in self.seeds.blocks[0]:
@@ -1400,9 +1401,582 @@ def check_training(A, d, span):
     return sets
 
 
-def check_plot_names(A, plots, sets):
+# ---- 7. scale granularity ------------------------------------------------------
+
+def f32(x):
+    """x rounded to binary32 (nearest even), by struct; +-inf on overflow."""
+    try:
+        return struct.unpack("<f", struct.pack("<f", x))[0]
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+FLT_MAX = struct.unpack("<f", bytes.fromhex("ffff7f7f"))[0]
+KINDS = ("wgrad", "agrad", "act")
+
+
+def te_delayed(amaxes, fp8_max, length=1024):
+    """Transformer Engine's delayed scaling (fused kernel, algo 'max', margin
+    0) from its description: the scale used at each step, given each step's
+    amax.  Returns one scale per step (the one before that step's update)."""
+    hist = [0.0] * length
+    scale = 1.0
+    out = []
+    for a in amaxes:
+        out.append(scale)
+        hist[0] = a
+        if a != 0:
+            m = max(hist)
+            hist = hist[1:] + [a]
+            hist[0] = 0.0
+            if m > 0 and math.isfinite(m):
+                s = f32(fp8_max / m)
+                scale = FLT_MAX if math.isinf(s) else s
+    return out
+
+
+def check_scaling(A, d, span):
+    s0, s1 = span
+    T = Dat(os.path.join(d, "scaling_tensors.dat"))
+    St = Dat(os.path.join(d, "scaling_steps.dat"))
+    G = Dat(os.path.join(d, "scaling.dat"))
+    schemes = T.comment("# schemes: ").split()
+    A.ok(schemes == [r[1] for r in G.blocks[0]], "scaling.dat: schemes differ from the tensors file")
+    # ---- the per-tensor rows
+    rows = []
+    for r in T.blocks[0]:
+        rows.append({"step": int(r[0]), "layer": int(r[1]), "kind": r[2], "sch": r[3],
+                     "scale": f32(float(r[4])), "n": int(r[5]), "nz": int(r[6]), "uf": int(r[7]),
+                     "sub": int(r[8]), "sat": int(r[9]), "reln": int(r[10]),
+                     "relsum": float(r[11]), "err2": float(r[12]), "x2": float(r[13])})
+    steps = sorted({r["step"] for r in rows})
+    layers = sorted({r["layer"] for r in rows})
+    NL = len(layers)
+    every = int(T.param("watched_every"))
+    A.ok(steps == list(range(0, steps[-1] + 1, every)) and len(steps) == int(T.param("watched_steps")),
+         "scaling: watched steps are not every %d-th" % every)
+    for r in rows:
+        A.ok(r["uf"] + r["sat"] <= r["nz"] <= r["n"] and r["reln"] <= r["nz"],
+             "scaling_tensors.dat: counts of %s %s L%d step %d" % (r["sch"], r["kind"], r["layer"], r["step"]))
+    # every tensor measured under every scheme (loss scaling: gradients only)
+    for st in steps:
+        for k in KINDS:
+            for l in layers:
+                have = [r["sch"] for r in rows if r["step"] == st and r["kind"] == k and r["layer"] == l]
+                want = [s for s in schemes if not (k == "act" and s.startswith("ls-"))]
+                A.ok(have == want, "scaling: schemes of %s L%d step %d" % (k, l, st))
+    # the amaxes of every step, and GradScaler's S
+    # %.9g: every binary32 value reads back exactly once rounded to binary32
+    srows = [[f32(float(x)) for x in r] for r in St.blocks[0]]
+    nsteps = len(srows)
+    A.ok([int(r[0]) for r in srows] == list(range(nsteps)), "scaling_steps.dat: steps")
+    acol = {(k, l): 2 + i * NL + l for i, k in enumerate(KINDS) for l in layers}
+    Sof = {int(r[0]): r[1] for r in srows}
+    amax = {(k, l): [r[acol[(k, l)]] for r in srows] for k in KINDS for l in layers}
+    # the scales each per-tensor scheme used, recomputed from their recipes
+    dels = {(k, l, fmt): te_delayed(amax[(k, l)], 448.0 if fmt == "e4m3" else 57344.0)
+            for k in KINDS for l in layers for fmt in ("e4m3", "e5m2")}
+    nscale = 0
+    for r in rows:
+        s, k, l, t = r["sch"], r["kind"], r["layer"], r["step"]
+        a = amax[(k, l)][t]
+        if s in ("fp16", "e5m2", "e4m3"):
+            want = 1.0
+        elif s.startswith("ls-"):
+            want = Sof[t]
+        elif s.startswith("cur-"):
+            mx = 448.0 if s.endswith("e4m3") else 57344.0
+            want = 1.0 if a == 0 else (FLT_MAX if math.isinf(f32(mx / a)) else f32(mx / a))
+        elif s.startswith("del-"):
+            want = dels[(k, l, s[4:])][t]
+        else:
+            want = 0.0
+        nscale += 1
+        A.ok(r["scale"] == want, "scaling: %s %s L%d step %d used scale %r, the recipe gives %r"
+             % (s, k, l, t, r["scale"], want))
+    A.ok(nscale == len(rows) > 0, "scaling: scales checked")
+    # GradScaler's scales are powers of two
+    A.ok(all(v > 0 and math.frexp(v)[0] == 0.5 for v in Sof.values()), "scaling: S not a power of two")
+    # ---- totals per scheme and kind
+    def agg(sel):
+        a = {"nz": 0, "uf": 0, "sat": 0, "reln": 0, "relsum": 0.0, "err2": 0.0, "x2": 0.0, "n": 0}
+        for r in rows:
+            if sel(r):
+                for key in a:
+                    a[key] += r[key]
+        return a
+
+    def P(a, key):
+        return 100.0 * a[key] / a["nz"] if a["nz"] else 0.0
+
+    def E(a):
+        return math.sqrt(a["err2"] / a["x2"]) if a["x2"] > 0 else 0.0
+
+    tot = {(s, k): agg(lambda r, s=s, k=k: r["sch"] == s and r["kind"] == k)
+           for s in schemes for k in KINDS}
+    lay = {(s, k, l): agg(lambda r, s=s, k=k, l=l: r["sch"] == s and r["kind"] == k and r["layer"] == l)
+           for s in ("cur-e4m3", "mxfp8-e4m3-rceil", "cur-e5m2", "mxfp8-e5m2") for k in KINDS for l in layers}
+    U = lambda s, k: P(tot[(s, k)], "uf")
+    SA = lambda s, k: P(tot[(s, k)], "sat")
+    for r in G.blocks[0]:
+        s = r[1]
+        for i, k in enumerate(KINDS):
+            a = tot[(s, k)]
+            v = [float(x) for x in r[2 + 4 * i: 6 + 4 * i]]
+            if a["nz"] == 0 and s.startswith("ls-"):
+                A.ok(all(x != x for x in v), "scaling.dat: %s %s should be nan" % (s, k))
+                continue
+            A.ok(abs(v[0] - P(a, "uf")) < 1e-5 and abs(v[1] - P(a, "sat")) < 1e-5 and
+                 abs(v[2] - (a["relsum"] / a["reln"] if a["reln"] else 0)) <= 1e-5 * abs(v[2]) + 1e-12 and
+                 abs(v[3] - E(a)) <= 1e-5 * abs(v[3]) + 1e-12,
+                 "scaling.dat block 0: %s %s disagrees with the tensors" % (s, k))
+    # ---- the value histograms: counts, and the underflow they bound
+    h1 = {int(r[0]): [int(x) for x in r[1:]] for r in G.blocks[1]}
+    for i, k in enumerate(KINDS):
+        A.ok(sum(v[i] for v in h1.values()) == tot[("e4m3", k)]["nz"],
+             "scaling.dat block 1: %s histogram total" % k)
+        # casts without scaling: |x| <= 2^-10 (E4M3), 2^-17 (E5M2), 2^-25
+        # (binary16) flushes; below the binade of that edge every value does
+        for s, edge in (("e4m3", -10), ("e5m2", -17), ("fp16", -25)):
+            lo = sum(v[i] for b, v in h1.items() if b < edge)
+            hi = lo + h1[edge][i]
+            A.ok(lo <= tot[(s, k)]["uf"] <= hi, "scaling: %s cast flushes %d %s values, the "
+                 "histogram allows %d..%d" % (s, tot[(s, k)]["uf"], k, lo, hi))
+    hten = {int(r[0]): [int(x) for x in r[1:]] for r in G.blocks[2]}
+    hblk = {int(r[0]): [int(x) for x in r[1:]] for r in G.blocks[3]}
+    hcol = {(k, l): i * NL + l for i, k in enumerate(KINDS) for l in layers}
+
+    def cnt(h, k, l, b):
+        return sum(v[hcol[(k, l)]] for bb, v in h.items() if bb <= b)
+
+    for k in KINDS:
+        for l in layers:
+            nz = lay[("cur-e4m3", k, l)]["nz"]
+            A.ok(cnt(hten, k, l, 0) == nz and cnt(hblk, k, l, 0) == nz,
+                 "scaling: value histograms of %s L%d do not count its nonzero values" % (k, l))
+            # per tensor, E4M3: flushed iff |x| <= 2^-10 / (448 / amax) =
+            # 2^-18.8 amax; E5M2: 2^-17 / (57344 / amax) = 2^-32.8 amax
+            for s, h, lo_b, hi_b in (("cur-e4m3", hten, -20, -19), ("cur-e5m2", hten, -34, -33),
+                                     # MX: the block scale 2^e sits within a factor 2 of
+                                     # what the block's amax needs
+                                     ("mxfp8-e4m3-rceil", hblk, -20, -18),
+                                     ("mxfp8-e5m2", hblk, -34, -32)):
+                uf = lay[(s, k, l)]["uf"]
+                A.ok(cnt(h, k, l, lo_b) <= uf <= cnt(h, k, l, hi_b),
+                     "scaling: %s flushes %d of %s L%d, its magnitudes allow %d..%d"
+                     % (s, uf, k, l, cnt(h, k, l, lo_b), cnt(h, k, l, hi_b)))
+    below = lambda h, k, ls: (100.0 * sum(cnt(h, k, l, -20) for l in ls) /
+                              max(1, sum(cnt(h, k, l, 0) for l in ls)))
+    UL = lambda s, k, l: P(lay[(s, k, l)], "uf")
+    for r in G.blocks[5]:
+        k, l = r[2], int(r[1])
+        v = [float(x) for x in r[3:]]
+        want = [UL("cur-e4m3", k, l), UL("mxfp8-e4m3-rceil", k, l), UL("cur-e5m2", k, l),
+                UL("mxfp8-e5m2", k, l), below(hten, k, [l]), below(hblk, k, [l])]
+        A.ok(all(abs(a - b) < 1e-5 for a, b in zip(v, want)), "scaling.dat block 5: %s L%d" % (k, l))
+
+    # ---- the report: setting and table
+    params = re.match(r"quick=\d (.*?) watched_every", T.header["params"]).group(1)
+    nv = {k: sum(r["n"] for r in rows if r["kind"] == k and r["sch"] == "e4m3") for k in KINDS}
+    Ss = [Sof[t] for t in steps]
+    e0, e1 = math.frexp(min(Ss))[1] - 1, math.frexp(max(Ss))[1] - 1
+    srange = ("S = 2^%d at every watched step" % e0 if e0 == e1 else
+              "S = 2^%d to 2^%d at the watched steps" % (e0, e1))
+    m = A.take1("Setting: {S} (the *deep* setting; the first seed's binary32 run is the run of "
+                "section 3).  Measured: that run's weight gradients, activation gradients (with "
+                "respect to each layer's output, as in section 3) and activations (each layer's "
+                "input), every {I} steps ({I} steps: {I}, {I} and {I} values), and at every step "
+                "each tensor's largest magnitude (amax).  Each watched tensor is quantized and "
+                "dequantized under each scheme of the table: a cast without scaling (overflow to "
+                "Inf or NaN, as a PyTorch cast does); loss scaling, for gradients only, by the "
+                "scale S that GradScaler used at that step in the first seed's fp16-torch-i50 run "
+                "(same initialisation and batches; {S}); Transformer Engine's per-tensor FP8 "
+                "scaling, current (FP8_MAX / the tensor's amax) and delayed (amax history 1024, "
+                "`max`, margin 0: the scale of step t comes from the amaxes of the steps before "
+                "t), both saturating; OCP MX with blocks of 32 along each tensor's last axis "
+                "(scale rule floor, the specification's, and rceil, the one the mxfp8 policy "
+                "uses; a row of 10 values is one block, padded with zeros) and NVFP4 (blocks of "
+                "16, E4M3 block scales, one FP32 tensor scale).", "scaling setting", start=s0, end=s1)
+    if m:
+        A.word(m.group(1), params, "scaling parameters")
+        gh = os.path.join(d, "gradhist.dat")
+        if os.path.exists(gh):
+            # "the run of section 3": the same setting, seed and data seed
+            gp = re.match(r"quick=\d (.*?) watched_steps", Dat(gh).header["params"]).group(1)
+            A.word(params, gp, "scaling: not the run of section 3")
+        A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
+             "scaling: not the deep setting")
+        A.num(m.group(2), every, "scaling every")
+        A.num(m.group(3), len(steps), "scaling watched steps")
+        for g, k in ((4, "wgrad"), (5, "agrad"), (6, "act")):
+            A.num(m.group(g), nv[k], "scaling %s values" % k)
+        A.word(m.group(7), srange, "scaling S range")
+        last = [r for r in G.blocks[4] if r[0] == "agrad"][-1]
+        A.ok(int(last[3]) == 10, "scaling: the last layer's rows are not 10 values")
+    A.take1("| scheme | w-grad underflow | w-grad saturated | w-grad error | a-grad underflow | "
+            "a-grad saturated | a-grad error | act underflow | act saturated | act error |",
+            "scaling table header", start=s0, end=s1)
+    labels = {"fp16": "binary16 cast", "e5m2": "E5M2 cast", "e4m3": "E4M3 cast",
+              "ls-fp16": "binary16, loss scale S", "ls-e5m2": "E5M2, loss scale S",
+              "cur-e4m3": "per-tensor current E4M3", "cur-e5m2": "per-tensor current E5M2",
+              "del-e4m3": "per-tensor delayed E4M3", "del-e5m2": "per-tensor delayed E5M2",
+              "mxfp8-e4m3": "MXFP8 E4M3", "mxfp8-e4m3-rceil": "MXFP8 E4M3, rceil",
+              "mxfp8-e5m2": "MXFP8 E5M2", "mxfp6-e2m3": "MXFP6 E2M3", "mxfp6-e3m2": "MXFP6 E3M2",
+              "mxfp4": "MXFP4 E2M1", "nvfp4": "NVFP4"}
+    A.ok(sorted(labels) == sorted(schemes), "scaling: scheme list changed")
+    for s in schemes:
+        cells = " | ".join("{C}" for _ in range(9))
+        m = A.take1("| %s | %s |" % (labels[s], cells), "scaling row " + s, start=s0, end=s1)
+        if not m:
+            continue
+        for i, k in enumerate(KINDS):
+            a = tot[(s, k)]
+            c = [m.group(1 + 3 * i + j) for j in range(3)]
+            if a["nz"] == 0 and s.startswith("ls-") and k == "act":
+                A.ok(c == ["–", "–", "–"], "scaling row %s act: expected –" % s)
+                continue
+            for j, (v, what) in enumerate(((P(a, "uf"), "underflow"), (P(a, "sat"), "saturated"))):
+                mm = re.fullmatch(r"(%s)%%" % NUM, c[j])
+                if A.ok(mm is not None, "scaling row %s %s cell '%s'" % (s, k, c[j])):
+                    A.num(mm.group(1), v, "scaling %s %s %s" % (s, k, what))
+            A.num(c[2], E(a), "scaling %s %s error" % (s, k), rel=5e-3)
+    A.take1("*Underflow*: nonzero values dequantized to zero; *saturated*: values clamped at the "
+            "largest element (for a cast: sent to Inf or NaN); both in % of the nonzero values, "
+            "over the watched steps and layers.  *Error*: sqrt(Σ(deq − x)² / Σx²) over the values "
+            "whose dequantized value is finite.  –: loss scaling is not applied to activations.",
+            "scaling table footnote", start=s0, end=s1)
+    # ---- what the numbers say
+    W, Ak, X = "wgrad", "agrad", "act"
+    m = A.take1("Without scaling, a cast to E4M3 flushes {N}% of the nonzero weight gradients and "
+                "{N}% of the nonzero activation gradients to zero, a cast to E5M2 {N}% and {N}%, "
+                "and one to binary16 {N}% and {N}%.", "scaling casts", start=s0, end=s1)
+    if m:
+        for g, v in enumerate((U("e4m3", W), U("e4m3", Ak), U("e5m2", W), U("e5m2", Ak),
+                               U("fp16", W), U("fp16", Ak)), 1):
+            A.num(m.group(g), v, "scaling casts")
+    lss = [SA("ls-fp16", W), SA("ls-fp16", Ak), SA("ls-e5m2", W), SA("ls-e5m2", Ak)]
+    m = A.take1("Multiplied by GradScaler's S first, binary16 flushes {N}% and {N}%, E5M2 {N}% "
+                "and {N}%; {S}.  Per-tensor", "scaling loss scaling", start=s0, end=s1)
+    if m:
+        for g, v in enumerate((U("ls-fp16", W), U("ls-fp16", Ak), U("ls-e5m2", W),
+                               U("ls-e5m2", Ak)), 1):
+            A.num(m.group(g), v, "scaling loss scaling")
+        if sum(lss) == 0:
+            A.word(m.group(5), "no value overflows at these scales", "scaling loss-scale overflow")
+        else:
+            mm = re.fullmatch(pat("binary16 overflows {N}% and {N}%, E5M2 {N}% and {N}%"), m.group(5))
+            if A.ok(mm is not None, "scaling loss-scale overflow: " + m.group(5)):
+                for g, v in enumerate(lss, 1):
+                    A.num(mm.group(g), v, "scaling loss-scale overflow")
+    cs = [SA("cur-e4m3", W), SA("cur-e4m3", Ak), SA("cur-e5m2", W), SA("cur-e5m2", Ak)]
+    cu = [U("cur-e4m3", W), U("cur-e4m3", Ak), U("cur-e5m2", W), U("cur-e5m2", Ak)]
+    m = A.take1("Per-tensor current scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with "
+                "E5M2, {S}.  Delayed", "scaling current", start=s0, end=s1)
+    if m:
+        for g, v in enumerate(cu, 1):
+            A.num(m.group(g), v, "scaling current")
+        if sum(cs) == 0:
+            A.word(m.group(5), "and saturates nothing (the scale maps each tensor's own amax to "
+                   "the largest element)", "scaling current saturation")
+        else:
+            mm = re.fullmatch(pat("and saturates {N}% and {N}% (E4M3), {N}% and {N}% (E5M2)"),
+                              m.group(5))
+            if A.ok(mm is not None, "scaling current saturation: " + m.group(5)):
+                for g, v in enumerate(cs, 1):
+                    A.num(mm.group(g), v, "scaling current saturation")
+    du = [U("del-e4m3", W), U("del-e4m3", Ak), U("del-e5m2", W), U("del-e5m2", Ak)]
+
+    def more_fewer(a, b):
+        if all(x > y for x, y in zip(a, b)):
+            return "more"
+        if all(x < y for x, y in zip(a, b)):
+            return "fewer"
+        return "neither consistently more nor fewer"
+
+    by = {(r["step"], r["kind"], r["layer"], r["sch"]): r for r in rows}
+    later = steps[1:]
+    ratios = [by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
+              for t in later for k in (W, Ak) for l in layers]
+    nbelow = sum(1 for t in later for k in (W, Ak) for l in layers
+                 if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"])
+    A.ok(all(by[(0, k, l, "del-e4m3")]["scale"] == 1.0 for k in KINDS for l in layers),
+         "scaling: delayed scale at step 0 is not 1")
+    m = A.take1("Delayed scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with E5M2 ({S} "
+                "than current scaling), and saturates {N}% and {N}% with E4M3: for {I} of the {I} "
+                "watched gradient tensors after step 0 (where it is 1) its E4M3 scale was below "
+                "the current one (median ratio {N}), an earlier step's larger amax still in the "
+                "history.", "scaling delayed",
+                start=s0, end=s1)
+    if m:
+        for g, v in enumerate(du, 1):
+            A.num(m.group(g), v, "scaling delayed")
+        A.word(m.group(5), more_fewer(du, cu), "scaling delayed against current")
+        A.num(m.group(6), SA("del-e4m3", W), "scaling delayed saturation")
+        A.num(m.group(7), SA("del-e4m3", Ak), "scaling delayed saturation")
+        A.num(m.group(8), nbelow, "scaling delayed below")
+        A.num(m.group(9), len(ratios), "scaling delayed tensors")
+        A.num(m.group(10), statistics.median(ratios), "scaling delayed median ratio", rel=1e-6)
+        # the claim's reason: a scale below the current one means the history
+        # held a larger amax from an earlier step
+        for t in later:
+            for k in (W, Ak):
+                for l in layers:
+                    if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"]:
+                        A.ok(max(amax[(k, l)][:t] or [0.0]) > amax[(k, l)][t],
+                             "scaling: delayed scale below current without a larger earlier amax")
+    mr = [U("mxfp8-e4m3-rceil", W), U("mxfp8-e4m3-rceil", Ak)]
+    rs = [SA("mxfp8-e4m3-rceil", W), SA("mxfp8-e4m3-rceil", Ak)]
+    m = A.take1("Per block, MXFP8 E4M3 flushes {N}% and {N}% (rule floor) and {N}% and {N}% "
+                "(rceil), {S} than per-tensor current E4M3; the rule floor saturates {N}% and {N}% "
+                "(divided by its power-of-two scale, a block's largest value lies in [256, 512), "
+                "and above 448 it is clamped), rceil {S}.  ", "scaling mx", start=s0, end=s1)
+    if m:
+        for g, v in enumerate((U("mxfp8-e4m3", W), U("mxfp8-e4m3", Ak), mr[0], mr[1]), 1):
+            A.num(m.group(g), v, "scaling mx")
+        A.word(m.group(5), more_fewer(mr, cu[:2]), "scaling mx against per tensor")
+        A.num(m.group(6), SA("mxfp8-e4m3", W), "scaling mx floor saturation")
+        A.num(m.group(7), SA("mxfp8-e4m3", Ak), "scaling mx floor saturation")
+        if sum(rs) == 0:
+            A.word(m.group(8), "none", "scaling rceil saturation")
+        else:
+            mm = re.fullmatch(pat("{N}% and {N}%"), m.group(8))
+            if A.ok(mm is not None, "scaling rceil saturation: " + m.group(8)):
+                A.num(mm.group(1), rs[0], "rceil saturation")
+                A.num(mm.group(2), rs[1], "rceil saturation")
+        # floor: X = 2^(floor(log2 amax) - 8), so amax / X is in [2^8, 2^9);
+        # 448 = 1.75 * 2^8 is E4M3's largest
+        A.ok(448 == 1.75 * 2 ** 8 and 256 == 2 ** 8 and 512 == 2 ** 9, "E4M3 max")
+    scaled = [s for s in schemes if s not in ("fp16", "e5m2", "e4m3", "mxfp4", "nvfp4")]
+    most = all(U(s, k) < U("mxfp4", k) and U(s, k) < U("nvfp4", k)
+               for k in KINDS for s in scaled if tot[(s, k)]["nz"])
+    errs = [E(tot[(s, k)]) for s in ("mxfp4", "nvfp4") for k in KINDS]
+    # the claim, as the data has it: a sentence with the other claim fails to match
+    m = A.take1(("Of the scaled schemes, the 4-bit ones flush the most:" if most else
+                 "The 4-bit schemes flush:") + " MXFP4 {N}%, {N}% and {N}% of the weight "
+                "gradients, activation gradients and activations, NVFP4 {N}%, {N}% and {N}%, "
+                "with normwise errors of {N} to {N}.", "scaling 4-bit claim", start=s0, end=s1)
+    if m:
+        for g, v in enumerate([U("mxfp4", k) for k in KINDS] + [U("nvfp4", k) for k in KINDS], 1):
+            A.num(m.group(g), v, "scaling 4-bit")
+        A.num(m.group(7), min(errs), "scaling 4-bit error", rel=5e-3)
+        A.num(m.group(8), max(errs), "scaling 4-bit error", rel=5e-3)
+    A.take1("*Figure scaling*", "scaling figure", start=s0, end=s1)
+    A.take1("Per scheme (bars) and tensor (rows of panels: weight gradients, activation gradients, "
+            "activations of the watched binary32 run): the values flushed to zero (left) and "
+            "saturated (middle), in % of the nonzero values, and the normwise error "
+            "sqrt(Σ(deq − x)²/Σx²) (right); log scales, the number at each bar, 0 where there is "
+            "none.  Loss scaling is not applied to activations.", "scaling caption", start=s0, end=s1)
+
+    # ---- where one scale per tensor is not enough
+    A.take1("**Where one scale per tensor is not enough.**  Underflow per layer, and how far below "
+            "the amax of its tensor or of its block of 32 each nonzero value lies:",
+            "granularity intro", start=s0, end=s1)
+    A.take1("| tensor | layer | per-tensor E4M3 | MXFP8 E4M3 (rceil) | per-tensor E5M2 | MXFP8 "
+            "E5M2 | values > 2^19 below the tensor amax | values > 2^19 below the block amax |",
+            "granularity header", start=s0, end=s1)
+    kname = {"wgrad": "weight gradient", "agrad": "activation gradient", "act": "activation"}
+    for k in KINDS:
+        for l in layers:
+            m = A.take1("| %s | %d | {N}%% | {N}%% | {N}%% | {N}%% | {N}%% | {N}%% |" % (kname[k], l),
+                        "granularity row %s %d" % (k, l), start=s0, end=s1)
+            if m:
+                want = [UL("cur-e4m3", k, l), UL("mxfp8-e4m3-rceil", k, l), UL("cur-e5m2", k, l),
+                        UL("mxfp8-e5m2", k, l), below(hten, k, [l]), below(hblk, k, [l])]
+                for g, v in enumerate(want, 1):
+                    A.num(m.group(g), v, "granularity %s %d" % (k, l))
+    hid = layers[:-1]
+    L1 = layers[-1]
+    cvals = [UL("cur-e4m3", Ak, l) for l in hid]
+    mvals = [UL("mxfp8-e4m3-rceil", Ak, l) for l in hid]
+    ec = {"err2": sum(lay[("cur-e4m3", Ak, l)]["err2"] for l in hid),
+          "x2": sum(lay[("cur-e4m3", Ak, l)]["x2"] for l in hid)}
+    em = {"err2": sum(lay[("mxfp8-e4m3-rceil", Ak, l)]["err2"] for l in hid),
+          "x2": sum(lay[("mxfp8-e4m3-rceil", Ak, l)]["x2"] for l in hid)}
+    e1, e2 = E(ec), E(em)
+    claim1 = (": one scale per block keeps what one scale per tensor flushes"
+              if max(mvals) < min(cvals) else "")
+    claim2 = (": the flushed values are too small to weigh in the sum of squares"
+              if abs(e1 - e2) < 0.1 * max(e1, e2) else "")
+    m = A.take1("In the hidden layers (0 to {I}), per-tensor current E4M3 flushes {N}% to {N}% of "
+                "the nonzero activation gradients and MXFP8 E4M3 {N}% to {N}%.  Per-tensor E4M3 "
+                "flushes every value below 2^-18.8 times the amax (half its smallest subnormal, "
+                "2^-10, over its largest element, 448 = 2^8.8): {N}% of those values lie more than "
+                "2^19 below their tensor's amax, {N}% more than 2^19 below the amax of their own "
+                "block (a piece of one example's row)" + claim1 + ".  The normwise errors are {N} "
+                "per tensor and {N} per block" + claim2 + ".", "granularity hidden claims",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), hid[-1], "last hidden layer")
+        A.num(m.group(2), min(cvals), "hidden per-tensor min")
+        A.num(m.group(3), max(cvals), "hidden per-tensor max")
+        A.num(m.group(4), min(mvals), "hidden mx min")
+        A.num(m.group(5), max(mvals), "hidden mx max")
+        A.num(m.group(6), below(hten, Ak, hid), "hidden below tensor")
+        A.num(m.group(7), below(hblk, Ak, hid), "hidden below block")
+        A.num(m.group(8), e1, "hidden error per tensor", rel=5e-3)
+        A.num(m.group(9), e2, "hidden error per block", rel=5e-3)
+        # the threshold: 2^-10 / 448 = 2^-18.807...
+        A.num("18.8", -math.log2(2 ** -10 / 448), "E4M3 threshold")
+        A.num("8.8", math.log2(448), "log2 448")
+    c4, m4 = UL("cur-e4m3", Ak, L1), UL("mxfp8-e4m3-rceil", Ak, L1)
+    c5, m5 = UL("cur-e5m2", Ak, L1), UL("mxfp8-e5m2", Ak, L1)
+    how = ("has nothing to recover" if c4 == 0 else
+           ("recovers part" if m4 > 0 else "recovers all") if m4 < c4 else "recovers nothing")
+    tail = ": wider elements keep more of them (MXFP8 E5M2 flushes {N}%)" if m5 < m4 else ""
+    m = A.take1("In the last layer's activation gradients (the logit gradients, one row of {I} "
+                "values per example, padded to one block) a scale per block " + how + ": "
+                "per-tensor E4M3 flushes {N}%, MXFP8 E4M3 {N}%; per-tensor E5M2 {N}%, MXFP8 E5M2 "
+                "{N}%.  There {N}% of the nonzero values lie more than 2^19 below their own "
+                "block's amax, beyond E4M3's reach under any block scale that keeps the block's "
+                "largest value (448 down to half the smallest subnormal spans 2^18.8)" + tail + ".",
+                "granularity last layer claims", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), 10, "logit row")
+        for g, v in enumerate((c4, m4, c5, m5, below(hblk, Ak, [L1])), 2):
+            A.num(m.group(g), v, "last layer")
+        if tail:
+            A.num(m.group(7), m5, "last layer E5M2")
+    A.take1("*Figure scaling_blocks*", "blocks figure", start=s0, end=s1)
+    A.take1("Left: per layer, the activation gradients (top) and weight gradients (bottom) flushed "
+            "to zero by per-tensor current scaling and by MXFP8 (rceil for E4M3), with E4M3 and "
+            "with E5M2 elements (log scale, the number at each bar).  Right: the share of the "
+            "nonzero activation gradients below 2^x times the amax of their tensor (solid) and of "
+            "their block of 32 (dashed), hidden layers (top) and the last layer (bottom); "
+            "per-tensor E4M3 flushes left of the dashed grey line (x = -18.8), per-tensor E5M2 "
+            "left of the dotted one (x = -32.8).", "blocks caption", start=s0, end=s1)
+    A.num("32.8", -math.log2(2 ** -17 / 57344), "E5M2 threshold")
+
+    # ---- training
+    S = Setting(d, "scaling", curves="scaling_train.dat", seeds="scaling_train_seeds.dat")
+    n = S.n
+    A.ok(all(len(v) == n for v in S.runs.values()), "scaling training: seeds per policy")
+    seeds = [int(r[2]) for r in S.runs["fp32"]]
+    A.ok(all([int(r[2]) for r in S.runs[p]] == seeds for p in S.pols), "scaling training: same seeds")
+    m = A.take1("**Training with FP8 and MX matrix products.**  Every policy with {I} seeds ({I} to "
+                "{I}) in the *deep* setting, compared seed by seed by the lab's rule (section 6: a "
+                "difference is called only when the 95% confidence interval of the mean per-seed "
+                "difference excludes 0).  fp8-hybrid-delayed is Transformer Engine's DelayedScaling "
+                "with HYBRID formats (E4M3 activations and weights, E5M2 output gradients; history "
+                "1024, `max`); fp8-e4m3-current scales every tensor, output gradients included, by "
+                "its own amax into E4M3; mxfp8 is MXFP8 E4M3 for every tensor, blocks of 32 along "
+                "each product's reduction axis, scale rule rceil.  These three quantize the inputs "
+                "of every matrix product and sum in binary32; everything else is binary32, without "
+                "loss scaling.  fp16-torch-i50 is fp16 autocast with GradScaler (growth interval "
+                "50).", "scaling training intro", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "seeds")
+        A.num(m.group(2), seeds[0], "first seed")
+        A.num(m.group(3), seeds[-1], "last seed")
+        A.ok(seeds == list(range(seeds[0], seeds[0] + n)), "scaling training: seeds not consecutive")
+    A.take1("| policy | final loss | test accuracy % (min–max) | vs fp32 | output gradients flushed "
+            "| activations flushed | weights flushed | saturated |", "scaling training header",
+            start=s0, end=s1)
+    acc32 = S.acc("fp32")
+    quant = {"fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8"}
+    gfl = {}
+    for p in S.pols:
+        m = A.take1("| %s | {C} | {N} ± {N} ({N}–{N}) | {C} | {C} | {C} | {C} | {C} |" % p,
+                    "scaling training row " + p, start=s0, end=s1)
+        if not m:
+            continue
+        what = "scaling training " + p
+        div = sum(1 for r in S.runs[p] if int(r[7]))
+        if div:
+            A.word(m.group(1), "diverged (%d of %d seeds)" % (div, n), what + " loss")
+        else:
+            mm = re.fullmatch(r"(%s) ± (%s)" % (NUM, NUM), m.group(1))
+            if A.ok(mm is not None, what + " loss cell"):
+                lm, ls = mean_sd(S.col(p, 6))
+                A.num(mm.group(1), lm, what + " loss mean", rel=1e-7)
+                A.num(mm.group(2), ls, what + " loss sd", rel=1e-6, slack=1e-9)
+        acc = S.acc(p)
+        am, asd = mean_sd(acc)
+        for g, v in ((2, am), (3, asd), (4, min(acc)), (5, max(acc))):
+            A.num(m.group(g), v, what + " accuracy")
+        if p == "fp32":
+            A.word(m.group(6), "-", what + " vs")
+        else:
+            check_cmp_str(A, m.group(6), acc, acc32, what + " vs fp32")
+        # columns 10..18: act nz uf sat, weight nz uf sat, grad nz uf sat
+        fr = lambda r, a, b: 100.0 * int(r[a]) / int(r[b]) if int(r[b]) else 0.0
+        gfl[p] = [fr(r, 17, 16) for r in S.runs[p]]
+        if p in quant:
+            A.ok(all(int(r[16]) > 0 for r in S.runs[p]), what + ": no quantized gradients")
+            want = [statistics.fmean(gfl[p]), statistics.fmean(fr(r, 11, 10) for r in S.runs[p]),
+                    statistics.fmean(fr(r, 14, 13) for r in S.runs[p]),
+                    statistics.fmean(100.0 * (int(r[12]) + int(r[15]) + int(r[18])) /
+                                     (int(r[10]) + int(r[13]) + int(r[16])) for r in S.runs[p])]
+            for g, v in zip((7, 8, 9, 10), want):
+                mm = re.fullmatch(r"(%s)%%" % NUM, m.group(g))
+                if A.ok(mm is not None, what + " quantizer cell " + m.group(g)):
+                    A.num(mm.group(1), v, what + " quantizer")
+        else:
+            A.ok(all(int(x) == 0 for r in S.runs[p] for x in r[10:19]), what + ": counts without a quantizer")
+            A.ok([m.group(g) for g in (7, 8, 9, 10)] == ["–"] * 4, what + ": quantizer cells")
+    A.take1("*Final loss, test accuracy*: mean ± sample standard deviation over the {I} seeds; *vs "
+            "fp32*: the mean per-seed difference (points) ± the half-width of its 95% interval.  "
+            "*Flushed*, *saturated*: of the nonzero values entering the matrix products over the "
+            "run (MX counts each of its two quantizations of a tensor), mean over the seeds; –: no "
+            "quantizer.", "scaling training footnote", start=s0, end=s1)
+    for r in S.seeds.blocks[1]:
+        acc = S.acc(r[1])
+        am, asd = mean_sd(acc)
+        A.ok(int(r[2]) == n and abs(float(r[3]) - am) < 1e-5 and abs(float(r[4]) - asd) < 1e-5,
+             "scaling_train_seeds.dat block 1 row %s disagrees with block 0" % r[1])
+    curves = {p: [[float(x) for x in row] for row in S.curves.blocks[i]] for i, p in enumerate(S.pols)}
+    steps_n = len(curves["fp32"])
+    t0 = steps_n - (steps_n + 9) // 10
+    late = {p: statistics.fmean(100.0 * row[7] for row in curves[p][t0:]) for p in S.pols}
+    m = A.take1("By the rule, {S}.  Over the run, per-tensor E4M3 (fp8-e4m3-current) flushes {N} ± "
+                "{N}% of the output-gradient values entering the products, MXFP8 {N} ± {N}%; "
+                "fp8-e4m3-current's test accuracy against mxfp8's: {S}.  fp8-hybrid-delayed against "
+                "fp16 with GradScaler: {S}.  In the last {I} steps fp8-e4m3-current flushes {N}% of "
+                "the output-gradient values, mxfp8 {N}%, fp8-hybrid-delayed {N}% (mean over those "
+                "steps and the seeds); fp8-hybrid-delayed's first step, quantized with scale 1 "
+                "before any amax is recorded, flushes {N}%.", "scaling training summary",
+                start=s0, end=s1)
+    if m:
+        order = [("identical", "identical to binary32 in every seed"),
+                 ("indistinguishable", "indistinguishable from binary32"),
+                 ("lower", "lower than binary32"), ("higher", "higher than binary32")]
+        parts = []
+        for w, label in order:
+            ps = [p for p in S.pols[1:] if paired(S.acc(p), acc32)[0] == w]
+            if ps:
+                parts.append(label + ": " + ", ".join(ps))
+        A.word(m.group(1), "; ".join(parts), "scaling training groups")
+        gm, gs = mean_sd(gfl["fp8-e4m3-current"])
+        mm_, ms_ = mean_sd(gfl["mxfp8"])
+        for g, v in ((2, gm), (3, gs), (4, mm_), (5, ms_)):
+            A.num(m.group(g), v, "scaling training flushed")
+        check_cmp_str(A, m.group(6), S.acc("fp8-e4m3-current"), S.acc("mxfp8"), "current vs mxfp8")
+        check_cmp_str(A, m.group(7), S.acc("fp8-hybrid-delayed"), S.acc("fp16-torch-i50"),
+                      "delayed vs GradScaler")
+        A.num(m.group(8), steps_n - t0, "last steps")
+        for g, p in ((9, "fp8-e4m3-current"), (10, "mxfp8"), (11, "fp8-hybrid-delayed")):
+            A.num(m.group(g), late[p], "late flushed " + p, slack=1e-6)
+        A.num(m.group(12), 100.0 * curves["fp8-hybrid-delayed"][0][7], "first step flushed", slack=1e-6)
+        # the claim: the first step's scale is 1: the policy's E5M2 quantizer
+        # saw no amax before it (te_delayed starts at 1)
+        A.ok(te_delayed([0.5], 57344.0)[0] == 1.0, "delayed scaling starts at scale 1")
+    A.take1("*Figure scaling_train*", "scaling training figure", start=s0, end=s1)
+    m = A.take1("Training with FP8 and MX matrix products in the deep setting, {I} seeds.  Small "
+                "panels: each policy's training loss per step (mean over the seeds; band: smallest "
+                "to largest) over binary32's (grey).  Bottom left: final test accuracy of every seed "
+                "(dots) with mean ± standard deviation (bar); binary32 {N} ± {N}%.  Bottom right: "
+                "the fraction of nonzero output-gradient values the quantizer flushed to zero, per "
+                "step (mean over the seeds).", "scaling training caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n, "seeds")
+        fm, fs = mean_sd(acc32)
+        A.num(m.group(2), fm, "fp32 mean")
+        A.num(m.group(3), fs, "fp32 sd")
+    return S
+
+
+def check_plot_names(A, plots, sets, stem="training_%s"):
     for name, S in sets.items():
-        path = os.path.join(plots, "training_%s.gp" % name)
+        path = os.path.join(plots, (stem + ".gp") % name)
         with open(path, encoding="utf-8") as f:
             m = re.search(r'^names = "([^"]*)"', f.read(), re.M)
         A.ok(m is not None and m.group(1).split() == S.pols,
@@ -1433,24 +2007,25 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9}
+    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9,
+            "scaling": 5}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
-    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=6)
-    A.take("wrote out/REPORT.md (0 experiment(s) failed, 11/11 figures)", "README log end")
-    A.take(r"^lab_audit: out: 6 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
-    m = A.take1("(six experiments,\neleven gnuplot figures", "README counts")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 14/14 figures)", "README log end")
+    A.take(r"^lab_audit: out: 7 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(seven experiments,\nfourteen gnuplot figures", "README counts")
     A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
             "against a full run with seed 1.", "README audit sentence")
     # the times are measurements of a machine, not of the data: only their
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
                 "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
-                "over the cores (three minutes of wall time\nmeasured on two cores shared with other jobs), "
-                "`--quick` about {I} s.", "README seeds and times")
+                "over the cores (three to four minutes of wall\ntime measured on two cores shared with other "
+                "jobs), `--quick` about {I} s.", "README seeds and times")
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
-    m = A.take1("figures come from real training runs of an MLP on the UCI digits ({I}\ntraining / {I} "
+    m = A.take1("figures come from real training runs of an MLP on\nthe UCI digits ({I} training / {I} "
                 "test images per split)", "README split")
     if m:
         A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
@@ -1564,6 +2139,54 @@ def check_readme(path, d):
         A.num(m.group(9), so, "sr overflow term")
         A.num(m.group(10), so - ex, "terms after")
         A.num(m.group(11), HALF_MAX, "max")
+    # scale granularity: the totals and per-layer rows the report's audit
+    # checks against the per-tensor rows, and the training seeds
+    G = Dat(os.path.join(d, "scaling.dat"))
+    T = Dat(os.path.join(d, "scaling_tensors.dat"))
+    tot = {r[1]: [float(x) for x in r[2:]] for r in G.blocks[0]}
+    hid = [r for r in G.blocks[5] if r[2] == "agrad"][:-1]
+    sc = {}
+    for r in T.blocks[0]:
+        sc[(int(r[0]), r[2], int(r[1]), r[3])] = f32(float(r[4]))
+    later = sorted({k[0] for k in sc if k[0] > 0})
+    lays = sorted({k[2] for k in sc})
+    nb = sum(1 for t in later for k in ("wgrad", "agrad") for l in lays
+             if sc[(t, k, l, "del-e4m3")] < sc[(t, k, l, "cur-e4m3")])
+    Sc = Setting(d, "scaling", curves="scaling_train.dat", seeds="scaling_train_seeds.dat")
+    m = A.take1("**Scale granularity decides what FP8 keeps.**  On the gradients of the\n  binary32 "
+                "*deep* run, one FP8 scale per tensor (Transformer Engine's\n  current scaling, E4M3) "
+                "flushes {N}% of the nonzero weight gradients\n  and {N}% of the activation gradients "
+                "to zero, one scale per block of\n  {I} (MXFP8 E4M3, rule rceil) {N}% and {N}%; in the "
+                "hidden layers'\n  activation gradients, {N}% to {N}% against {N}% to {N}%.  Delayed\n"
+                "  scaling (amax history 1024) flushes {N}% and {N}%: for {I} of the {I}\n  watched "
+                "gradient tensors after the first step, a larger amax of an\n  earlier step set a "
+                "smaller scale.  Trained with fp8-hybrid-delayed,\n  fp8-e4m3-current and mxfp8, the "
+                "MLP reaches {N} ± {N}%,\n  {N} ± {N}% and {N} ± {N}% test accuracy against "
+                "binary32's\n  {N} ± {N}%: {W} by the rule.", "README scaling")
+    if m:
+        A.ok(T.param("quick") == "0" and "depth=4" in T.header["params"], "README scaling: deep, full")
+        A.num(m.group(1), tot["cur-e4m3"][0], "README cur w")
+        A.num(m.group(2), tot["cur-e4m3"][4], "README cur a")
+        A.num(m.group(3), 32, "block")
+        A.num(m.group(4), tot["mxfp8-e4m3-rceil"][0], "README mx w")
+        A.num(m.group(5), tot["mxfp8-e4m3-rceil"][4], "README mx a")
+        A.num(m.group(6), min(float(r[3]) for r in hid), "README hidden cur min")
+        A.num(m.group(7), max(float(r[3]) for r in hid), "README hidden cur max")
+        A.num(m.group(8), min(float(r[4]) for r in hid), "README hidden mx min")
+        A.num(m.group(9), max(float(r[4]) for r in hid), "README hidden mx max")
+        A.num(m.group(10), tot["del-e4m3"][0], "README del w")
+        A.num(m.group(11), tot["del-e4m3"][4], "README del a")
+        A.num(m.group(12), nb, "README delayed below")
+        A.num(m.group(13), len(later) * 2 * len(lays), "README delayed tensors")
+        vals = []
+        for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8", "fp32"):
+            vals += list(mean_sd(Sc.acc(p)))
+        for g, v in enumerate(vals, 14):
+            A.num(m.group(g), v, "README scaling accuracy")
+        words = {paired(Sc.acc(p), Sc.acc("fp32"))[0]
+                 for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8")}
+        A.ok(len(words) == 1, "README scaling: the three policies do not share a verdict")
+        A.word(m.group(22), words.pop(), "README scaling verdict")
     A.fails.extend(A.uncovered_numbers())
     return A
 
@@ -1604,7 +2227,8 @@ def main(argv):
     figures = len(re.findall(r"^\*Figure \w+\*", A.text, re.M))
     check_preamble(A, d, dats, figures)
     checkers = {"atlas": check_atlas, "rounding": check_rounding, "gradhist": check_gradhist,
-                "lost": check_lost, "accum": check_accum, "training": check_training}
+                "lost": check_lost, "accum": check_accum, "training": check_training,
+                "scaling": check_scaling}
     sections = 0
     for sid, title in SECTIONS:
         span = section_span(A, title)
@@ -1620,6 +2244,8 @@ def main(argv):
             res = None
         if sid == "training" and plots and res:
             check_plot_names(A, plots, res)
+        if sid == "scaling" and plots and res:
+            check_plot_names(A, plots, {"scaling_train": res}, stem="%s")
     # the 'Data:' lines and figure stems carry no numbers to verify; the
     # image and caption lines are matched above
     A.take(r"^Data:(?: `[\w.]+`)+$", "data lines", regex=True, count=None)

@@ -14,3 +14,11 @@ set_tests_properties(train_bf16_pure PROPERTIES LABELS "amp"
 # Per-step, per-layer gradient histograms.
 add_test(NAME train_hist_out COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/train_hist.sh ${FPLAB_EXE})
 set_tests_properties(train_hist_out PROPERTIES LABELS "amp")
+# Simulated FP8 and MX training: the policy line names the quantizers, and
+# the summary counts what they flushed.
+add_test(NAME train_fp8_delayed COMMAND ${FPLAB_EXE} train --policy fp8-hybrid-delayed --steps 5)
+set_tests_properties(train_fp8_delayed PROPERTIES LABELS "amp"
+  PASS_REGULAR_EXPRESSION "GEMM inputs: activations and weights fp8-e4m3-tensor, output gradients fp8-e5m2-tensor, delayed scaling.*quantized GEMM inputs, all steps: activations [0-9.e-]+% flushed")
+add_test(NAME train_mxfp8 COMMAND ${FPLAB_EXE} train --policy mxfp8 --steps 5)
+set_tests_properties(train_mxfp8 PROPERTIES LABELS "amp"
+  PASS_REGULAR_EXPRESSION "GEMM inputs: activations and weights mxfp8-e4m3:rceil, output gradients mxfp8-e4m3:rceil, blocks along the reduction axis")

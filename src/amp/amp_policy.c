@@ -23,6 +23,38 @@ static void set(amp_policy *p, const char *name, const fl_format *compute,
 static int parse_base(amp_policy *p, const char *spec, char *err,
                       size_t errlen);
 
+/* The fp8 and mx policies (amp_train.h): binary32 everywhere but the GEMM
+ * inputs, no loss scaling.  Sources: Transformer Engine's recipes
+ * (DelayedScaling: amax_history_len 1024, amax_compute_algo "max", margin
+ * 0, Format.HYBRID = E4M3 forward, E5M2 backward; Float8CurrentScaling;
+ * MXFP8BlockScaling: E4M3 for every tensor, blocks of 32, E8M0 scales from
+ * amax * (1 / 448) rounded up — fplab_scale's rule rceil). */
+static int set_gq(amp_policy *p, const char *spec, char *err, size_t errlen)
+{
+    const fl_format *f = &fl_binary32;
+    set(p, spec, f, f, 0, AMP_SCALER_NONE);
+    amp_gemm_quant *g = &p->gq;
+    const char *fwd, *bwd;
+    if (!strcmp(spec, "mxfp8")) {
+        g->kind = AMP_GQ_BLOCK;
+        fwd = bwd = "mxfp8-e4m3:rceil";
+    } else {
+        g->kind = strstr(spec, "-delayed") ? AMP_GQ_DELAYED : AMP_GQ_CURRENT;
+        fwd = fl_scale_hybrid(0);
+        bwd = strstr(spec, "-hybrid") ? fl_scale_hybrid(1) : fl_scale_hybrid(0);
+    }
+    g->history = 1024;
+    g->algo = FL_DS_MAX;
+    g->margin = 0.0f;
+    char e2[160];
+    if (fl_scale_scheme_parse(&g->fwd, fwd, e2, sizeof e2) ||
+        fl_scale_scheme_parse(&g->bwd, bwd, e2, sizeof e2)) {
+        snprintf(err, errlen, "policy '%s': %s", spec, e2);
+        return -1;
+    }
+    return 0;
+}
+
 /* "BASE-iN": a dynamic-scaler policy with growth interval N (1..2^31-1).
  * Returns 0 (parsed), -1 (err filled) or 1 (spec is not of that form). */
 static int parse_interval_suffix(amp_policy *p, const char *spec, char *err,
@@ -94,6 +126,10 @@ static int parse_base(amp_policy *p, const char *spec, char *err,
         set(p, spec, &fl_bfloat16, f, 0, AMP_SCALER_NONE);
     else if (!strcmp(spec, "bf16-pure"))
         set(p, spec, &fl_bfloat16, &fl_bfloat16, 0, AMP_SCALER_NONE);
+    else if (!strcmp(spec, "fp8-hybrid-delayed") || !strcmp(spec, "fp8-hybrid-current") ||
+             !strcmp(spec, "fp8-e4m3-delayed") || !strcmp(spec, "fp8-e4m3-current") ||
+             !strcmp(spec, "mxfp8"))
+        return set_gq(p, spec, err, errlen);
     else if (!strncmp(spec, "fp16-static:", 12)) {
         char *end;
         double s = strtod(spec + 12, &end);
@@ -106,8 +142,10 @@ static int parse_base(amp_policy *p, const char *spec, char *err,
         p->scaler.init_scale = s;
     } else {
         snprintf(err, errlen, "unknown policy '%s' (fp32 fp16 fp16-static:S "
-                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16 bf16-pure; -iN after "
-                 "a dynamic-scaler policy sets its growth interval)", spec);
+                 "fp16-torch fp16-apex o0 o1 o2 o3 bf16 bf16-pure "
+                 "fp8-hybrid-delayed fp8-hybrid-current fp8-e4m3-delayed "
+                 "fp8-e4m3-current mxfp8; -iN after a dynamic-scaler policy "
+                 "sets its growth interval)", spec);
         return -1;
     }
     return 0;

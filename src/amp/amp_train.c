@@ -16,6 +16,12 @@
  *   scaler:     skip = update(found_inf); if not skipped: unscale in
  *               binary32, optimizer step on the master (binary32) or the
  *               parameter-format weights, each update rounded once
+ * fp8/mx policies (policy.gq, amp_quant.h): each product's inputs are
+ * first quantized and dequantized (xq, Wq, WqT, qa..qc), blocks along the
+ * product's reduction axis; the bias gradient sums the unquantized dz (as
+ * Transformer Engine's fused bias-gradient kernels do); delayed scaling
+ * records each tensor's amax during the step and updates every scale at
+ * its end, so the amax of step t sets the scale of step t + 1.
  * Invariant: every float buffer tagged with a format holds only values of
  * that format (W, b: param; master: binary32; x_l, z_l, dz: compute).
  */
@@ -58,6 +64,15 @@ struct amp_trainer {
     int *yb;
     size_t *bidx;               /* batch row indices */
     size_t maxdim, maxw;
+    /* GEMM-input quantization (policy.gq.kind != AMP_GQ_NONE) */
+    int gq;                                     /* amp_gq_kind */
+    int gq_train;               /* 1 inside a step: amax kept, counts kept */
+    fl_scale_delayed ds[AMP_MAX_LAYERS][AMP_GQ_TENSORS];
+    float *xq[AMP_MAX_LAYERS];  /* Bs x in: x_l, forward product */
+    float *Wq[AMP_MAX_LAYERS];  /* in x out: W_l, forward product */
+    float *WqT[AMP_MAX_LAYERS]; /* out x in: W_l, input-gradient product */
+    float *qa, *qb, *qc;        /* Bs x maxdim: dz (rows), x and dz (batch) */
+    amp_gq_counts gqc[AMP_GQ_TENSORS];          /* this step's */
 };
 
 /* ------------------------------------------------------------------ */
@@ -144,6 +159,15 @@ static int check_config(const amp_train_config *c, const amp_dataset *d,
         return fail(err, errlen, "bad activation or optimizer");
     if (c->policy.accum.kind < 0 || c->policy.accum.kind >= AMP_ACC_COUNT)
         return fail(err, errlen, "bad accumulation policy");
+    const amp_gemm_quant *g = &c->policy.gq;
+    if (g->kind < AMP_GQ_NONE || g->kind > AMP_GQ_BLOCK)
+        return fail(err, errlen, "bad GEMM quantization kind");
+    if (g->kind != AMP_GQ_NONE &&
+        ((g->kind == AMP_GQ_BLOCK) != (g->fwd.kind != FL_SCALE_TENSOR) ||
+         (g->kind == AMP_GQ_BLOCK) != (g->bwd.kind != FL_SCALE_TENSOR)))
+        return fail(err, errlen, "GEMM quantization: per-tensor kinds need "
+                                 "per-tensor schemes, the block kind block "
+                                 "schemes");
     size_t nt = (size_t)floor(c->test_frac * (double)d->n + 0.5);
     if (nt < 1 || nt >= d->n)
         return fail(err, errlen, "dataset too small for a train/test split");
@@ -240,6 +264,30 @@ amp_trainer *amp_trainer_create(const amp_train_config *c,
     ALLOC(t->bidx, B);
     ALLOC(t->tmp, t->maxw > B * t->maxdim ? t->maxw : B * t->maxdim);
     ALLOC(t->tmp2, t->maxw);
+    t->gq = c->policy.gq.kind;
+    if (t->gq != AMP_GQ_NONE) {
+        for (int l = 0; l < t->L; l++) {
+            size_t in = t->dims[l], out = t->dims[l + 1];
+            ALLOC(t->xq[l], t->Bs * in);
+            ALLOC(t->Wq[l], in * out);
+            ALLOC(t->WqT[l], in * out);
+        }
+        ALLOC(t->qa, t->Bs * t->maxdim);
+        ALLOC(t->qb, t->Bs * t->maxdim);
+        ALLOC(t->qc, t->Bs * t->maxdim);
+    }
+    if (t->gq == AMP_GQ_DELAYED)
+        for (int l = 0; l < t->L; l++)
+            for (int k = 0; k < AMP_GQ_TENSORS; k++) {
+                const amp_gemm_quant *g = &c->policy.gq;
+                if (fl_scale_delayed_init(&t->ds[l][k], k == AMP_GQ_GRAD ? &g->bwd
+                                                                         : &g->fwd,
+                                          g->history, g->algo, g->margin, err,
+                                          errlen)) {
+                    amp_trainer_free(t);
+                    return NULL;
+                }
+            }
     return t;
 oom:
     amp_trainer_free(t);
@@ -258,7 +306,11 @@ void amp_trainer_free(amp_trainer *t)
         free(t->gW[l]); free(t->gb[l]); free(t->gWr[l]); free(t->gbr[l]);
         free(t->rawW[l]); free(t->rawWr[l]); free(t->rawA[l]);
         free(t->z[l]); free(t->xin[l]);
+        free(t->xq[l]); free(t->Wq[l]); free(t->WqT[l]);
+        for (int k = 0; k < AMP_GQ_TENSORS; k++)
+            fl_scale_delayed_free(&t->ds[l][k]);
     }
+    free(t->qa); free(t->qb); free(t->qc);
     free(t->xin[AMP_MAX_LAYERS]);
     free(t->test_idx);   /* train_idx points into the same block */
     free(t->order);
@@ -280,8 +332,48 @@ size_t amp_trainer_param_count(const amp_trainer *t)
 
 /* ------------------------------------------------------------------ */
 
+/* Quantize-dequantize x (rows x cols) into deq for a product: tensor
+ * `which` (AMP_GQ_*) of layer l, blocks along axis (amp_quantize_matrix).
+ * Delayed scaling takes the tensor's current scale; inside a training step
+ * the amax is recorded and the counts kept.  Out of memory fills deq with
+ * NaN: the loss turns NaN and the run reads as diverged, never a crash. */
+static void gq_apply(amp_trainer *t, int l, int which, const float *x,
+                     size_t rows, size_t cols, int axis, float *deq)
+{
+    const amp_gemm_quant *g = &t->c.policy.gq;
+    const fl_scale_scheme *s = which == AMP_GQ_GRAD ? &g->bwd : &g->fwd;
+    fl_scale_delayed *d = t->gq == AMP_GQ_DELAYED ? &t->ds[l][which] : NULL;
+    fl_scale_stats st;
+    memset(&st, 0, sizeof st);
+    float amax = 0.0f;
+    char err[160];
+    if (amp_quantize_matrix(s, x, rows, cols, axis, d ? d->scale : 0.0f, deq,
+                            t->gq_train ? &st : NULL, d ? &amax : NULL, err,
+                            sizeof err)) {
+        for (size_t i = 0; i < rows * cols; i++)
+            deq[i] = NAN;
+        return;
+    }
+    if (!t->gq_train)
+        return;
+    if (d)
+        fl_scale_delayed_record(d, amax);
+    t->gqc[which].nonzero += st.nonzero;
+    t->gqc[which].underflow += st.underflow;
+    t->gqc[which].saturated += st.saturated;
+}
+
+static void transpose(float *dst, const float *src, size_t rows, size_t cols)
+{
+    for (size_t i = 0; i < rows; i++)
+        for (size_t o = 0; o < cols; o++)
+            dst[o * rows + i] = src[i * cols + o];
+}
+
 /* Weights cast into the compute format for this step (autocast casts the
- * binary32 weights at every op; for O2/O3 the cast is the identity). */
+ * binary32 weights at every op; for O2/O3 the cast is the identity); under
+ * an fp8/mx policy, quantized for the forward product (blocks along the
+ * inputs) and for the input-gradient product (blocks along the outputs). */
 static void cast_weights(amp_trainer *t)
 {
     for (int l = 0; l < t->L; l++) {
@@ -290,9 +382,16 @@ static void cast_weights(amp_trainer *t)
         memcpy(t->bc[l], t->b[l], out * sizeof(float));
         amp_round(t->cf, t->Wc[l], in * out, NULL);
         amp_round(t->cf, t->bc[l], out, NULL);
-        for (size_t i = 0; i < in; i++)
-            for (size_t o = 0; o < out; o++)
-                t->WcT[l][o * in + i] = t->Wc[l][i * out + o];
+        transpose(t->WcT[l], t->Wc[l], in, out);
+        if (t->gq == AMP_GQ_NONE)
+            continue;
+        gq_apply(t, l, AMP_GQ_WEIGHT, t->Wc[l], in, out, 0, t->Wq[l]);
+        if (t->gq == AMP_GQ_BLOCK) {
+            gq_apply(t, l, AMP_GQ_WEIGHT, t->Wc[l], in, out, 1, t->tmp2);
+            transpose(t->WqT[l], t->tmp2, in, out);
+        } else {
+            transpose(t->WqT[l], t->Wq[l], in, out);   /* one tensor scale */
+        }
     }
 }
 
@@ -345,8 +444,14 @@ static void forward(amp_trainer *t, size_t rows)
     const amp_accum *acc = &t->c.policy.accum;
     for (int l = 0; l < t->L; l++) {
         size_t in = t->dims[l], out = t->dims[l + 1];
-        amp_gemm(acc, t->cf, rows, out, in, t->xin[l], in, 1, t->Wc[l], out,
-                 t->bc[l], t->z[l], NULL, NULL);
+        const float *xl = t->xin[l], *Wl = t->Wc[l];
+        if (t->gq != AMP_GQ_NONE) {
+            gq_apply(t, l, AMP_GQ_ACT, t->xin[l], rows, in, 1, t->xq[l]);
+            xl = t->xq[l];
+            Wl = t->Wq[l];
+        }
+        amp_gemm(acc, t->cf, rows, out, in, xl, in, 1, Wl, out, t->bc[l],
+                 t->z[l], NULL, NULL);
         if (l < t->L - 1)
             act_forward(t->c.activation, t->cf, t->z[l], t->xin[l + 1],
                         rows * out);
@@ -362,6 +467,42 @@ static void load_rows(amp_trainer *t, const size_t *idx, size_t rows,
         if (y)
             y[i] = t->d->y[idx[i]];
     }
+}
+
+int amp_trainer_forward(amp_trainer *t, const float *x, size_t rows,
+                        float *logits)
+{
+    if (rows > t->Bs)
+        return -1;
+    const int train = t->gq_train;
+    t->gq_train = 0;
+    cast_weights(t);
+    memcpy(t->xin[0], x, rows * t->d->dim * sizeof(float));
+    amp_round(t->cf, t->xin[0], rows * t->d->dim, NULL);
+    forward(t, rows);
+    memcpy(logits, t->z[t->L - 1], rows * t->dims[t->L] * sizeof(float));
+    t->gq_train = train;
+    return 0;
+}
+
+const float *amp_trainer_weights(const amp_trainer *t, int l, size_t *in,
+                                 size_t *out, const float **bias)
+{
+    if (l < 0 || l >= t->L)
+        return NULL;
+    *in = t->dims[l];
+    *out = t->dims[l + 1];
+    *bias = t->b[l];
+    return t->W[l];
+}
+
+const fl_scale_delayed *amp_trainer_delayed(const amp_trainer *t, int l,
+                                            int which)
+{
+    if (t->gq != AMP_GQ_DELAYED || l < 0 || l >= t->L || which < 0 ||
+        which >= AMP_GQ_TENSORS)
+        return NULL;
+    return &t->ds[l][which];
 }
 
 double amp_trainer_test_accuracy(amp_trainer *t)
@@ -515,6 +656,8 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
 
     next_batch(t, idx, B);
     load_rows(t, idx, B, t->xb, t->yb);
+    t->gq_train = 1;
+    memset(t->gqc, 0, sizeof t->gqc);
     cast_weights(t);
     const float S = amp_scaler_scale(&t->sc);
     rec->scale_used = S;
@@ -536,13 +679,34 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
         amp_round(t->cf, t->dz, Bs * C, NULL);      /* the autocast seam */
         for (int l = L - 1; l >= 0; l--) {
             size_t in = t->dims[l], out = t->dims[l + 1];
-            amp_gemm(acc, t->cf, in, out, Bs, t->xin[l], 1, in, t->dz, out,
+            /* the products' inputs: as computed, or quantized (dz along
+             * its rows for dz W^T; x and dz along the batch for x^T dz) */
+            const float *xw = t->xin[l], *dzw = t->dz, *dza = t->dz;
+            const float *Wt = t->WcT[l];
+            if (t->gq == AMP_GQ_BLOCK) {
+                if (l > 0) {
+                    gq_apply(t, l, AMP_GQ_GRAD, t->dz, Bs, out, 1, t->qa);
+                    dza = t->qa;
+                }
+                gq_apply(t, l, AMP_GQ_ACT, t->xin[l], Bs, in, 0, t->qb);
+                gq_apply(t, l, AMP_GQ_GRAD, t->dz, Bs, out, 0, t->qc);
+                xw = t->qb;
+                dzw = t->qc;
+                Wt = t->WqT[l];
+            } else if (t->gq != AMP_GQ_NONE) {
+                /* one tensor scale: the forward's x, one dz for both */
+                gq_apply(t, l, AMP_GQ_GRAD, t->dz, Bs, out, 1, t->qa);
+                dza = dzw = t->qa;
+                xw = t->xq[l];
+                Wt = t->WqT[l];
+            }
+            amp_gemm(acc, t->cf, in, out, Bs, xw, 1, in, dzw, out,
                      NULL, t->gWr[l], t->rawWr[l], NULL);
             amp_gemm(acc, t->cf, 1, out, Bs, &one, 0, 0, t->dz, out, NULL,
                      t->gbr[l], NULL, NULL);
             if (l > 0) {
                 float *rawa = t->rawA[l - 1] + (size_t)r * Bs * in;
-                amp_gemm(acc, t->cf, Bs, in, out, t->dz, out, 1, t->WcT[l],
+                amp_gemm(acc, t->cf, Bs, in, out, dza, out, 1, Wt,
                          in, NULL, t->da, rawa, NULL);
                 act_backward(c->activation, t->cf, t->da, t->z[l - 1],
                              t->xin[l], t->dz, Bs * in);
@@ -580,15 +744,17 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     uint32_t mask = rank_flags(t);
     rec->rank_inf = mask;
     if (c->on_step) {
-        const float *wv[AMP_MAX_LAYERS], *av[AMP_MAX_LAYERS];
-        size_t wn[AMP_MAX_LAYERS], an[AMP_MAX_LAYERS];
+        const float *wv[AMP_MAX_LAYERS], *av[AMP_MAX_LAYERS], *xv[AMP_MAX_LAYERS];
+        size_t wn[AMP_MAX_LAYERS], an[AMP_MAX_LAYERS], xn[AMP_MAX_LAYERS];
         for (int l = 0; l < L; l++) {
             wv[l] = t->rawW[l];
             wn[l] = t->dims[l] * t->dims[l + 1];
             av[l] = t->rawA[l];
             an[l] = B * t->dims[l + 1];
+            xv[l] = t->xin[l];
+            xn[l] = Bs * t->dims[l];
         }
-        amp_step_view v = {(int)t->step, L, S, t->cf, wv, wn, av, an};
+        amp_step_view v = {(int)t->step, L, S, t->cf, wv, wn, av, an, xv, xn};
         c->on_step(c->user, &v);
     }
     if (layers) {
@@ -637,6 +803,13 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
         }
         t->have_buf = 1;
     }
+    /* delayed scaling: this step's amaxes set the next step's scales */
+    if (t->gq == AMP_GQ_DELAYED)
+        for (int l = 0; l < L; l++)
+            for (int k = 0; k < AMP_GQ_TENSORS; k++)
+                fl_scale_delayed_update(&t->ds[l][k]);
+    memcpy(rec->quant, t->gqc, sizeof rec->quant);
+    t->gq_train = 0;
     t->step++;
     if (c->eval_every > 0 && t->step % c->eval_every == 0)
         rec->test_acc = amp_trainer_test_accuracy(t);

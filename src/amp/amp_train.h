@@ -26,6 +26,7 @@
 #include "amp_data.h"
 #include "amp_hist.h"
 #include "amp_ops.h"
+#include "amp_quant.h"
 #include "amp_scaler.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,8 @@ typedef struct amp_policy {
     int master;                 /* 1: binary32 master weights */
     amp_accum accum;            /* dot products and reductions */
     amp_scaler_config scaler;
+    amp_gemm_quant gq;          /* GEMM inputs quantized (fp8, mx policies;
+                                   kind AMP_GQ_NONE for the others) */
 } amp_policy;
 
 /* Policies by name:
@@ -52,6 +55,21 @@ typedef struct amp_policy {
  *   bf16            autocast bfloat16, binary32 weights, no scaling
  *   bf16-pure       bfloat16 weights, gradients and optimizer state, no
  *                   master copy, no scaling
+ * Simulated FP8 and MX training (amp_quant.h): every matrix product's
+ * inputs quantized through fplab_scale, products summed in binary32;
+ * everything else (activations, loss, bias, weights, optimizer) binary32,
+ * no loss scaling:
+ *   fp8-hybrid-delayed  Transformer Engine DelayedScaling, Format.HYBRID:
+ *                       E4M3 activations and weights, E5M2 output
+ *                       gradients; one amax history of 1024 per tensor,
+ *                       amax_compute_algo "max", margin 0
+ *   fp8-hybrid-current  the same formats, Float8CurrentScaling (each
+ *                       tensor scaled by FP8_MAX / its own amax)
+ *   fp8-e4m3-delayed, fp8-e4m3-current
+ *                       the same with E4M3 for the gradients too
+ *   mxfp8               Transformer Engine MXFP8BlockScaling: OCP MXFP8
+ *                       E4M3 for every tensor, blocks of 32 along the
+ *                       reduction axis, E8M0 scales rounded up (rceil)
  * A dynamic-scaler policy (fp16-torch, fp16-apex, o1, o2) may end in -iN:
  * growth interval (apex: scale window) N instead of 2000, e.g.
  * "fp16-torch-i50" (the lab's short-run GradScaler).
@@ -81,6 +99,9 @@ typedef struct amp_step_view {
      * one after the other), both before rounding into the compute format */
     const float *const *wgrad; const size_t *wgrad_n;
     const float *const *agrad; const size_t *agrad_n;
+    /* per layer: the layer's input x_l (the last rank's rows x the
+     * layer's inputs; values of the compute format) */
+    const float *const *act; const size_t *act_n;
 } amp_step_view;
 typedef void (*amp_step_fn)(void *user, const amp_step_view *v);
 
@@ -132,6 +153,9 @@ typedef struct amp_step_record {
     uint64_t updates;     /* weight elements with a nonzero update */
     uint64_t lost;        /* of those, w + dw == w in the weight format */
     double test_acc;      /* NaN unless evaluated at this step */
+    /* fp8/mx policies: the step's GEMM inputs per tensor kind (AMP_GQ_ACT,
+     * AMP_GQ_WEIGHT, AMP_GQ_GRAD); all zero for the other policies */
+    amp_gq_counts quant[AMP_GQ_TENSORS];
 } amp_step_record;
 
 typedef struct amp_layer_record {
@@ -172,6 +196,21 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
 /* Accuracy on the held-out split under the policy's forward pass. */
 double amp_trainer_test_accuracy(amp_trainer *t);
 int amp_trainer_layers(const amp_trainer *t);
+/* The policy's forward pass on `rows` input rows x (rows * dim binary32
+ * values, rounded into the compute format first; rows <= batch / ranks)
+ * into logits (rows * classes).  Changes no state: delayed scaling uses the
+ * current scales and records no amax.  Returns 0, or -1 when rows is too
+ * large. */
+int amp_trainer_forward(amp_trainer *t, const float *x, size_t rows,
+                        float *logits);
+/* Layer l's weights (in x out, row-major, values of the param format) and
+ * *bias (out values); NULL when l is not a layer. */
+const float *amp_trainer_weights(const amp_trainer *t, int l, size_t *in,
+                                 size_t *out, const float **bias);
+/* The delayed-scaling state of tensor `which` (AMP_GQ_ACT, AMP_GQ_WEIGHT,
+ * AMP_GQ_GRAD) of layer l; NULL unless the policy scales with delay. */
+const fl_scale_delayed *amp_trainer_delayed(const amp_trainer *t, int l,
+                                            int which);
 size_t amp_trainer_train_size(const amp_trainer *t);
 size_t amp_trainer_test_size(const amp_trainer *t);
 size_t amp_trainer_param_count(const amp_trainer *t);
