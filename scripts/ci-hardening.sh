@@ -37,9 +37,9 @@ pass_asan() {
         { tail -50 build-asan.build.log; return 1; }
     # The whole default test set, as scripts/test.sh runs it (the gpu test
     # skips anyway; the MPI test runs in the plain build), but for the two
-    # tests that only re-run whole quick labs to compare files (atomic
-    # writes, same seed same bytes): 6 of the pass's 10 minutes here, on
-    # code the lab's own smoke and audit tests already run under ASan.
+    # tests that re-run whole quick labs to compare files (atomic writes,
+    # same seed same bytes): 6 of the pass's 10 minutes here; the lab's
+    # code runs under ASan in lab_smoke and lab_audit (docs/reliability.md).
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS=suppressions=$supp \
