@@ -192,6 +192,16 @@ typedef enum fl_ref_op { FL_REF_OP_SUM = 0, FL_REF_OP_DOT, FL_REF_OP_GEMM }
 int fl_ref_model_check(const fl_ref_model *m, fl_ref_op op, size_t n,
                        char *err, size_t errlen);
 
+/* The summation tree a model's order gives n terms, exactly as the
+ * reference evaluates it: *nnodes additions in postorder (the root last);
+ * addition j adds (*kid)[2j] (left) and (*kid)[2j+1] (right), where r < n
+ * is term r, r >= n is addition r - n and -1 is a constant +0 (numpy's
+ * start value).  *kid is malloc'd (NULL when there is no addition: n < 2
+ * and no constant).  Not for order=exact nor tc models (no tree of
+ * additions).  0, or -1 with err. */
+int fl_ref_order_tree(const fl_ref_model *m, size_t n, int64_t **kid,
+                      size_t *nnodes, char *err, size_t errlen);
+
 /* ------------------------------------------------------------------------
  * Reductions.  All return 0, or -1 with err (model invalid for the call,
  * out of memory) having written nothing.
