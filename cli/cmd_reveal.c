@@ -422,6 +422,13 @@ static int kernel_cb(void *user, fl_reveal_call *c, char *err, size_t errlen)
         return -1;
     }
     if (tensor_read(&t, k->out, e, sizeof e) != 0) {
+        /* the private path means nothing to the user: say {out} */
+        char *p = strstr(e, k->out);
+        if (p) {
+            size_t ol = strlen(k->out);
+            memmove(p + 5, p + ol, strlen(p + ol) + 1);
+            memcpy(p, "{out}", 5);
+        }
         snprintf(err, errlen, "its output: %s", e);
         return -1;
     }
@@ -518,7 +525,7 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
     double *x = malloc(tot * sizeof *x);
     size_t *h = malloc(tot * sizeof *h), *stk = malloc((tot + 1) * sizeof *stk);
     cli_out o;
-    int fused = 0;
+    int fused = 0, binary = 0;
     if (x == NULL || h == NULL || stk == NULL) {
         free(x);
         free(h);
@@ -563,6 +570,8 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
             maxh = m + 1;
         if (t->first[j + 1] - t->first[j] > 2)
             fused = 1;
+        else
+            binary = 1;
     }
     if (cli_out_open(&o, dat)) {
         free(x);
@@ -617,8 +626,8 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
             "if (!exists(\"out\")) out = 'reveal_tree.png'\n"
             "if (!exists(\"dat\")) dat = 'reveal_tree.dat'\n"
             "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-            "  set terminal pngcairo size 1100,780 font 'sans,11'\n"
-            "} else {\n  set terminal png size 1100,780\n}\n"
+            "  set terminal pngcairo size 1100,800 font 'sans,11'\n"
+            "} else {\n  set terminal png size 1100,800\n}\n"
             "set output out\n", FPLAB_VERSION);
     {
         double x0 = -0.02 * (double)t->n - 0.6, x1 = 1.02 * (double)t->n - 0.4;
@@ -630,15 +639,17 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
                 "set ylabel 'height (additions down to a term)'\n"
                 "set key top left box opaque\n", x0, x1,
                 0.04 * (double)maxh + 0.3, (double)maxh * 1.28 + 1);
-        fprintf(o.fp, "plot dat index 0 with lines lw 1.2 lc rgb '#0072B2' title "
-                "'two-operand addition'%s, \\\n"
-                "     dat index 2 with points pt 7 ps %s lc rgb '#000000' title "
-                "'term'\n",
-                fused ? ", \\\n     dat index 1 with lines lw 1.6 lc rgb '#D55E00' "
-                        "title 'fused multi-term addition'" : "",
-                t->n > 128 ? "0.25" : "0.6");
+        fprintf(o.fp, "plot ");
+        if (binary)
+            fprintf(o.fp, "dat index 0 with lines lw 1.2 lc rgb '#0072B2' title "
+                    "'two-operand addition', \\\n     ");
+        if (fused)
+            fprintf(o.fp, "dat index 1 with lines lw 1.6 lc rgb '#D55E00' title "
+                    "'fused multi-term addition', \\\n     ");
+        fprintf(o.fp, "dat index 2 with points pt 7 ps %s lc rgb '#000000' "
+                "title 'term'\n", t->n > 128 ? "0.25" : "0.6");
         fprintf(o.fp, "set origin 0,0\nset size 1,0.3\nset tmargin 0.5\n"
-                "set bmargin 3.2\nset format x '%%g'\nset key off\n"
+                "set bmargin 3.6\nset format x '%%g'\nset key off\n"
                 "set yrange [-%g:%g]\nset grid xtics ytics lc rgb '#e0e0e0'\n"
                 "set xlabel 'position in the tree (terms left to right as above)'\n"
                 "set ylabel 'term index'\n"
@@ -985,13 +996,30 @@ int cmd_reveal(int argc, char **argv)
         char png[PATH_MAX + 32], title[900], sub[600];
         char *ln = res.have_model ? fl_ref_model_string(&res.model) : NULL;
         const char *ord = ln ? strstr(ln, "order=") : NULL;
-        size_t ol = ord ? strcspn(ord, " ") : 0;
+        const char *acc = ln ? strstr(ln, " acc=") : NULL;
+        const char *tc = ln ? strstr(ln, " tc=") : NULL;
+        size_t ol = ord ? strcspn(ord, " ") : 0, al = acc ? strcspn(acc + 1, " ") : 0;
+        size_t tl = tc ? strcspn(tc + 1, " ") : 0;
+        int w;
         snprintf(title, sizeof title, "fplab reveal: %s", cmdline);
-        if (ord && ol < 80)
-            snprintf(sub, sizeof sub, "%s of %zu terms: %.*s", argv[1],
-                     res.tree.n, (int)ol, ord);
-        else
-            snprintf(sub, sizeof sub, "%s of %zu terms", argv[1], res.tree.n);
+        w = snprintf(sub, sizeof sub, "%s of %zu terms", argv[1], res.tree.n);
+        if (ln && w > 0 && (size_t)w < sizeof sub) {
+            size_t u = (size_t)w;
+            u += (size_t)snprintf(sub + u, sizeof sub - u, "%s%.*s",
+                                  res.status == FL_REVEAL_FOUND
+                                      ? ": " : ", closest model: ",
+                                  (int)al, acc ? acc + 1 : "");
+            if (ord && u < sizeof sub) {
+                if (ol < 60)
+                    u += (size_t)snprintf(sub + u, sizeof sub - u, " %.*s",
+                                          (int)ol, ord);
+                else
+                    u += (size_t)snprintf(sub + u, sizeof sub - u,
+                                          " order=tree:(see the model)");
+            }
+            if (tc && strncmp(tc, " tc=none", 8) && u < sizeof sub)
+                snprintf(sub + u, sizeof sub - u, "%.*s", (int)tl + 1, tc);
+        }
         free(ln);
         if (write_plot(plot, &res.tree, title, sub, png, sizeof png) == 0)
             printf("wrote %s\n", png);

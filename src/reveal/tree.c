@@ -579,6 +579,21 @@ static void draw(draw_st *d, size_t r, size_t depth, int last, int root)
             if (nops) {
                 for (size_t q = 0; q < nops; q++)
                     draw(d, ops[q], depth + 1, q + 1 == nops, 0);
+            } else if (ar > 2) {
+                /* the subtrees, then the term operands on one line */
+                size_t nl = 0;
+                for (size_t q = t->first[j]; q < t->first[j + 1]; q++)
+                    if (t->kids[q] >= t->n)
+                        draw(d, t->kids[q], depth + 1, 0, 0);
+                    else
+                        d->tmp[nl++] = t->kids[q];
+                if (nl) {
+                    sb_add(d->s, "%.*s`-%zu term%s: ", (int)plen, d->prefix, nl,
+                           nl == 1 ? "" : "s");
+                    list_leaves(d->s, d->tmp, nl);
+                    sb_add(d->s, "\n");
+                    d->lines++;
+                }
             } else {
                 for (size_t q = t->first[j]; q < t->first[j + 1]; q++)
                     draw(d, t->kids[q], depth + 1, q + 1 == t->first[j + 1], 0);
