@@ -7,7 +7,8 @@
  * write the wrong format or are nondeterministic, and an accumulator the
  * probes cannot reveal (truncating additions), each with its status.
  *
- *   test_reveal [GROUP] [-v]     GROUP: sum dot gemm tc bad (default all)
+ *   test_reveal [GROUP] [-v]     GROUP: sum adaptive dot gemm tc bad (default
+ *                                all)
  *
  * Validation uses FPLAB_REVEAL_VALIDATE cases (default 3000: the full 10^5
  * of the command line is the `reveal_cli` and `long` tests' business).
@@ -21,6 +22,8 @@
 
 static int verbose;
 static int failures, cases;
+/* shape of the calls for the next check (0: reveal's choice) */
+static size_t g_rows, g_call_elems;
 
 static void log_line(void *u, const char *line)
 {
@@ -108,6 +111,9 @@ static void check(const char *name, fl_ref_op op, const char *in, size_t n,
     o.m = m;
     o.k = k;
     o.batch = batch;
+    o.rows = g_rows;
+    if (g_call_elems)
+        o.call_elems = g_call_elems;
     o.in = *inf;
     o.validate = validate_cases();
     o.log = log_line;
@@ -145,6 +151,7 @@ static void check(const char *name, fl_ref_op op, const char *in, size_t n,
     }
     fl_reveal_result_free(&res);
     fl_ref_model_free(&t.m);
+    g_rows = g_call_elems = 0;
 }
 
 #define F FL_REVEAL_FOUND
@@ -198,6 +205,25 @@ static void group_sum(void)
     check("sum explicit tree", FL_REF_OP_SUM, "binary32", 6, 0, 0, 0,
           "order=tree:(0+(1+2))+((3+4)+5)", 0, F,
           "order=tree:(0+(1+2))+((3+4)+5)");
+}
+
+/* Trees too big for all pairs in one round: FPRev's pivot rounds. */
+static void group_adaptive(void)
+{
+    check("sum numpy n=1024 (pivot rounds)", FL_REF_OP_SUM, "binary32", 1024, 0, 0,
+          0, "order=numpy", 0, F, "order=numpy");
+    g_call_elems = 4096;
+    check("sum pairwise:4 n=300, small calls", FL_REF_OP_SUM, "binary32", 300, 0, 0,
+          0, "order=pairwise:4", 0, F, "order=pairwise:4");
+    check("gemm k=300 on 8x8 (pivot rounds)", FL_REF_OP_GEMM, "binary32", 8, 8, 300,
+          0, "order=lanes:8:pairwise epilogue=init", 0, F,
+          "order=lanes:8:pairwise epilogue=init");
+    g_rows = 37;
+    check("sum with exactly 37 rows per call in a batch of 3", FL_REF_OP_SUM,
+          "binary16", 40, 0, 0, 3, "acc=binary32 out=binary16 order=blocked:8", 0,
+          F, "order=blocked:8 out=binary16");
+    check("dot tc with fused blocks, n=100", FL_REF_OP_DOT, "binary16", 100, 0, 0, 0,
+          "tc=a100-fp16", 0, F, "tc=a100-fp16(block:8,neab:1,align:trunc,norm:once,rm:rtz)");
 }
 
 static void group_dot(void)
@@ -262,6 +288,10 @@ int main(int argc, char **argv)
     if (!group || !strcmp(group, "sum")) {
         group_sum();
         expect += 20;
+    }
+    if (!group || !strcmp(group, "adaptive")) {
+        group_adaptive();
+        expect += 5;
     }
     if (!group || !strcmp(group, "dot")) {
         group_dot();

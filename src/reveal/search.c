@@ -639,22 +639,35 @@ static int try_named(const fl_reveal_tree *t, const char *spec, int *has_zero)
     return same_shape;
 }
 
-/* The named orders with the tree's shape, first by preference. */
+/* Parameters worth trying for n terms: all up to 512; above, powers of
+ * two, divisors of n and multiples of 8 up to 64. */
+static int param_ok(size_t n, size_t p)
+{
+    if (n <= 512)
+        return 1;
+    return (p & (p - 1)) == 0 || n % p == 0 || (p <= 64 && p % 8 == 0);
+}
+
+/* The first named order, by preference, with the tree's shape (0 or 1
+ * entries: one name is enough, the tree itself is the other candidate). */
 static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
 {
-    size_t n = t->n, cnt = 0, lim = n <= 2048 ? n : 4096;
+    size_t n = t->n;
     char spec[64];
     int hz;
     static const char *const fixed[] = {"sequential", "reverse", "numpy"};
-    for (int k = 0; k < 3 && cnt < max; k++)
+    if (max == 0)
+        return 0;
+    for (int k = 0; k < 3; k++)
         if (try_named(t, fixed[k], &hz)) {
-            out[cnt].spec = strdup(fixed[k]);
-            out[cnt].has_zero = hz;
-            cnt++;
+            out[0].spec = strdup(fixed[k]);
+            out[0].has_zero = hz;
+            out[0].name = out[0].spec;
+            return 1;
         }
-    for (int fam = 0; fam < 6 && cnt < max; fam++)
-        for (size_t p = 2; p < lim && p <= n && cnt < max; p++) {
-            if (n > 2048 && (p & (p - 1)) != 0 && p % 8 != 0)
+    for (int fam = 0; fam < 6; fam++)
+        for (size_t p = 2; p <= n; p++) {
+            if (!param_ok(n, p))
                 continue;
             switch (fam) {
             case 0: snprintf(spec, sizeof spec, "pairwise:%zu", p); break;
@@ -665,15 +678,13 @@ static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
             default: snprintf(spec, sizeof spec, "splitk:%zu", p); break;
             }
             if (try_named(t, spec, &hz)) {
-                out[cnt].spec = strdup(spec);
-                out[cnt].has_zero = hz;
-                cnt++;
-                break;   /* the smallest parameter of each family */
+                out[0].spec = strdup(spec);
+                out[0].has_zero = hz;
+                out[0].name = out[0].spec;
+                return 1;
             }
         }
-    for (size_t k = 0; k < cnt; k++)
-        out[k].name = out[k].spec;
-    return cnt;
+    return 0;
 }
 
 /* tc shapes: a chain of blocks of B terms (sequential), or S such chains
