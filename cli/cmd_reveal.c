@@ -932,6 +932,7 @@ int cmd_reveal(int argc, char **argv)
 
     cmd_text(cmdline, sizeof cmdline, kc.argc, kc.argv);
     printf("fplab reveal: kernel: %s\n", cmdline);
+    fflush(stdout);
     o.log = print_line;
     fl_reveal(&o, kernel_cb, &kc, &res);
     g_kc = NULL;
@@ -974,6 +975,7 @@ int cmd_reveal(int argc, char **argv)
     case FL_REVEAL_MISMATCH:
     case FL_REVEAL_NONDETERMINISTIC:
     case FL_REVEAL_UNREVEALED:
+        fflush(stdout);
         fprintf(stderr, "fplab: reveal: %s\n", res.message);
         if (res.have_model) {
             char *line = fl_ref_model_string(&res.model);
@@ -987,6 +989,7 @@ int cmd_reveal(int argc, char **argv)
         rc = CLI_MISMATCH;
         break;
     default:
+        fflush(stdout);
         fprintf(stderr, "fplab: reveal: %s\n", res.message);
         printf("no model written (%s untouched)\n", model_out);
         rc = CLI_USAGE;

@@ -224,6 +224,16 @@ static void group_adaptive(void)
           F, "order=blocked:8 out=binary16");
     check("dot tc with fused blocks, n=100", FL_REF_OP_DOT, "binary16", 100, 0, 0, 0,
           "tc=a100-fp16", 0, F, "tc=a100-fp16(block:8,neab:1,align:trunc,norm:once,rm:rtz)");
+    /* outputs too narrow to count every u at once: windows of u's */
+    check("sum bf16 out, n=600 (3 windows)", FL_REF_OP_SUM, "bfloat16", 600, 0, 0, 0,
+          "acc=binary32 out=bfloat16 order=lanes:32:halving epilogue=init", 0, F,
+          "order=lanes:32:halving out=bfloat16 epilogue=init");
+    check("sum fp16 out, n=2100 (2 windows)", FL_REF_OP_SUM, "binary16", 2100, 0, 0,
+          0, "acc=binary32 out=binary16 order=pairwise:64", 0, F,
+          "order=pairwise:64 out=binary16");
+    check("gemm bf16 out, k=300 (windows)", FL_REF_OP_GEMM, "bfloat16", 16, 16, 300,
+          4, "acc=binary32 out=bfloat16 order=blocked:32 epilogue=init", 0, F,
+          "order=blocked:32 out=bfloat16");
 }
 
 static void group_dot(void)
@@ -291,7 +301,7 @@ int main(int argc, char **argv)
     }
     if (!group || !strcmp(group, "adaptive")) {
         group_adaptive();
-        expect += 5;
+        expect += 8;
     }
     if (!group || !strcmp(group, "dot")) {
         group_dot();

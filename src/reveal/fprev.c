@@ -258,10 +258,29 @@ static size_t scale_candidates(const rv *r, rv_scale *out, size_t max)
     return cnt;
 }
 
-/* The terms of a probe row: u everywhere, +M at i, -M at j (i or j may
- * be (size_t)-1: absent). */
+/* Terms per window: the output format holds every count up to 2^p
+ * exactly, so a probe counts its u's in windows of at most 2^p - 1
+ * positions (+0 elsewhere) and the windows' counts are added.  A +0 term
+ * changes no partial sum, so the +-M absorption is the same. */
+static size_t win_size(const rv *r)
+{
+    size_t w;
+    if (r->out.prec >= 40)
+        return r->T;
+    w = ((size_t)1 << r->out.prec) - 1;
+    return w < r->T ? w : r->T;
+}
+
+static size_t win_count(const rv *r)
+{
+    size_t w = win_size(r);
+    return (r->T + w - 1) / w;
+}
+
+/* The terms of a probe row: u at the positions of window [wlo, whi), +0
+ * elsewhere, +M at i, -M at j (i or j may be (size_t)-1: absent). */
 static void fill_probe(const rv *r, const rv_scale *sc, uint64_t *a,
-                       uint64_t *b, size_t i, size_t j)
+                       uint64_t *b, size_t i, size_t j, size_t wlo, size_t whi)
 {
     const fl_format *f = &r->in;
     const size_t T = r->T;
@@ -269,7 +288,7 @@ static void fill_probe(const rv *r, const rv_scale *sc, uint64_t *a,
     if (!r->prod) {
         ua = rv_pow2(f, sc->eu, sc->su < 0);
         for (size_t k = 0; k < T; k++)
-            a[k] = ua;
+            a[k] = k >= wlo && k < whi ? ua : 0;
         if (i != (size_t)-1)
             a[i] = rv_pow2(f, sc->eM, 0);
         if (j != (size_t)-1)
@@ -279,15 +298,16 @@ static void fill_probe(const rv *r, const rv_scale *sc, uint64_t *a,
     ua = rv_pow2(f, sc->au, sc->su < 0);
     ub = rv_pow2(f, sc->bu, 0);
     for (size_t k = 0; k < T; k++) {
-        a[k] = ua;
+        a[k] = k >= wlo && k < whi ? ua : 0;
         b[k] = ub;
     }
     if (r->o->op == FL_REF_OP_GEMM) {
         /* as the A row / B column of the gemm layout: i big in A, j big
-         * (negative) in B */
+         * (negative) in B, the small factor of -M in A */
         if (i != (size_t)-1)
             a[i] = rv_pow2(f, sc->aM, 0);
         if (j != (size_t)-1) {
+            a[j] = ua;
             if (sc->su < 0)
                 b[j] = rv_pow2(f, sc->aM, 0);
             else
@@ -354,7 +374,7 @@ static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
             default: break;
             }
             fill_probe(r, &cand[c], rv_row_a(&s, row),
-                       s.prod ? rv_row_b(&s, row) : NULL, i, j);
+                       s.prod ? rv_row_b(&s, row) : NULL, i, j, 0, win_size(r));
         }
     rv_log(r, "tree: calibrating %zu probe scale%s (%zu rows, 1 call)", ncand,
            ncand == 1 ? "" : "s", s.count);
@@ -369,12 +389,13 @@ static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
         double cnt, c5, c6;
         char b1[160];
         int ok = 1;
-        if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)T) {
+        if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)win_size(r)) {
             describe(r, y[0], b1, sizeof b1);
             snprintf(why + strlen(why), sizeof why - strlen(why),
                      "%s  scale M = 2^%d, u = %s2^%d: %zu u's sum to %s, not "
                      "%zu u (the kernel flushes or loses u)", why[0] ? "\n" : "",
-                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, T, b1, T);
+                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, win_size(r), b1,
+                     win_size(r));
             ok = 0;
         }
         for (int k = 1; ok && k <= 4; k++) {
@@ -387,7 +408,8 @@ static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
                          "%zu u's gives %s, not %sM (the u's are not absorbed)",
                          why[0] ? "\n" : "", sc->eM, sc->su < 0 ? "-" : "",
                          sc->eu, k <= 2 ? "+" : "-",
-                         (k == 1 || k == 3) ? (size_t)0 : T - 1, T - 1, b1,
+                         (k == 1 || k == 3) ? (size_t)0 : T - 1,
+                         win_size(r) - (k == 1 || k == 3), b1,
                          k <= 2 ? "+" : "-");
                 ok = 0;
             }
@@ -423,22 +445,32 @@ typedef struct preq {
     size_t i, j;
 } preq;
 
-static int store(rv *r, pmap *mp, const rv_scale *sc, size_t i, size_t j,
-                 uint64_t y)
+/* One probe row's count of u's, checked against the window's size. */
+static int row_count(rv *r, const rv_scale *sc, size_t i, size_t j,
+                     uint64_t y, size_t wsize, double *cnt)
 {
-    double cnt;
-    uint32_t old, l;
-    int st;
     char b[160];
-    if (decode(r, sc, y, &cnt) != 0 || cnt > (double)(r->T - 2)) {
+    if (decode(r, sc, y, cnt) != 0 || *cnt > (double)wsize) {
         describe(r, y, b, sizeof b);
         return rv_fail(r, FL_REVEAL_UNREVEALED,
                        "the summation tree cannot be revealed: the probe with "
                        "+M at term %zu and -M at term %zu gave %s, which is not "
                        "a count of u's (0 .. %zu u); the kernel does not add "
                        "these terms as one tree of roundings to nearest", i, j,
-                       b, r->T - 2);
+                       b, wsize);
     }
+    return 0;
+}
+
+static int store(rv *r, pmap *mp, size_t i, size_t j, double cnt)
+{
+    uint32_t old, l;
+    int st;
+    if (cnt > (double)(r->T - 2))
+        return rv_fail(r, FL_REVEAL_UNREVEALED,
+                       "the summation tree cannot be revealed: the probes with "
+                       "+M at term %zu and -M at term %zu count %.0f u's of at "
+                       "most %zu", i, j, cnt, r->T - 2);
     l = (uint32_t)(r->T - (size_t)cnt);
     st = pmap_put(mp, i, j, l, &old);
     if (st == -2)
@@ -453,24 +485,36 @@ static int store(rv *r, pmap *mp, const rv_scale *sc, size_t i, size_t j,
     return 0;
 }
 
+/* Every pair as rows (one per window), through the row packer. */
 static int run_pairs_rows(rv *r, const rv_scale *sc, const preq *q, size_t nq,
                           pmap *mp)
 {
     rv_rows s;
+    const size_t ws = win_size(r), nw = win_count(r);
     int rc;
     rv_rows_init(&s, r->T, r->prod);
-    for (size_t k = 0; k < nq; k++) {
-        size_t row = rv_rows_add(&s, &r->in);
-        if (row == (size_t)-1) {
-            rv_rows_free(&s);
-            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    for (size_t k = 0; k < nq; k++)
+        for (size_t w = 0; w < nw; w++) {
+            size_t row = rv_rows_add(&s, &r->in);
+            size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
+            if (row == (size_t)-1) {
+                rv_rows_free(&s);
+                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+            }
+            fill_probe(r, sc, rv_row_a(&s, row),
+                       s.prod ? rv_row_b(&s, row) : NULL, q[k].i, q[k].j,
+                       w * ws, hi);
         }
-        fill_probe(r, sc, rv_row_a(&s, row), s.prod ? rv_row_b(&s, row) : NULL,
-                   q[k].i, q[k].j);
-    }
     rc = rv_run_rows(r, &s);
-    for (size_t k = 0; k < nq && rc == 0; k++)
-        rc = store(r, mp, sc, q[k].i, q[k].j, s.out[k]);
+    for (size_t k = 0; k < nq && rc == 0; k++) {
+        double tot = 0, c;
+        for (size_t w = 0; w < nw && rc == 0; w++) {
+            rc = row_count(r, sc, q[k].i, q[k].j, s.out[k * nw + w], ws, &c);
+            tot += c;
+        }
+        if (rc == 0)
+            rc = store(r, mp, q[k].i, q[k].j, tot);
+    }
     rv_rows_free(&s);
     return rc;
 }
@@ -582,8 +626,13 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
                                 size_t jj = colj[z * N + cc];
                                 if (jj == (size_t)-1 || jj == ii)
                                     continue;
-                                rc = store(r, mp, sc, ii, jj,
-                                           C[z * M * N + rr * N + cc]);
+                            {
+                                double cnt;
+                                rc = row_count(r, sc, ii, jj,
+                                               C[z * M * N + rr * N + cc], K, &cnt);
+                                if (rc == 0)
+                                    rc = store(r, mp, ii, jj, cnt);
+                            }
                             }
                         }
                     inmat = 0;
@@ -1170,13 +1219,12 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
     const size_t T = r->T;
 
     memset(t, 0, sizeof *t);
-    if (r->out.prec < 64 && (double)(T - 2) >= ldexp(1.0, r->out.prec)) {
+    if (win_count(r) > 1) {
         char o[64];
         fl_ref_format_spec(&r->out, o, sizeof o);
-        return rv_fail(r, FL_REVEAL_UNREVEALED,
-                       "the summation tree cannot be revealed: the probes count "
-                       "up to %zu u's, but the output format %s holds integers "
-                       "only up to 2^%d exactly", T - 2, o, r->out.prec);
+        rv_log(r, "tree: %s holds counts up to 2^%d exactly: each probe counts "
+               "its u's in %zu windows of at most %zu terms", o, r->out.prec,
+               win_count(r), win_size(r));
     }
     ncand = scale_candidates(r, cand, sizeof cand / sizeof cand[0]);
     if (ncand == 0)
@@ -1222,9 +1270,9 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
         }
         for (size_t g = 0; g < ncur; g++) {
             size_t c = cur[g].cnt, need = c * (c - 1) / 2;
-            cur[g].pairs = used + need <= budget || c <= 3;
+            cur[g].pairs = used + need * win_count(r) <= budget || c <= 3;
             if (cur[g].pairs) {
-                used += need;
+                used += need * win_count(r);
                 nq += need;
                 npairs++;
             } else {
@@ -1254,8 +1302,9 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
                     }
                 }
             }
-            rc = r->o->op == FL_REF_OP_GEMM ? run_pairs_gemm(r, scale, q, nq, &mp)
-                                            : run_pairs_rows(r, scale, q, nq, &mp);
+            rc = r->o->op == FL_REF_OP_GEMM && win_count(r) == 1
+                     ? run_pairs_gemm(r, scale, q, nq, &mp)
+                     : run_pairs_rows(r, scale, q, nq, &mp);
             probes += nq;
             if (rc == 0)
                 rv_log(r, "tree: round %zu: %zu group%s (%zu by all pairs, %zu by "
@@ -1280,9 +1329,9 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
             fl_reveal_tree_free(t);
     }
     if (rc == 0)
-        rv_log(r, "tree: %zu pair probes in %zu round%s, %zu calls; every probe "
-               "agrees with the tree", probes, round, round == 1 ? "" : "s",
-               r->res->calls - calls0);
+        rv_log(r, "tree: %zu pair probes in %zu round%s, %zu calls with the "
+               "calibration; every probe agrees with the tree", probes, round,
+               round == 1 ? "" : "s", r->res->calls - calls0);
     builder_free(&b);
     pmap_free(&mp);
     return rc;

@@ -1307,7 +1307,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                  m.ftz && m.daz ? "flushed to zero, inputs and results"
                  : m.ftz ? "tiny results flushed to zero"
                  : m.daz ? "subnormal inputs read as zero"
-                         : "kept (no flush to zero)", m.ftz, m.daz);
+                         : "kept, no flush to zero", m.ftz, m.daz);
         note_stage(r, "subnormals", &sr[ST_SUB], buf);
         if (joint) {
             rv_log(r, "  %-15s every product of two %s inputs is exact in %s "

@@ -74,7 +74,8 @@ static int emin_sub(const fl_format *f)
 }
 
 /* A value of f with exponent e (clamped to f's range), a random
- * significand and sign. */
+ * significand and sign.  Normal values are assembled as bits (sign,
+ * biased exponent, fraction); subnormal ones go through binary64. */
 static uint64_t rnd_val(const fl_format *f, rng *g, int e, int neg)
 {
     int fb = f->prec - 1 < 52 ? f->prec - 1 : 52;
@@ -86,6 +87,11 @@ static uint64_t rnd_val(const fl_format *f, rng *g, int e, int neg)
         e = f->emax;
     if (e < emin_sub(f))
         e = emin_sub(f);
+    if (e >= f->emin && f->nan_style == FL_NANSTYLE_IEEE && f->has_zero &&
+        fb == f->prec - 1) {
+        uint64_t b = ((uint64_t)(e + f->bias) << (f->prec - 1)) | frac;
+        return (neg ? f->sign_mask : 0) | b;
+    }
     x = ldexp(1.0 + ldexp((double)frac, -fb), e);
     return fl_from_double(f, neg ? -x : x, &c, &fl);
 }

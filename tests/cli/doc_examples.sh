@@ -8,7 +8,8 @@
 #
 # A last line `[exit N]` under an example is its exit status, checked too.
 # Allowed differences: wall times and rates (`time=0.08s rate=12.74M/s`,
-# the lab's `0.09 s` per experiment) are masked; a line `...` in the
+# the lab's `0.09 s` per experiment, reveal's call and total times) are
+# masked; a line `...` in the
 # document stands for any number of lines; blank lines at the end of an
 # example are not part of it.  Run: lines starting `$ fplab ` or
 # `$ printf ` (which may write an input file for the next example); a
@@ -29,7 +30,9 @@ total=0 bad=0
 # mask times, drop trailing blank lines
 mask() {
     sed -E -e 's/time=[0-9.]+s rate=[0-9.]+M\/s/time=Ts rate=RM\/s/g' \
-           -e 's/^(experiment [a-z_]+ +)[0-9.]+ s,/\1T s,/' |
+           -e 's/^(experiment [a-z_]+ +)[0-9.]+ s,/\1T s,/' \
+           -e 's/^(kernel calls: [0-9]+) \([0-9.]+ s in the kernel\); reveal total [0-9.]+ s$/\1 (T s in the kernel); reveal total T s/' \
+           -e 's/^(validation inputs: .* calls?), [0-9.]+ s$/\1, T s/' |
         awk '{ l[n++] = $0 } END { while (n > 0 && l[n - 1] == "") n--
                                    for (i = 0; i < n; i++) print l[i] }'
 }
