@@ -225,7 +225,7 @@ static void group_adaptive(void)
     check("dot tc with fused blocks, n=100", FL_REF_OP_DOT, "binary16", 100, 0, 0, 0,
           "tc=a100-fp16", 0, F, "tc=a100-fp16(block:8,neab:1,align:trunc,norm:once,rm:rtz)");
     /* outputs too narrow to count every u at once: windows of u's */
-    check("sum bf16 out, n=600 (3 windows)", FL_REF_OP_SUM, "bfloat16", 600, 0, 0, 0,
+    check("sum bf16 out, n=600 (3 windows of 256)", FL_REF_OP_SUM, "bfloat16", 600, 0, 0, 0,
           "acc=binary32 out=bfloat16 order=lanes:32:halving epilogue=init", 0, F,
           "order=lanes:32:halving out=bfloat16 epilogue=init");
     check("sum fp16 out, n=2100 (2 windows)", FL_REF_OP_SUM, "binary16", 2100, 0, 0,

@@ -258,16 +258,16 @@ static size_t scale_candidates(const rv *r, rv_scale *out, size_t max)
     return cnt;
 }
 
-/* Terms per window: the output format holds every count up to 2^p
- * exactly, so a probe counts its u's in windows of at most 2^p - 1
- * positions (+0 elsewhere) and the windows' counts are added.  A +0 term
- * changes no partial sum, so the +-M absorption is the same. */
+/* Terms per window: the output format holds every integer up to 2^p
+ * exactly, so a probe counts its u's in windows of at most 2^p positions
+ * (+0 elsewhere) and the windows' counts are added.  A +0 term changes no
+ * partial sum, so the +-M absorption is the same. */
 static size_t win_size(const rv *r)
 {
     size_t w;
     if (r->out.prec >= 40)
         return r->T;
-    w = ((size_t)1 << r->out.prec) - 1;
+    w = (size_t)1 << r->out.prec;
     return w < r->T ? w : r->T;
 }
 
