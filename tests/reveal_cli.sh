@@ -79,6 +79,7 @@ truth gemmseq "gemm --m 16 --n 16 --k 48 --batch 8" float32 "--epilogue init" \
       "order=sequential epilogue=init products=rounded"
 truth h100    "gemm --m 32 --n 32 --k 64 --batch 16" float16 "--tc h100-fp16" \
       "tc=h100-fp16(block:16,neab:2,align:trunc,norm:once,rm:rtz) acc=binary32"
+truth exact   "sum --n 50"   float32  "--exact" "order=exact out-rm=rne"
 
 # The written model file is read by `fplab ref --model` and gives the
 # kernel's own output on another input (the committed fixture, n = 4).
@@ -146,5 +147,5 @@ bad gemm-shape 2 "gemm needs --m M and --k K" gemm --n 8 --dtype float32 --model
 bad too-few 2 "at least 3 terms" sum --n 2 --dtype float32 --model-out keep.model -- cat '{in}' '{out}'
 
 echo "$cases cases, $fails failures"
-[ "$cases" -eq 25 ] || { echo "FAIL: ran $cases cases, expected 25"; exit 1; }
+[ "$cases" -eq 26 ] || { echo "FAIL: ran $cases cases, expected 26"; exit 1; }
 [ "$fails" -eq 0 ]

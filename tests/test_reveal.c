@@ -202,6 +202,11 @@ static void group_sum(void)
      * pairwise, which comes first */
     check("sum splitk:3", FL_REF_OP_SUM, "binary32", 64, 0, 0, 0,
           "order=splitk:3", 0, F, "order=pairwise:22");
+    check("sum exact (correctly rounded)", FL_REF_OP_SUM, "binary32", 40, 0, 0, 0,
+          "order=exact", 0, F, "order=exact");
+    check("sum fp16 in fp64 acc (wider than the probes)", FL_REF_OP_SUM,
+          "binary16", 30, 0, 0, 0, "acc=binary64 out=binary16", 0, F,
+          "order=exact out=binary16");
     check("sum explicit tree", FL_REF_OP_SUM, "binary32", 6, 0, 0, 0,
           "order=tree:(0+(1+2))+((3+4)+5)", 0, F,
           "order=tree:(0+(1+2))+((3+4)+5)");
@@ -297,7 +302,7 @@ int main(int argc, char **argv)
     }
     if (!group || !strcmp(group, "sum")) {
         group_sum();
-        expect += 20;
+        expect += 22;
     }
     if (!group || !strcmp(group, "adaptive")) {
         group_adaptive();

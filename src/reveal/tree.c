@@ -102,11 +102,15 @@ size_t fl_reveal_tree_height(const fl_reveal_tree *t, size_t r)
 /* ------------------------------------------------------------------------
  * Rebuilding in postorder with children sorted by smallest leaf.
  * ---------------------------------------------------------------------- */
-static size_t *g_min;   /* for the comparator (single-threaded use) */
+/* Children with their smallest leaf, sorted by it (no global state: the
+ * library may run in several threads). */
+typedef struct kid_key {
+    size_t min, ref;
+} kid_key;
 
 static int by_min(const void *x, const void *y)
 {
-    size_t a = g_min[*(const size_t *)x], b = g_min[*(const size_t *)y];
+    size_t a = ((const kid_key *)x)->min, b = ((const kid_key *)y)->min;
     return a < b ? -1 : a > b;
 }
 
@@ -180,16 +184,30 @@ static int renumber(fl_reveal_tree *t)
 
 int rv_tree_canon(fl_reveal_tree *t)
 {
-    size_t *mn, *sz;
+    size_t *mn, *sz, maxar;
+    kid_key *kk;
     if (t->nnodes == 0)
         return 0;
     if (leaf_stats(t, &mn, &sz) != 0)
         return -1;
-    g_min = mn;
-    for (size_t j = 0; j < t->nnodes; j++)
-        qsort(t->kids + t->first[j], t->first[j + 1] - t->first[j],
-              sizeof *t->kids, by_min);
-    g_min = NULL;
+    maxar = rv_tree_max_arity(t);
+    kk = malloc((maxar ? maxar : 1) * sizeof *kk);
+    if (kk == NULL) {
+        free(mn);
+        free(sz);
+        return -1;
+    }
+    for (size_t j = 0; j < t->nnodes; j++) {
+        size_t c = t->first[j + 1] - t->first[j];
+        for (size_t q = 0; q < c; q++) {
+            kk[q].ref = t->kids[t->first[j] + q];
+            kk[q].min = mn[kk[q].ref];
+        }
+        qsort(kk, c, sizeof *kk, by_min);
+        for (size_t q = 0; q < c; q++)
+            t->kids[t->first[j] + q] = kk[q].ref;
+    }
+    free(kk);
     free(mn);
     free(sz);
     return renumber(t);
