@@ -6,6 +6,8 @@ foreach(part sum adaptive dot gemm tc bad)
   add_test(NAME reveal_${part} COMMAND test_reveal ${part})
   set_tests_properties(reveal_${part} PROPERTIES LABELS unit TIMEOUT 300)
 endforeach()
+add_test(NAME reveal_random_models COMMAND test_reveal random)
+set_tests_properties(reveal_random_models PROPERTIES LABELS "unit;long" TIMEOUT 1200)
 
 # `fplab reveal` with `fplab ref` as the black-box kernel (known models),
 # and bad kernels (fails, hangs past --timeout, wrong shape/dtype,

@@ -1425,6 +1425,10 @@ static void known_values(void)
         known_sum("epilogue=init", ns[i], 0x80000000u, 0);
         known_sum("order=exact", ns[i], 0x80000000u, 0x80000000u);
         known_sum("order=exact out-rm=rdn", ns[i], 0, 0);
+        /* the exact sum from a +0 start (a `s = 0; for` loop) */
+        known_sum("order=exact epilogue=init", ns[i], 0x80000000u, 0);
+        known_sum("order=exact epilogue=init out-rm=rdn", ns[i], 0x80000000u,
+                  0x80000000u);
         known_sum("order=numpy acc-rm=rdn", ns[i], 0x80000000u, 0x80000000u);
         {
             fl_ctx c = fl_ctx_make(FL_RNE);
@@ -1476,7 +1480,7 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "brute")) {
         known_values();
         printf("known: %ld hand-checked sums\n", n_known);
-        CHECK(n_known == 6 * 8 + 3, "known values ran: %ld", n_known);
+        CHECK(n_known == 6 * 10 + 3, "known values ran: %ld", n_known);
         for (long i = 0; i < nb; i++)
             brute_case(0);
         printf("brute: %ld models (%ld text round trips), %ld elements, %ld "

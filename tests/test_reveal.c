@@ -8,7 +8,7 @@
  * probes cannot reveal (truncating additions), each with its status.
  *
  *   test_reveal [GROUP] [-v]     GROUP: sum adaptive dot gemm tc bad (default
- *                                all)
+ *                                all), or random (100 random models, long)
  *
  * Validation uses FPLAB_REVEAL_VALIDATE cases (default 3000: the full 10^5
  * of the command line is the `reveal_cli` and `long` tests' business).
@@ -290,6 +290,117 @@ static void group_bad(void)
           FL_REVEAL_BAD_OPTIONS, NULL);
 }
 
+/* Random models (orders, accumulators, roundings, fused products, FTZ,
+ * DAZ, start values, output formats): reveal must never report a found
+ * model that does not replay (it validates), and must find most of them;
+ * the rest are reported unrevealed (an accumulator much wider than the
+ * output shows, float16 DAZ) or as near misses in combinations such as an
+ * accumulator narrower than its inputs with flushing.  Seed 777 unless
+ * FPLAB_TEST_SEED; label long. */
+static uint64_t rs;
+static unsigned rnd(unsigned n)
+{
+    rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)((rs >> 33) % n);
+}
+
+static void group_random(void)
+{
+    const char *e = getenv("FPLAB_TEST_SEED");
+    int found = 0, unrevealed = 0, near = 0, other = 0, total = 100;
+    rs = e && *e ? strtoull(e, NULL, 0) : 777;
+    printf("random: seed %llu (replay with FPLAB_TEST_SEED=%llu)\n",
+           (unsigned long long)rs, (unsigned long long)rs);
+    for (int it = 0; it < total; it++) {
+        static const char *const ins[] = {"binary32", "binary16", "bfloat16"};
+        static const char *const accs[] = {"binary32", "binary64", "binary16",
+                                           "bfloat16"};
+        static const char *const rms[] = {"rne", "rna", "rdn", "rup"};
+        char spec[512], order[64], err[256];
+        truth t;
+        fl_reveal_opts o;
+        fl_reveal_result res;
+        fl_reveal_status st;
+        int op = (int)rnd(3);
+        const char *in = ins[rnd(3)], *acc = accs[rnd(4)];
+        size_t n = 3 + rnd(200);
+        switch (rnd(7)) {
+        case 0: snprintf(order, sizeof order, "sequential"); break;
+        case 1: snprintf(order, sizeof order, "reverse"); break;
+        case 2: snprintf(order, sizeof order, "pairwise:%u", 1 + rnd(16)); break;
+        case 3: snprintf(order, sizeof order, "numpy"); break;
+        case 4: snprintf(order, sizeof order, "blocked:%u", 1 + rnd(40)); break;
+        case 5:
+            snprintf(order, sizeof order, "lanes:%u:%s", 1 + rnd(32),
+                     rnd(3) == 0 ? "seq" : rnd(2) ? "pairwise" : "halving");
+            break;
+        default: snprintf(order, sizeof order, "splitk:%u", 1 + rnd(6)); break;
+        }
+        {
+            const char *out = rnd(2) ? acc : ins[rnd(3)];
+            const char *orm = rnd(3) == 0 ? "rtz" : "rne";
+            int fused = op && rnd(3) == 0, init = rnd(4) == 0;
+            int ftz = rnd(5) == 0, daz = rnd(5) == 0;
+            snprintf(spec, sizeof spec,
+                     "in=%s acc=%s acc-rm=%s order=%s out=%s out-rm=%s%s%s%s%s",
+                     in, acc, rms[rnd(4)], order, out, orm,
+                     fused ? " products=fused" : "", init ? " epilogue=init" : "",
+                     ftz ? " ftz=1" : "", daz ? " daz=1" : "");
+        }
+        memset(&t, 0, sizeof t);
+        fl_ref_model_init(&t.m);
+        if (fl_ref_model_parse(&t.m, spec, err, sizeof err) != 0 ||
+            fl_ref_model_check(&t.m, (fl_ref_op)op, n, err, sizeof err) != 0) {
+            fl_ref_model_free(&t.m);
+            it--;
+            continue;
+        }
+        t.out = t.m.out;
+        fl_reveal_opts_init(&o);
+        o.op = (fl_ref_op)op;
+        o.in = t.m.in;
+        o.validate = 2000;
+        o.seed = (uint64_t)it;
+        if (op == FL_REF_OP_GEMM) {
+            o.m = 1 + rnd(12);
+            o.n = 1 + rnd(12);
+            o.k = n;
+            o.batch = rnd(2) ? 4 : 0;
+        } else {
+            o.n = n;
+        }
+        st = fl_reveal(&o, kernel, &t, &res);
+        cases++;
+        if (st == FL_REVEAL_FOUND) {
+            if (res.agreed != res.cases || res.cases < o.validate) {
+                printf("FAIL random %d: found a model that replays %zu of %zu\n",
+                       it, res.agreed, res.cases);
+                failures++;
+            }
+            found++;
+        } else if (st == FL_REVEAL_UNREVEALED) {
+            unrevealed++;
+        } else if (st == FL_REVEAL_MISMATCH) {
+            near++;
+            if (verbose)
+                printf("  near miss %d: %s (truth %s)\n", it, res.message, spec);
+        } else {
+            other++;
+            printf("FAIL random %d: status %d: %s (truth %s)\n", it, (int)st,
+                   res.message, spec);
+            failures++;
+        }
+        fl_reveal_result_free(&res);
+        fl_ref_model_free(&t.m);
+    }
+    printf("random: %d models: %d found, %d unrevealed, %d near misses, %d "
+           "other\n", total, found, unrevealed, near, other);
+    if (found < total * 80 / 100) {
+        printf("FAIL random: only %d of %d found\n", found, total);
+        failures++;
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *group = NULL;
@@ -323,6 +434,10 @@ int main(int argc, char **argv)
     if (!group || !strcmp(group, "bad")) {
         group_bad();
         expect += 5;
+    }
+    if (group && !strcmp(group, "random")) {
+        group_random();
+        expect += 100;
     }
     printf("%d cases, %d failures\n", cases, failures);
     if (cases != expect || cases == 0) {

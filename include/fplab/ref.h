@@ -51,7 +51,8 @@
  *     exact       no rounding at all: the exact value, rounded once into
  *                 out (an exact fixed-point accumulator over the whole
  *                 range of the products); acc, acc-rm, products and tc
- *                 do not apply
+ *                 do not apply; epilogue=init adds the +0 start (a row
+ *                 of -0 then sums to +0)
  *   tc        the block-FMA tensor-core model (fplab/tensorcore.h): every
  *             block of `block` products enters one fl_tc_block_fma_ctx
  *             with the running accumulator as c (the first block's c is

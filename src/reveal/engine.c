@@ -118,7 +118,7 @@ static int try_exact(rv *r, const rv_valid *v)
     char msg[sizeof res->message];
     fl_reveal_status st = res->status;
     memcpy(msg, res->message, sizeof msg);
-    for (int q = 0; q < 6; q++) {
+    for (int q = 0; q < 12; q++) {
         fl_ref_model m;
         char err[256], *line;
         size_t ok = 0, dn = 0, sample = v->cases < 20000 ? v->cases : 20000;
@@ -128,7 +128,9 @@ static int try_exact(rv *r, const rv_valid *v)
         m.out = r->out;
         m.out_set = 1;
         if (fl_ref_model_set(&m, "order", "exact", NULL, err, sizeof err) != 0 ||
-            fl_ref_model_set(&m, "out-rm", rms[q], NULL, err, sizeof err) != 0 ||
+            fl_ref_model_set(&m, "out-rm", rms[q % 6], NULL, err, sizeof err) != 0 ||
+            fl_ref_model_set(&m, "epilogue", q < 6 ? "last" : "init", NULL, err,
+                             sizeof err) != 0 ||
             fl_ref_model_check(&m, r->o->op, r->T, err, sizeof err) != 0) {
             fl_ref_model_free(&m);
             continue;
@@ -145,7 +147,8 @@ static int try_exact(rv *r, const rv_valid *v)
         rv_log(r, "no summation tree: the +-M probes kept their u's (an exact "
                "accumulator, or one wider than the probes reach, where the "
                "order does not matter); one rounding of the exact result "
-               "(order=exact out-rm=%s) replays every case", rms[q]);
+               "(order=exact out-rm=%s epilogue=%s) replays every case",
+               rms[q % 6], q < 6 ? "last" : "init");
         rv_log(r, "validation: %zu of %zu cases bit-identical (100.0000%%)", ok,
                dn);
         free(line);

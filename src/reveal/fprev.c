@@ -217,8 +217,12 @@ static size_t scale_candidates(const rv *r, rv_scale *out, size_t max)
             hi = r->out.emax < A->emax ? r->out.emax : A->emax;
             lo = fmt_emin_sub(&r->out) > fmt_emin_sub(A) ? fmt_emin_sub(&r->out)
                                                           : fmt_emin_sub(A);
+            /* the flush-safe variant: u normal in the input, the output
+             * and the accumulator guess (DAZ, or FTZ in the accumulator) */
             if (daz && r->out.emin > lo)
                 lo = r->out.emin;
+            if (daz && A->emin > lo)
+                lo = A->emin;
             if (!r->prod) {
                 if (r->in.emax < hi)
                     hi = r->in.emax;

@@ -58,7 +58,8 @@ typedef struct cherry {
 typedef struct probe_set {
     rv_rows rows;
     size_t lo[ST_COUNT], hi[ST_COUNT];
-    int E, kmax;           /* precision rows: 2^E + 2^(E-k), k = 1..kmax */
+    int Es[2], kmaxs[2];   /* precision rows: 2^E + 2^(E-k), k = 1..kmax, */
+    int nE;                /* for each scale E */
     int rp[8], nrp;        /* precisions with rounding rows (6 rows each) */
     cherry ch[64];         /* cherries with product rows (2 rows each) */
     size_t nch;
@@ -177,50 +178,113 @@ static uint64_t splitmix(uint64_t *s)
 /* ------------------------------------------------------------------------
  * Building the probes.
  * ---------------------------------------------------------------------- */
+/* The term 2^e * (1 + frac/2^fbits), negated when neg: for a sum the
+ * value itself (b = 1); for products a factor pair of normal inputs, so
+ * that e may run over twice the input's exponent range. */
+static void term_val(const rv *r, term *t, size_t pos, int e, uint64_t frac,
+                     int fbits, int neg)
+{
+    const fl_format *in = &r->in;
+    t->pos = pos;
+    if (!r->prod) {
+        t->a = rv_val(in, neg, e, frac, fbits);
+        t->b = rv_pow2(in, 0, 0);
+        return;
+    }
+    {
+        int e1 = e >= 0 ? (e + 1) / 2 : -((-e) / 2), e2;
+        if (e1 > in->emax)
+            e1 = in->emax;
+        if (e1 < in->emin)
+            e1 = in->emin;
+        e2 = e - e1;
+        if (e2 > in->emax) {
+            e2 = in->emax;
+            e1 = e - e2;
+        }
+        if (e2 < in->emin) {
+            e2 = in->emin;
+            e1 = e - e2;
+        }
+        t->a = rv_val(in, neg, e1, frac, fbits);
+        t->b = rv_pow2(in, e2, 0);
+    }
+}
+
+static int rowt3(rv *r, probe_set *ps, term x, term y, term z, int nz)
+{
+    term ts[3];
+    ts[0] = x;
+    ts[1] = y;
+    ts[2] = z;
+    return add_row(r, ps, ts, nz ? 3 : 2);
+}
+
 static int build_binary(rv *r, probe_set *ps, const fl_reveal_tree *t,
                         const rv_scale *sc)
 {
     const fl_format *in = &r->in, *out = &r->out;
     size_t ci = ps->ci, cj = ps->cj, cm = ps->cm;
-    int hi = in->emax < out->emax ? in->emax : out->emax;
-    int lo = in->emin > out->emin ? in->emin : out->emin;
+    int ein_hi = r->prod ? 2 * in->emax : in->emax;
+    int ein_lo = r->prod ? 2 * in->emin : in->emin;
+    int hi = ein_hi < out->emax ? ein_hi : out->emax;
+    int lo = ein_lo > out->emin ? ein_lo : out->emin;
     int E;
     (void)t;
     /* a sum's terms were proven not to overflow up to 2^eM */
     if (!r->prod && sc->eM < hi)
         hi = sc->eM;
     E = hi - 2;
-    ps->E = E;
-    ps->kmax = E - lo < 64 ? E - lo : 64;
+    /* a second, small scale that a binary16 or bfloat16 accumulator holds
+     * (the accumulator's range is not known yet) */
+    ps->nE = 0;
+    ps->Es[ps->nE++] = E;
+    if (E > 12 && 12 - lo >= 12)
+        ps->Es[ps->nE++] = 12;
 
-    /* precision */
+    /* precision, at each scale */
     ps->lo[ST_PREC] = ps->rows.count;
-    for (int k = 1; k <= ps->kmax; k++)
-        if (row3(r, ps, ci, rv_pow2(in, E, 0), cj, rv_pow2(in, E - k, 0), cm,
-                 rv_pow2(in, E, 1)))
-            return -1;
+    for (int q = 0; q < ps->nE; q++) {
+        int e0 = ps->Es[q], km = e0 - lo < 64 ? e0 - lo : 64;
+        ps->kmaxs[q] = km;
+        for (int k = 1; k <= km; k++) {
+            term x, y, z;
+            term_val(r, &x, ci, e0, 0, 0, 0);
+            term_val(r, &y, cj, e0 - k, 0, 0, 0);
+            term_val(r, &z, cm, e0, 0, 0, 1);
+            if (rowt3(r, ps, x, y, z, cm != (size_t)-1))
+                return -1;
+        }
+    }
     ps->hi[ST_PREC] = ps->rows.count;
 
-    /* rounding: below half, tie, above half, both signs, per precision */
+    /* rounding: below half, tie, above half, both signs, per precision and
+     * scale */
     ps->lo[ST_ROUND] = ps->rows.count;
-    {
+    ps->nrp = 0;
+    for (int qe = 0; qe < ps->nE; qe++) {
         int cand[5] = {8, 11, 24, 53, in->prec};
-        ps->nrp = 0;
+        int e0 = ps->Es[qe], seen[5] = {0};
         for (int q = 0; q < 5; q++) {
             int p = cand[q], dup = 0;
-            for (int z = 0; z < ps->nrp; z++)
-                dup |= ps->rp[z] == p;
-            if (dup || p < 2 || E - p - 1 < lo)
+            for (int z = 0; z < q; z++)
+                dup |= seen[z] && cand[z] == p;
+            if (dup || p < 2 || e0 - p - 1 < lo)
                 continue;
-            ps->rp[ps->nrp++] = p;
-            for (int s = 0; s < 2; s++)
+            seen[q] = 1;
+            for (int sg = 0; sg < 2; sg++)
                 for (int d = 0; d < 3; d++) {
                     /* d: 0 tie (2^(E-p)), 1 above (1.5), 2 below (0.5) */
-                    uint64_t x = d == 0 ? rv_pow2(in, E - p, s)
-                               : d == 1 ? rv_val(in, s, E - p, 1, 1)
-                                        : rv_pow2(in, E - p - 1, s);
-                    if (row3(r, ps, ci, rv_pow2(in, E, s), cj, x, cm,
-                             rv_pow2(in, E, !s)))
+                    term x, y, z;
+                    term_val(r, &x, ci, e0, 0, 0, sg);
+                    if (d == 0)
+                        term_val(r, &y, cj, e0 - p, 0, 0, sg);
+                    else if (d == 1)
+                        term_val(r, &y, cj, e0 - p, 1, 1, sg);
+                    else
+                        term_val(r, &y, cj, e0 - p - 1, 0, 0, sg);
+                    term_val(r, &z, cm, e0, 0, 0, !sg);
+                    if (rowt3(r, ps, x, y, z, cm != (size_t)-1))
                         return -1;
                 }
         }
@@ -389,9 +453,60 @@ static int build_common(rv *r, probe_set *ps, const fl_reveal_tree *t)
             row3(r, ps, ci, rv_val(in, 0, em, 1, 1), cj, rv_pow2(in, em, 1),
                  (size_t)-1, 0) ||
             row3(r, ps, ci, rv_val(in, 1, em, 1, 1), cj, rv_pow2(in, em, 0),
+                 (size_t)-1, 0) ||
+            row3(r, ps, ci, rv_pow2(in, lo_in, 0), cj, in->sign_mask,
                  (size_t)-1, 0))
             return -1;
         if (r->prod) {
+            /* a subnormal input times a large factor: a normal product,
+             * gone only when inputs are flushed (DAZ), either operand */
+            int big = in->prec + 1 < in->emax ? in->prec + 1 : in->emax;
+            for (int side = 0; side < 2; side++) {
+                term ts[1];
+                uint64_t sub = rv_val(in, side, lo_in + 1, 1, 1);  /* 3 min_sub */
+                ts[0].pos = ci;
+                ts[0].a = side ? rv_pow2(in, big, 0) : sub;
+                ts[0].b = side ? sub : rv_pow2(in, big, 0);
+                if (add_row(r, ps, ts, 1))
+                    return -1;
+            }
+            /* a subnormal input against a -0: only the sign of the zero
+             * may show DAZ through a narrow output (rdn: +0 + -0 = -0) */
+            {
+                term ts[2];
+                ts[0].pos = ci;
+                ts[0].a = rv_val(in, 0, lo_in + 1, 1, 1);
+                ts[0].b = rv_pow2(in, big, 0);
+                ts[1].pos = cj;
+                ts[1].a = in->sign_mask;
+                ts[1].b = rv_pow2(in, 0, 0);
+                if (add_row(r, ps, ts, 2))
+                    return -1;
+            }
+            /* a product that overflows on its own but not inside an fma:
+             * -2^ea + 1.25 * 2^(ea+1) = 1.5 * 2^ea (both sides of the first
+             * pair; ea the largest exponent of binary32 and of the input) */
+            {
+                int eas[2] = {fl_binary32.emax, in->emax};
+                for (int q = 0; q < 2; q++) {
+                    int ea = eas[q];
+                    if (q == 1 && ea == eas[0])
+                        continue;
+                    if (ea > in->emax || ea < in->emin + 2)
+                        continue;
+                    for (int side = 0; side < 2; side++) {
+                        term ts[2];
+                        ts[0].pos = side ? cj : ci;
+                        ts[0].a = rv_pow2(in, ea, 1);
+                        ts[0].b = rv_pow2(in, 0, 0);
+                        ts[1].pos = side ? ci : cj;
+                        ts[1].a = rv_val(in, 0, ea, 1, 2);   /* 1.25 * 2^ea */
+                        ts[1].b = rv_pow2(in, 1, 0);
+                        if (add_row(r, ps, ts, 2))
+                            return -1;
+                    }
+                }
+            }
             /* products that are subnormal in the input format */
             int e1 = (em - 1) / 2, e2 = em - 1 - e1;
             term ts[1];
@@ -432,6 +547,30 @@ static int build_common(rv *r, probe_set *ps, const fl_reveal_tree *t)
             }
         }
     }
+    /* a subnormal result of the last addition (the root: one term in each
+     * of its two subtrees): with DAZ every earlier subnormal partial sum
+     * is flushed when the next addition reads it, so FTZ shows only here */
+    if (t->nnodes > 0 && t->first[t->nnodes] - t->first[t->nnodes - 1] == 2) {
+        size_t rl = t->kids[t->first[t->nnodes - 1]];
+        size_t rr = t->kids[t->first[t->nnodes - 1] + 1];
+        int ems[2] = {in->emin, fl_binary32.emin};
+        /* the smallest term under each child */
+        while (rl >= t->n)
+            rl = t->kids[t->first[rl - t->n]];
+        while (rr >= t->n)
+            rr = t->kids[t->first[rr - t->n]];
+        for (int q = 0; q < 2; q++) {
+            if (q == 1 && (ems[1] == ems[0] || !r->prod))
+                continue;
+            for (int sg = 0; sg < 2; sg++) {
+                term x, y;
+                term_val(r, &x, rl, ems[q], 1, 1, sg);
+                term_val(r, &y, rr, ems[q], 0, 0, !sg);
+                if (rowt3(r, ps, x, y, x, 0))
+                    return -1;
+            }
+        }
+    }
     /* results subnormal in the output format but normal in the input */
     if (out->subnormals && out->emin > in->emin + 2) {
         int e = out->emin - 2;
@@ -465,6 +604,22 @@ static int build_common(rv *r, probe_set *ps, const fl_reveal_tree *t)
                     return -1;
     }
     ps->hi[ST_OUT] = ps->rows.count;
+
+    /* range: overflow of the sum of two largest terms, of the output */
+    ps->lo[ST_RANGE] = ps->rows.count;
+    {
+        uint64_t mx = in->max_bits;
+        if (row3(r, ps, ci, mx, cj, mx, (size_t)-1, 0) ||
+            row3(r, ps, ci, mx | in->sign_mask, cj, mx | in->sign_mask,
+                 (size_t)-1, 0))
+            return -1;
+        if (out->emax < in->emax) {
+            uint64_t x = rv_pow2(in, out->emax, 0);
+            if (row3(r, ps, ci, x, cj, x, (size_t)-1, 0))
+                return -1;
+        }
+    }
+    ps->hi[ST_RANGE] = ps->rows.count;
 
     /* the start value: a row of -0 */
     ps->lo[ST_ZERO] = ps->rows.count;
@@ -507,22 +662,6 @@ static int build_common(rv *r, probe_set *ps, const fl_reveal_tree *t)
         }
     }
     ps->hi[ST_NAN] = ps->rows.count;
-
-    /* range: overflow of the sum of two largest terms, of the output */
-    ps->lo[ST_RANGE] = ps->rows.count;
-    {
-        uint64_t mx = in->max_bits;
-        if (row3(r, ps, ci, mx, cj, mx, (size_t)-1, 0) ||
-            row3(r, ps, ci, mx | in->sign_mask, cj, mx | in->sign_mask,
-                 (size_t)-1, 0))
-            return -1;
-        if (out->emax < in->emax) {
-            uint64_t x = rv_pow2(in, out->emax, 0);
-            if (row3(r, ps, ci, x, cj, x, (size_t)-1, 0))
-                return -1;
-        }
-    }
-    ps->hi[ST_RANGE] = ps->rows.count;
 
     /* random rows: whole rows of moderate values, and rows of a few terms
      * with a wide spread */
@@ -666,7 +805,7 @@ static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
             return 1;
         }
     for (int fam = 0; fam < 6; fam++)
-        for (size_t p = 2; p <= n; p++) {
+        for (size_t p = fam == 0 ? 1 : 2; p <= n; p++) {
             if (!param_ok(n, p))
                 continue;
             switch (fam) {
@@ -820,18 +959,29 @@ static void note_stage(rv *r, const char *what, const stage_res *sr,
                sr->best, sr->rows);
 }
 
-/* The largest k whose 2^E + 2^(E-k) survived (-1 none, kmax all). */
-static int observed_prec(rv *r, probe_set *ps)
+/* The largest k whose 2^E + 2^(E-k) survived, over the scales whose
+ * probes stayed finite; *kmax: that scale's largest k. */
+static int observed_prec(rv *r, probe_set *ps, int *kmax)
 {
-    int last = 0;
-    for (int k = 1; k <= ps->kmax; k++) {
-        uint64_t y = ps->rows.out[ps->lo[ST_PREC] + (size_t)(k - 1)];
-        double v = fl_to_double(&r->out, y);
-        if (v != ldexp(1.0, ps->E - k))
-            break;
-        last = k;
+    int best = 0;
+    size_t base = ps->lo[ST_PREC];
+    *kmax = ps->nE ? ps->kmaxs[0] : 0;
+    for (int q = 0; q < ps->nE; q++) {
+        int last = 0;
+        for (int k = 1; k <= ps->kmaxs[q]; k++) {
+            uint64_t y = ps->rows.out[base + (size_t)(k - 1)];
+            double v = fl_to_double(&r->out, y);
+            if (v != ldexp(1.0, ps->Es[q] - k))
+                break;
+            last = k;
+        }
+        if (last > best) {
+            best = last;
+            *kmax = ps->kmaxs[q];
+        }
+        base += (size_t)ps->kmaxs[q];
     }
-    return last;
+    return best;
 }
 
 static const char *rm_words(int rm)
@@ -1081,9 +1231,9 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                       ps.hi[ST_ROUND], CMP_VALUE, &sr[ST_PREC], &win) != 0)
             goto out;
         {
-            int k = observed_prec(r, &ps);
+            int km, k = observed_prec(r, &ps, &km);
             char txt[300];
-            if (k >= ps.kmax)
+            if (k >= km)
                 snprintf(txt, sizeof txt, "at least %d bits (2^E + 2^(E-k) "
                          "survives for every k <= %d the input can hold): %s",
                          k + 1, k, fmt_name(&m.acc, fa, sizeof fa));
@@ -1333,8 +1483,9 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
 
     /* ---- stage 4: output rounding ---- */
     if (!fl_ref_format_same(&r->out, &m.acc)) {
+        /* ties and near-ties, and overflow (out's range may be smaller) */
         nc = kv_list_rm(cand, "out-rm");
-        if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_OUT], ps.hi[ST_OUT],
+        if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_OUT], ps.hi[ST_RANGE],
                       CMP_VALUE, &sr[ST_OUT], &win) != 0)
             goto out;
         snprintf(buf, sizeof buf, "%s -> %s rounded %s (out-rm=%s)",
@@ -1346,21 +1497,41 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                "output", fmt_name(&r->out, fo, sizeof fo));
     }
 
-    /* ---- stage 5: the start value (and the order's name) ---- */
+    /* ---- stage 5: the start value (and the order's name), bit for bit
+     * on the subnormal, output, range and zero probes: a flushed result
+     * keeps its sign, so FTZ and DAZ are decided again with it, the
+     * choice of stage 3 first ---- */
     if (!ps.tc) {
+        static const char *const zz[4][2] = {{"0", "0"}, {"1", "1"}, {"1", "0"},
+                                             {"0", "1"}};
+        int fz[4], nf = 0;
+        fz[nf++] = m.ftz && m.daz ? 1 : m.ftz ? 2 : m.daz ? 3 : 0;
+        for (int q = 0; q < 4; q++)
+            if (q != fz[0])
+                fz[nf++] = q;
         nc = 0;
-        for (size_t k = 0; k < noc && nc + 2 <= 32; k++)
-            for (int init = 0; init < 2; init++) {
-                memset(&cand[nc], 0, sizeof cand[nc]);
-                cand[nc].k[0] = "order";
-                cand[nc].v[0] = oc[k].spec;
-                cand[nc].k[1] = "epilogue";
-                cand[nc].v[1] = init ? "init" : "last";
-                nc++;
-            }
+        for (int f = 0; f < nf; f++)
+            for (size_t k = 0; k < noc && nc + 2 <= 64; k++)
+                for (int init = 0; init < 2; init++) {
+                    memset(&cand[nc], 0, sizeof cand[nc]);
+                    cand[nc].k[0] = "order";
+                    cand[nc].v[0] = oc[k].spec;
+                    cand[nc].k[1] = "epilogue";
+                    cand[nc].v[1] = init ? "init" : "last";
+                    cand[nc].k[2] = "ftz";
+                    cand[nc].v[2] = zz[fz[f]][0];
+                    cand[nc].k[3] = "daz";
+                    cand[nc].v[3] = zz[fz[f]][1];
+                    nc++;
+                }
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_SUB], ps.hi[ST_ZERO],
                       CMP_BITS, &sr[ST_ZERO], &win) != 0)
             goto out;
+        if (win >= 0 && win >= (int)(2 * noc))
+            rv_log(r, "  %-15s with the signs of flushed results: ftz=%d daz=%d",
+                   "subnormals", m.ftz, m.daz);
+        if (win >= 0)
+            win %= (int)(2 * noc);
         {
             uint64_t z = ps.rows.out[ps.lo[ST_ZERO]];
             snprintf(buf, sizeof buf, "%s (%s)",
