@@ -27,7 +27,8 @@
 # any number of lines; use it only to shorten a long output, never to
 # hide a line that makes the example's point.  Wall times and rates
 # (`time=0.08s rate=12.74M/s`, the lab's `0.09 s` per experiment,
-# reveal's call and total times) are masked; blank lines at the end of an example are not part of it.
+# reveal's call and total times) are masked; blank lines at the end of
+# an example are not part of it.
 # Nothing else is masked, so what an example prints must be the same on
 # every machine: no timings, thread counts or CPU-dependent numbers.  A
 # generator must be deterministic everywhere: seeded, with inputs numpy
