@@ -635,6 +635,18 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
                                    const double *src, size_t n,
                                    const fl_ctx *c, unsigned *flags,
                                    int level);
+/* Narrow formats (width <= 8, any NaN style, bias, signedness; see
+ * fast_narrow.c): fl_round_float_array through the SIMD kernel and the
+ * scalar entry point for the tail; 0 when there is no kernel for f, the
+ * context or the CPU (nothing written).  fl__simd_narrow_float_array: the
+ * kernel alone at `level` (as fl__simd_round_float_array). */
+int fl__narrow_round_float_array(const fl_format *f, float *dst,
+                                 const float *src, size_t n,
+                                 const fl_ctx *c, unsigned *flags);
+size_t fl__simd_narrow_float_array(const fl_format *f, float *dst,
+                                   const float *src, size_t n,
+                                   const fl_ctx *c, unsigned *flags,
+                                   int level);
 /* AVX-512 kernels of fl_add_array .. fl_div_array (fast_simd_binop.c), op
  * 0 add, 1 sub, 2 mul, 3 div: do the first elements (a multiple of 8) and
  * return how many, every lane exactly as the scalar entry point; 0 when
