@@ -8,8 +8,9 @@
  * rounding mode and every context option.  The other formats (FNUZ and
  * P3109: the sign bit alone is the NaN and -0 does not exist; unsigned
  * formats; E8M0 without zero; explicit biases) always take the generic
- * code: fl__fast_fmt says no.  The generic code stays the one
- * source of truth:
+ * code here: fl__fast_fmt says no.  (Bulk rounding of binary32 to any
+ * format of at most 8 bits, whatever its style, has its own kernels in
+ * fast_narrow.c.)  The generic code stays the one source of truth:
  *
  *   1. Operands are decoded exactly into binary64 (every value of such a
  *      format is a double).  Infinities and NaNs are not handled here: the
@@ -647,6 +648,14 @@ size_t fl__simd_narrow_float_array(const fl_format *f, float *dst,
                                    const float *src, size_t n,
                                    const fl_ctx *c, unsigned *flags,
                                    int level);
+/* Tests: the narrow kernel (the copy that reads the format's options at
+ * run time) with every lane's flags stored to lane_flags[i] instead of
+ * OR-ed, all of them (lvl 2) or those the kernel still gathers once
+ * inexact and the ternary bits are set (lvl 1: underflow, overflow and
+ * the unsigned / no-zero words; the others may be left out). */
+size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
+                             const float *src, size_t n, const fl_ctx *c,
+                             unsigned *lane_flags, int level, int lvl);
 /* AVX-512 kernels of fl_add_array .. fl_div_array (fast_simd_binop.c), op
  * 0 add, 1 sub, 2 mul, 3 div: do the first elements (a multiple of 8) and
  * return how many, every lane exactly as the scalar entry point; 0 when

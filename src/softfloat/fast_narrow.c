@@ -26,6 +26,22 @@
  * points the float addition cannot reach: emax + 1 + 24 - p > 127) */
 #define FL__KM_RNEI 7
 
+/* The lane steps a format and context need beyond the plain ones (signed,
+ * zero, -0, subnormals, no daz or ftz); FL__NV_RT: read them from the
+ * parameters at run time.  The kernels have copies for the combinations
+ * the presets have: none (IEEE, FN, FINITE), no -0 (fnuz, P3109),
+ * unsigned (float8_e5m3fnu), E8M0 (unsigned, no zero, no subnormals,
+ * below binary32's normals). */
+enum {
+    FL__NV_NONEGZ = 1, FL__NV_UNS = 2, FL__NV_NOZERO = 4, FL__NV_LOWSUB = 8,
+    FL__NV_FZ = 16, FL__NV_DAZ = 32, FL__NV_RT = 64,
+    FL__NV_PLAIN = 0,
+    FL__NV_NOMZ = FL__NV_NONEGZ,
+    FL__NV_UNSV = FL__NV_NONEGZ | FL__NV_UNS,
+    FL__NV_E8M0 = FL__NV_NONEGZ | FL__NV_UNS | FL__NV_NOZERO |
+                  FL__NV_LOWSUB | FL__NV_FZ
+};
+
 /* Per-call constants of the kernel, all as binary32 bit patterns of
  * magnitudes unless said otherwise. */
 typedef struct {
@@ -48,7 +64,7 @@ typedef struct {
     unsigned zerofl;
     int ftrick;        /* nearest even by the float addition */
     int after, fz, daz, uns, nozero, nonegz, lowsub;
-    int full;          /* any of fz, daz, uns, nozero, nonegz, lowsub */
+    int var;           /* the kernel variant: FL__NV_* */
 } fl__npar;
 
 static uint32_t fl__fbits(float x)
@@ -159,7 +175,13 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     P->after = c->tininess == FL_TINY_AFTER;
     P->fz = c->ftz || !f->subnormals;
     P->daz = c->daz != 0;
-    P->full = P->fz || P->daz || P->uns || P->nozero || P->nonegz || P->lowsub;
+    P->var = (P->nonegz ? FL__NV_NONEGZ : 0) | (P->uns ? FL__NV_UNS : 0) |
+             (P->nozero ? FL__NV_NOZERO : 0) |
+             (P->lowsub ? FL__NV_LOWSUB : 0) | (P->fz ? FL__NV_FZ : 0) |
+             (P->daz ? FL__NV_DAZ : 0);
+    if (P->var != FL__NV_PLAIN && P->var != FL__NV_NOMZ &&
+        P->var != FL__NV_UNSV && P->var != FL__NV_E8M0)
+        P->var = FL__NV_RT;
     return 1;
 }
 
@@ -172,6 +194,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 
 #ifdef FPLAB_AVX512
 #define K_NAME fl__n512
+#define K_SPECIALISE 1
 #define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
 #define K_W 16
 #define K_ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
@@ -210,6 +233,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #endif
 
 #define K_NAME fl__n256
+#define K_SPECIALISE 0
 #define K_TARGET "avx2"
 #define K_W 8
 #define K_ODD 1, 3, 5, 7, 9, 11, 13, 15
@@ -281,6 +305,28 @@ size_t fl__simd_narrow_float_array(const fl_format *f, float *dst,
 {
     int ok;
     return fl__narrow_kernel(f, dst, src, n, c, flags, level, &ok);
+}
+
+size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
+                             const float *src, size_t n, const fl_ctx *c,
+                             unsigned *lane_flags, int level, int lvl)
+{
+#ifdef FL__NSIMD
+    fl__npar P;
+    if (level < 0)
+        level = fl__nsimd_level();
+    if (level == 0 || !fl__npar_init(&P, f, c))
+        return 0;
+#ifdef FPLAB_AVX512
+    if (level >= 2)
+        return fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl);
+#endif
+    return fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl);
+#else
+    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)lane_flags;
+    (void)level; (void)lvl;
+    return 0;
+#endif
 }
 
 int fl__narrow_round_float_array(const fl_format *f, float *dst,
