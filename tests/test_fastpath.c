@@ -931,6 +931,26 @@ static size_t narrow_sr_edge(int fi, int level, uint64_t *s)
     return W;
 }
 
+/* 1024 inputs (one kernel chunk) that raise every flag the kernel can
+ * gather for format fi: inexact both ways, underflow, overflow of both
+ * signs, the unsigned and no-zero cases, a NaN; after them the kernel
+ * computes values only (its level 0). */
+static void narrow_prime(int fi, float *x)
+{
+    const fl_format *f = &nfast[fi];
+    const int kq = f->subnormals ? f->emin - f->prec + 1 : f->emin;
+    const float pv[] = {
+        (float)ldexp(1.3, f->emin), (float)-ldexp(1.3, f->emin),
+        (float)ldexp(1.7, f->emin), (float)-ldexp(1.7, f->emin),
+        (float)ldexp(0.3, kq < -149 ? -149 : kq),
+        (float)-ldexp(0.3, kq < -149 ? -149 : kq),
+        0x1p-130f, -0x1p-130f, 0x1.fffffep127f, -0x1.fffffep127f, 0.0f,
+        -0.0f, -1.0f, u2f(0x7FC00000u), u2f(0x7F800001u) };
+    size_t i;
+    for (i = 0; i < 1024; i++)
+        x[i] = pv[i % (sizeof pv / sizeof pv[0])];
+}
+
 /* Long arrays whose first chunks set most flags and whose later chunks
  * hold the lane that raises the rest (a tiny, overflowing, negative,
  * zero or NaN input), so the kernel's levels 0 and 1 run and must still
@@ -942,6 +962,7 @@ static size_t narrow_late(int fi, int level, uint64_t *s, const fl_ctx *c,
     float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w);
     unsigned *wf = malloc(n * sizeof *wf);
     const size_t late = 1024 + (size_t)(sm_next(s) % (n - 1024));
+    const int primed = (int)(sm_next(s) & 1);   /* level 0 after chunk 1 */
     size_t i, k;
     for (i = 0; i < n; i++) {
         /* in range, both signs: inexact up and down, nothing else */
@@ -950,6 +971,8 @@ static size_t narrow_late(int fi, int level, uint64_t *s, const fl_ctx *c,
                                (int)(sm_next(s) % (uint64_t)(nfast[fi].emax - nfast[fi].emin + 1)));
         x[i] = (float)((sm_next(s) & 1) ? -v : v);
     }
+    if (primed)
+        narrow_prime(fi, x);
     for (i = 0; i < 3; i++)   /* the late lanes: any corner */
         x[late + i < n ? late + i : late] = u2f(narrow_input(fi, s));
     narrow_ref(fi, x, n, c, w, wf);
@@ -1109,17 +1132,20 @@ typedef struct { int fi, rm; uint64_t lo, hi, cases, mism; } nx_task;
  * context, SR seed 12345, index = the encoding), in blocks of 4096 (four
  * of the kernel's chunks, so its later chunks run at the levels that skip
  * flags already set): the library's kernel at the best level (values and
- * the block's OR of flags), and the trace copy at levels 2 and 1 (each
- * lane's flags), against the generic code. */
+ * the block's OR of flags; and the values once more after a chunk that
+ * sets every flag, so the kernel's level 0 runs), and the trace copy at
+ * levels 2 and 1 (each lane's flags), against the generic code. */
 static void *nx_worker(void *arg)
 {
-    enum { B = 4096 };
+    enum { B = 4096, PR = 1024 };
     nx_task *t = arg;
     const fl_format *f = &nfast[t->fi];
     float *x = malloc(B * sizeof *x), *w = malloc(B * sizeof *w),
           *g = malloc(B * sizeof *g);
+    float *px = malloc((PR + B) * sizeof *px), *pg = malloc((PR + B) * sizeof *pg);
     unsigned *wf = malloc(B * sizeof *wf), *lf = malloc(B * sizeof *lf);
     uint64_t i;
+    narrow_prime(t->fi, px);
     for (i = t->lo; i < t->hi; i += B) {
         const size_t n = t->hi - i < B ? (size_t)(t->hi - i) : B;
         fl_ctx c = fl_ctx_make(t->rm);
@@ -1148,6 +1174,27 @@ static void *nx_worker(void *arg)
             printf("MISMATCH narrow %s %s block %08" PRIx64 ": flags generic "
                    "%02x kernel %02x\n", nname(t->fi), fl_rm_name(t->rm), i,
                    want, gf);
+        {
+            /* after a chunk that sets every flag: values only (level 0);
+             * the block keeps its SR indices */
+            fl_ctx cp = c;
+            unsigned pf = 0;
+            size_t kp;
+            cp.sr_index = i - PR;
+            memcpy(px + PR, x, n * sizeof *x);
+            kp = fl__simd_narrow_float_array(f, pg, px, PR + n, &cp, &pf, -1);
+            for (j = kp > PR ? kp - PR : 0; j < n; j++) {
+                fl_ctx cj = c;
+                cj.sr_index = i + j;
+                pg[PR + j] = fl_round_float(f, x[j], &cj, &pf);
+            }
+            for (j = 0; j < n; j++)
+                if (fw(pg[PR + j]) != fw(w[j]) && t->mism++ < 5)
+                    printf("MISMATCH narrow primed %s %s x=%08" PRIx32
+                           ": generic %08" PRIx32 " kernel %08" PRIx32 "\n",
+                           nname(t->fi), fl_rm_name(t->rm), fw(x[j]),
+                           fw(w[j]), fw(pg[PR + j]));
+        }
         for (lvl = 2; lvl >= 1; lvl--) {
             const unsigned m = lvl == 2 ? ~0u
                                         : FL_UNDERFLOW | FL_OVERFLOW | FL_INVALID;
@@ -1166,7 +1213,7 @@ static void *nx_worker(void *arg)
         }
         t->cases += n;
     }
-    free(x); free(w); free(g); free(wf); free(lf);
+    free(x); free(w); free(g); free(wf); free(lf); free(px); free(pg);
     return NULL;
 }
 
