@@ -1285,6 +1285,120 @@ static int run_exhaustive_narrow(void)
     return total == expect && mism == 0 && total > 0 ? 0 : 1;
 }
 
+/* ---- binary16 in nearest even: the paths of fl_add .. fl_fma ------------ */
+
+/* A binary16 operand: any encoding (TestFloat's way), or one near a border
+ * of the results: exponents that put products and sums just below 2^-14,
+ * at the overflow threshold, ties, zeros, specials. */
+static uint64_t h16_operand(uint64_t *s)
+{
+    const uint64_t r = sm_next(s);
+    const uint64_t sign = (r & 1) << 15;
+    switch (r >> 1 & 7) {
+    case 0: return sign | (r >> 8 & 0x3FF);                    /* subnormal/0 */
+    case 1: return sign | 0x7C00 | (r >> 8 & 0x3FF) * (r >> 20 & 1);
+    case 2: return sign | ((uint64_t)(1 + (r >> 8) % 14) << 10) | (r >> 16 & 0x3FF);
+    case 3: return sign | ((uint64_t)(16 + (r >> 8) % 15) << 10) | (r >> 16 & 0x3FF);
+    case 4: return sign | (r >> 16 & 0x7C00) | (r >> 32 & 0x3F0); /* ties */
+    default: return r >> 32 & 0xFFFF;
+    }
+}
+
+/* Products at and around the tininess border 2^-14 - 2^-26 = 4095 *
+ * 2^-26 (and 2^-14 = 4096 * 2^-26): every pair of 11-bit significands
+ * whose product is within 64 of 4095 * 2^j or 4096 * 2^j (j = 9, 10),
+ * with the exponents that put it there; mul, and fma with a zero or tiny
+ * addend, both tininess rules, every level.  Returns the case count. */
+static uint64_t h16_border_cases(uint64_t *s)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    uint64_t cases = 0, sa, sb;
+    int lv, j, tin;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (sa = 1024; sa < 2048; sa++)
+        for (sb = 1024; sb < 2048; sb++)
+            for (j = 9; j <= 10; j++) {
+                const int64_t P = (int64_t)(sa * sb);
+                const int64_t t0 = (int64_t)4095 << j, t1 = (int64_t)4096 << j;
+                int ea;
+                if (!((P - t0 <= 64 && t0 - P <= 64) || (P - t1 <= 64 && t1 - P <= 64)))
+                    continue;
+                for (ea = 1; ea < 24 - j; ea++) {
+                    const uint64_t a = ((uint64_t)ea << 10) | (sa & 0x3FF) |
+                                       (sm_next(s) & 1) << 15;
+                    const uint64_t b = ((uint64_t)(24 - j - ea) << 10) |
+                                       (sb & 0x3FF) | (sm_next(s) & 1) << 15;
+                    const uint64_t ds[3] = { 0, sm_next(s) & 0x83FF, 0x8000 };
+                    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+                        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+                        for (tin = 0; tin < 2; tin++) {
+                            fl_ctx c = fl_ctx_make(FL_RNE);
+                            unsigned wf = 0, gf = 0, k;
+                            uint64_t w, g;
+                            c.tininess = (uint8_t)tin;
+                            w = fl_mul(&sf, a, b, &c, &wf);
+                            g = fl_mul(ff, a, b, &c, &gf);
+                            if (w != g || wf != gf)
+                                report(OP_MUL, ff, &c, a, b, 0, w, wf, g, gf);
+                            cases++;
+                            for (k = 0; k < 3; k++) {
+                                wf = gf = 0;
+                                w = fl_fma(&sf, a, b, ds[k], &c, &wf);
+                                g = fl_fma(ff, a, b, ds[k], &c, &gf);
+                                if (w != g || wf != gf)
+                                    report(OP_FMA, ff, &c, a, b, ds[k], w, wf, g, gf);
+                                cases++;
+                            }
+                        }
+                    }
+                }
+            }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
+/* fl_add, fl_sub, fl_mul and fl_fma on binary16 in nearest even (any
+ * tininess and NaN preset, no ftz/daz/saturation: the contexts their
+ * fast paths take) against the generic code, with the F16C / AVX-512
+ * versions on (the CPU's level) and off (SSE2), value and flag word. */
+static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    uint64_t cases = 0, k;
+    int lv;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        ++*levels_run;
+        for (k = 0; k < per; k++) {
+            fl_ctx c = fl_ctx_make(FL_RNE);
+            const uint64_t a = h16_operand(s), b = h16_operand(s),
+                           d = h16_operand(s);
+            uint64_t w, g;
+            unsigned wf = 0, gf = 0;
+            const int op = (int)(k & 3);
+            c.tininess = (uint8_t)(sm_next(s) & 1);
+            c.nan = (uint8_t)(sm_next(s) % FL_NANP_COUNT);
+            switch (op) {
+            case 0: w = fl_add(&sf, a, b, &c, &wf); g = fl_add(ff, a, b, &c, &gf); break;
+            case 1: w = fl_sub(&sf, a, b, &c, &wf); g = fl_sub(ff, a, b, &c, &gf); break;
+            case 2: w = fl_mul(&sf, a, b, &c, &wf); g = fl_mul(ff, a, b, &c, &gf); break;
+            default: w = fl_fma(&sf, a, b, d, &c, &wf); g = fl_fma(ff, a, b, d, &c, &gf); break;
+            }
+            if (w != g || wf != gf)
+                report(op == 0 ? OP_ADD : op == 1 ? OP_SUB : op == 2 ? OP_MUL : OP_FMA,
+                       ff, &c, a, b, d, w, wf, g, gf);
+            cases++;
+        }
+    }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
 static long never_fast(uint64_t *s, uint64_t *cases);
 
 static int run_random(void)
@@ -1362,6 +1476,23 @@ static int run_random(void)
          * 12 * 2^16 * 8 cases */
         if (nf_bad || nf_cases < 12ull * 65536 * 8) {
             printf("FAIL: outside fast scope\n");
+            bad = 1;
+        }
+    }
+    {
+        uint64_t lvs = 0, hc = h16_cases(&s, per_op, &lvs), hb;
+        hb = h16_border_cases(&s);
+        printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
+               "binary16 tiny border", hb, failures);
+        if (hb < 10000) {
+            printf("FAIL: binary16 tiny border: too few cases\n");
+            bad = 1;
+        }
+        printf("%-20s %10" PRIu64 " cases, %" PRIu64 " levels (hw %d..0), "
+               "%ld mismatches so far\n", "binary16 rne paths", hc, lvs,
+               __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED), failures);
+        if (hc < per_op) {
+            printf("FAIL: binary16 rne paths: too few cases\n");
             bad = 1;
         }
     }
