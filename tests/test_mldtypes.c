@@ -148,8 +148,10 @@ static uint32_t round_bits_nearest_even(uint32_t bits, int roundoff)
     return bits + bias;
 }
 
-/* ConvertImpl<float, To, false, false>::run. */
-static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
+/* ConvertImpl<float, To, false, kTruncate>::run (kTruncate: no rounding
+ * term, the shift drops the bits). */
+static unsigned mld_convert(const mld_type *t, uint32_t from_bits,
+                            int truncate)
 {
     const int from_sign = (int)(from_bits >> 31);
     const uint32_t abs_bits = from_bits & 0x7FFFFFFFu;
@@ -188,7 +190,8 @@ static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
     shift = (23 - t->mbits) + denormal_adj;
     if (shift > 23 + 2)
         shift = 23 + 2;
-    nm = round_bits_nearest_even(nm, shift);
+    if (!truncate)
+        nm = round_bits_nearest_even(nm, shift);
     aligned = (nm >> shift) & wide_mask;
     /* 6. pack (integer addition carries into the exponent), overflow */
     exp_bits = (uint32_t)(target_base > 0 ? target_base : 0) & wide_mask;
@@ -199,6 +202,12 @@ static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
         result = result_wide;
     /* 7. sign */
     return from_sign ? mld_neg(t, result) : result;
+}
+
+/* ConvertImpl<float, To, false, false>::run: what astype does. */
+static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
+{
+    return mld_convert(t, from_bits, 0);
 }
 
 /* ConvertImpl<T, float, false, false>::run: every code to binary32
@@ -339,6 +348,8 @@ START_TEST(reference_known_answers)
     ck_assert_uint_eq(mld_from_float(e8m0, 0x00400001u), 0x01);
     ck_assert_uint_eq(mld_from_float(e8m0, 0x003FFFFFu), 0x00);
     ck_assert_uint_eq(mld_from_float(e8m0, 0x00000001u), 0x00);    /* 2^-149 */
+    ck_assert_uint_eq(mld_convert(e8m0, 0x00500000u, 1), 0x00);    /* truncated */
+    ck_assert_uint_eq(mld_convert(e8m0, 0x3FFFFFFFu, 1), 0x7F);    /* 1.99 -> 1 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x40C00000u), 0x7);      /* 6 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x41000000u), 0x7);      /* 8 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x7FC00000u), 0x8);      /* NaN */
@@ -426,6 +437,28 @@ START_TEST(sample_from_binary32)
             ck_assert_int_ge(y.ocp_known, 32 * 4 - 1);
         else
             ck_assert_int_eq(y.ocp_known, 0);
+        if (t && t->neg == NEG_E8M0) {
+            /* ml_dtypes' truncating conversion is fplab's RTZ for E8M0
+             * (from binary32 nothing finite truncates past 2^127) */
+            const fl_ctx rtz = fl_ctx_make(FL_RTZ);
+            long tc = 0, tbad = 0;
+            r = rs;
+            for (uint32_t hi = 0; hi < 0x10000u; hi++)
+                for (int k = 0; k < 4 + (1 << 2); k++) {
+                    const uint32_t x = k < 4 ? hi << 16 | lows[k]
+                                             : (uint32_t)tc_splitmix(&r);
+                    unsigned fl = 0;
+                    tc++;
+                    if (fl_convert(f, &fl_binary32, x, &rtz, &fl) !=
+                            mld_convert(t, x, 1) && tbad++ < 8)
+                        printf("MISMATCH %s rtz vs ml_dtypes truncation "
+                               "%#010x\n", f->name, x);
+                }
+            printf("%-20s rtz against ml_dtypes' truncation: %ld cases, %ld "
+                   "mismatches\n", f->name, tc, tbad);
+            ck_assert_int_eq(tc, 8L * 65536);
+            ck_assert_int_eq(tbad, 0);
+        }
     }
 }
 END_TEST
@@ -481,6 +514,7 @@ START_TEST(e8m0_boundary_every_mode)
     const fl_format *fs[2] = { &fl_float8_e8m0fnu, &fl_fp8_e8m0 };
     const mld_type *e8m0 = &types[8];
     long cases = 0, bad = 0, ml_cases = 0, ml_differs[2] = { 0, 0 };
+    long trunc_cases = 0, trunc_differs = 0;
     ck_assert_str_eq(e8m0->name, "float8_e8m0fnu");
     for (int fi = 0; fi < 2; fi++) {
         const fl_format *f = fs[fi];
@@ -507,19 +541,26 @@ START_TEST(e8m0_boundary_every_mode)
                         ml_cases++;
                         ml_differs[fi] += mld_from_float(e8m0, x) != got;
                     }
+                    if (modes[m] == FL_RTZ) {   /* ml_dtypes' kTruncate */
+                        trunc_cases++;
+                        trunc_differs += mld_convert(e8m0, x, 1) != got;
+                    }
                 }
             }
         }
     }
     printf("E8M0 boundary 0 .. 2^-126, both signs, 2 presets, 6 modes: %ld "
            "cases, %ld mismatches; against ml_dtypes (rne, %ld cases): "
-           "float8_e8m0fnu %ld differ, fp8-e8m0 %ld differ\n", cases, bad,
-           ml_cases, ml_differs[0], ml_differs[1]);
+           "float8_e8m0fnu %ld differ, fp8-e8m0 %ld differ; rtz against "
+           "its truncation: %ld cases, %ld differ\n", cases, bad, ml_cases,
+           ml_differs[0], ml_differs[1], trunc_cases, trunc_differs);
     ck_assert_int_eq(cases, 2L * 6 * 2 * (0x00800000L + 1));
     ck_assert_int_eq(ml_cases, 2L * 2 * (0x00800000L + 1));
     ck_assert_int_eq(bad, 0);
     ck_assert_int_eq(ml_differs[0], 0);
     ck_assert_int_eq(ml_differs[1], (1L << 21) - 1);
+    ck_assert_int_eq(trunc_cases, 2L * 2 * (0x00800000L + 1));
+    ck_assert_int_eq(trunc_differs, 0);
 }
 END_TEST
 
