@@ -96,6 +96,12 @@ int cmd_info(int argc, char **argv)
            : f.has_negzero ? "+0 and -0"
            : f.is_signed ? "+0 only (the code of -0 is the NaN)"
                          : "+0 only");
+    if (!f.has_zero)   /* where the nearest modes split 2^emin and code 1 */
+        printf("%-19s %s\n", "above 2^emin",
+               f.min_gap_up
+                   ? "ml_dtypes' rule: rne and rna round every value between "
+                     "2^emin and the next value up (min_gap_up)"
+                   : "true nearest (the boundary is their midpoint)");
     fl_parse(&f, "inf", &plain, &ign, &inf);
     if (f.has_inf)
         printf("%-19s yes (0x%0*" PRIx64 ", 0x%0*" PRIx64 ")\n", "infinities",

@@ -75,10 +75,12 @@ static inline void fz_format(fz_in *in, fl_format *f)
     p.subnormals = (opt & 6) != 6;      /* 3 of 4 with subnormals */
     p.saturate = (opt & 8) != 0;
     p.has_zero = 1;
+    p.min_gap_up = 0;
     if (!p.is_signed && (opt & 64) && (p.nan_style == FL_NANSTYLE_FN ||
                                        p.nan_style == FL_NANSTYLE_FINITE)) {
         p.has_zero = 0;                 /* E8M0-like */
         p.subnormals = 0;
+        p.min_gap_up = (opt & 128) != 0;   /* ml_dtypes' E8M0 rounding */
     }
     if (p.is_signed + p.ebits + p.prec - 1 < 2)
         p.prec = 2;                     /* at least 2 bits */
@@ -91,9 +93,9 @@ static inline void fz_format(fz_in *in, fl_format *f)
     if (fl_format_define(f, "fuzz", &p, err, sizeof err) != 0) {
         /* every parameter above is in range: a refusal is a core bug */
         fprintf(stderr, "fl_format_define(e%d p%d bias %d style %d signed %d "
-                "zero %d sub %d sat %d): %s\n", p.ebits, p.prec, p.bias,
-                p.nan_style, p.is_signed, p.has_zero, p.subnormals,
-                p.saturate, err);
+                "zero %d sub %d sat %d gap %d): %s\n", p.ebits, p.prec,
+                p.bias, p.nan_style, p.is_signed, p.has_zero, p.subnormals,
+                p.saturate, p.min_gap_up, err);
         abort();
     }
 }

@@ -57,11 +57,12 @@ static void describe(char *buf, size_t len, const fl_format *f)
 {
     static const char *const styles[FL_NANSTYLE_COUNT] = {
         "ieee", "fn", "finite", "fnuz", "p3109" };
-    snprintf(buf, len, "%s(e%d p%d bias %d %s%s%s%s%s)", f->name, f->ebits,
+    snprintf(buf, len, "%s(e%d p%d bias %d %s%s%s%s%s%s)", f->name, f->ebits,
              f->prec, (int)f->bias,
              f->nan_style < FL_NANSTYLE_COUNT ? styles[f->nan_style] : "?",
              f->is_signed ? "" : " unsigned", f->has_zero ? "" : " nozero",
-             f->subnormals ? "" : " nosub", f->saturate ? " sat" : "");
+             f->subnormals ? "" : " nosub", f->saturate ? " sat" : "",
+             f->min_gap_up ? " mingapup" : "");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

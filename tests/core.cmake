@@ -27,7 +27,8 @@ if(FPLAB_HAVE_CHECK)
   fplab_core_test(core_mldtypes unit test_mldtypes)
   foreach(t float8_e3m4 float8_e4m3 float8_e4m3fn float8_e4m3fnuz
             float8_e4m3b11fnuz float8_e5m2 float8_e5m2fnuz float8_e5m3fnu
-            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn bfloat16)
+            float8_e8m0fnu float6_e2m3fn float6_e3m2fn float4_e2m1fn bfloat16
+            fp8-e8m0)
     fplab_core_test(core_mldtypes_long_${t} long test_mldtypes long ${t})
     set_tests_properties(core_mldtypes_long_${t} PROPERTIES TIMEOUT 7200)
   endforeach()
@@ -40,10 +41,11 @@ if(FPLAB_HAVE_CHECK)
   fplab_core_test(core_unary_bfloat16 mpfr test_unary bfloat16)
 
   # The formats of at most 8 bits: OCP fp8, ieee:4:3, ml_dtypes' float8,
-  # float6 and float4 types, the E8M0 scale and the IEEE P3109 binary8pP.
+  # float6 and float4 types, the E8M0 scale (ml_dtypes' rounding and OCP
+  # MX's true nearest) and the IEEE P3109 binary8pP.
   set(FPLAB_SMALL_FORMATS fp8-e5m2 fp8-e4m3 ieee:4:3 float8_e4m3
       float8_e3m4 float8_e4m3fnuz float8_e5m2fnuz float8_e4m3b11fnuz
-      float8_e5m3fnu float8_e8m0fnu float6_e2m3fn float6_e3m2fn
+      float8_e5m3fnu float8_e8m0fnu fp8-e8m0 float6_e2m3fn float6_e3m2fn
       float4_e2m1fn p3109:p1 p3109:p2 p3109:p3 p3109:p4 p3109:p5 p3109:p6
       p3109:p7)
 

@@ -612,20 +612,28 @@ static uint32_t fw(float x) { return (uint32_t)f2u(x); }
 static const char *narrow_specs[] = {
     "fp8-e4m3", "fp8-e5m2", "float8_e4m3", "float8_e3m4",
     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
-    "float8_e5m3fnu", "float8_e8m0fnu", "p3109:p1", "p3109:p2", "p3109:p3",
-    "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7", "float6_e2m3fn",
+    "float8_e5m3fnu", "float8_e8m0fnu", "fp8-e8m0", "p3109:p1", "p3109:p2",
+    "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7", "float6_e2m3fn",
     "float6_e3m2fn", "float4_e2m1fn", "ieee:2:5", "ieee:6:1", "ieee:2:3",
     "ieee:3:2", "ieee:4:1", "ieee:2:1" };
 #define NSPEC ((int)(sizeof narrow_specs / sizeof narrow_specs[0]))
-/* ebits, prec, bias, style, signed, zero, subnormals, saturate */
+/* ebits, prec, bias, style, signed, zero, subnormals, saturate,
+ * min_gap_up */
 static const fl_format_params narrow_custom[] = {
-    { 5, 3, 140, FL_NANSTYLE_IEEE, 1, 1, 1, 0 },     /* all below 2^-110 */
-    { 5, 1, 135, FL_NANSTYLE_FN, 0, 0, 0, 0 },       /* E8M0-like, lower */
-    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0 },     /* no zero, 2^-5.. */
-    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 0, 0 },  /* no subnormals */
-    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 1 },    /* e4m3, saturating */
-    { 5, 3, 16, FL_NANSTYLE_FNUZ, 1, 1, 1, 1 },      /* e5m2fnuz, saturating */
-    { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 1 } };     /* e8m0, saturating */
+    { 5, 3, 140, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 },  /* all below 2^-110 */
+    { 5, 1, 135, FL_NANSTYLE_FN, 0, 0, 0, 0, 0 },    /* E8M0-like, lower */
+    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0, 0 },  /* no zero, 2^-5.. */
+    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 0, 0, 0 },  /* no subnormals */
+    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 1, 0 },    /* e4m3, saturating */
+    { 5, 3, 16, FL_NANSTYLE_FNUZ, 1, 1, 1, 1, 0 },   /* e5m2fnuz, saturating */
+    { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 1, 0 },    /* e8m0, saturating */
+    /* ml_dtypes' E8M0 rounding (min_gap_up): saturating; below binary32's
+     * normals at p = 1; and at 2^-5 with p = 3, where the interval (2^-5,
+     * 1.25 * 2^-5) holds binary32 normals the kernel sends to the scalar
+     * code */
+    { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 1, 1 },
+    { 5, 1, 135, FL_NANSTYLE_FN, 0, 0, 0, 0, 1 },
+    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0, 1 } };
 #define NNARROW (NSPEC + (int)(sizeof narrow_custom / sizeof narrow_custom[0]))
 static fl_format nfast[NNARROW], nslow[NNARROW];
 static float nneutral[NNARROW];   /* exact in every mode, no flags */
@@ -655,9 +663,10 @@ static const char *nname(int fi)
     const fl_format *f = &nfast[fi];
     if (fi < NSPEC)
         return narrow_specs[fi];
-    snprintf(buf[fi], sizeof buf[fi], "custom e%dp%d b%d st%d s%d z%d sub%d sat%d",
-             f->ebits, f->prec, f->bias, f->nan_style, f->is_signed,
-             f->has_zero, f->subnormals, f->saturate);
+    snprintf(buf[fi], sizeof buf[fi],
+             "custom e%dp%d b%d st%d s%d z%d sub%d sat%d gap%d", f->ebits,
+             f->prec, f->bias, f->nan_style, f->is_signed, f->has_zero,
+             f->subnormals, f->saturate, f->min_gap_up);
     return buf[fi];
 }
 
@@ -1472,9 +1481,9 @@ static int run_random(void)
         long nf_bad = never_fast(&s, &nf_cases);
         printf("%-20s %10" PRIu64 " cases, fast paths declined, %ld "
                "mismatches\n", "outside fast scope", nf_cases, nf_bad);
-        /* 12 formats of 2^8 codes, each code against all 2^8: at least
-         * 12 * 2^16 * 8 cases */
-        if (nf_bad || nf_cases < 12ull * 65536 * 8) {
+        /* 13 formats of 2^8 codes, each code against all 2^8: at least
+         * 13 * 2^16 * 8 cases */
+        if (nf_bad || nf_cases < 13ull * 65536 * 8) {
             printf("FAIL: outside fast scope\n");
             bad = 1;
         }
@@ -1530,8 +1539,8 @@ static long never_fast(uint64_t *s, uint64_t *cases)
 {
     static const char *specs[] = {
         "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
-        "float8_e5m3fnu", "float8_e8m0fnu", "p3109:p1", "p3109:p2",
-        "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7" };
+        "float8_e5m3fnu", "float8_e8m0fnu", "fp8-e8m0", "p3109:p1",
+        "p3109:p2", "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7" };
     long bad = 0;
     size_t k;
     for (k = 0; k < sizeof specs / sizeof specs[0]; k++) {

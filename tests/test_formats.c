@@ -52,6 +52,7 @@ static const struct {
     { "float8_e5m3fnu", 8, 114688, 0x1p-14, 0x1p-17, 1, 0 },
     /* OCP MX 1.0 5.4.1 / ml_dtypes: E8M0 2^-127 .. 2^127, NaN 0xFF */
     { "float8_e8m0fnu", 8, 0x1p127, 0x1p-127, 0x1p-127, 1, 0 },
+    { "fp8-e8m0", 8, 0x1p127, 0x1p-127, 0x1p-127, 1, 0 },
     /* OCP MX 1.0 5.3.2-5.3.3 / ml_dtypes mxfloat.h / gfloat ocp_e2m3 .. */
     { "float6_e2m3fn", 6, 7.5, 1, 0.125, 0, 0 },
     { "float6_e3m2fn", 6, 28, 0.25, 0.0625, 0, 0 },
@@ -135,12 +136,17 @@ START_TEST(presets_rebuilt_by_define_are_identical)
         q.has_zero = p->has_zero;
         q.subnormals = p->subnormals;
         q.saturate = p->saturate;
+        q.min_gap_up = p->min_gap_up;
         ck_assert_msg(fl_format_define(&g, p->name, &q, err, sizeof err) == 0,
                       "%s: %s", p->name, err);
         ck_assert_msg(memcmp(&g, p, sizeof g) == 0, "%s differs", p->name);
         cases++;
     }
-    ck_assert_int_eq(fl_format_preset_count(), 24);
+    ck_assert_int_eq(fl_format_preset_count(), 25);
+    /* ml_dtypes' E8M0 rounding under its name only */
+    for (size_t i = 0; i < fl_format_preset_count(); i++)
+        ck_assert_int_eq(fl_format_preset(i)->min_gap_up,
+                         fl_format_preset(i) == &fl_float8_e8m0fnu);
 }
 END_TEST
 
@@ -150,21 +156,23 @@ START_TEST(define_refuses_what_it_cannot_encode)
         fl_format_params p;
         const char *says;
     } bad[] = {
-        { { 1, 3, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "2..11" },
-        { { 12, 3, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0 }, "1..11" },
-        { { 5, 1, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "needs one" },
-        { { 5, 54, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0 }, "0..52" },
-        { { 4, 4, FL_BIAS_IEEE, 7, 1, 1, 1, 0 }, "NaN style" },
-        { { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_FNUZ, 0, 1, 1, 0 }, "unsigned" },
-        { { 8, 1, 127, FL_NANSTYLE_FN, 1, 0, 0, 0 }, "without zero" },
-        { { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 1, 0 }, "without zero" },
-        { { 8, 1, 127, FL_NANSTYLE_IEEE, 0, 0, 0, 0 }, "fraction bits" },
-        { { 8, 2, 127, FL_NANSTYLE_P3109, 0, 0, 0, 0 }, "unsigned" },
-        { { 8, 24, -2000, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "binary64's range" },
-        { { 11, 53, 0, FL_NANSTYLE_IEEE, 1, 1, 1, 0 }, "binary64's range" },
-        { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 0, 1, 1, 0 }, "2 bits" },
-        { { 1, 1, 0, FL_NANSTYLE_P3109, 1, 1, 1, 0 }, "no normal number" },
-        { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0 }, "no normal" },
+        { { 1, 3, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 }, "2..11" },
+        { { 12, 3, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0, 0 }, "1..11" },
+        { { 5, 1, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 }, "needs one" },
+        { { 5, 54, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0, 0 }, "0..52" },
+        { { 4, 4, FL_BIAS_IEEE, 7, 1, 1, 1, 0, 0 }, "NaN style" },
+        { { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_FNUZ, 0, 1, 1, 0, 0 }, "unsigned" },
+        { { 8, 1, 127, FL_NANSTYLE_FN, 1, 0, 0, 0, 0 }, "without zero" },
+        { { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 1, 0, 0 }, "without zero" },
+        { { 8, 1, 127, FL_NANSTYLE_IEEE, 0, 0, 0, 0, 0 }, "fraction bits" },
+        { { 8, 2, 127, FL_NANSTYLE_P3109, 0, 0, 0, 0, 0 }, "unsigned" },
+        { { 8, 24, -2000, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 }, "binary64's range" },
+        { { 11, 53, 0, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 }, "binary64's range" },
+        { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 0, 1, 1, 0, 0 }, "2 bits" },
+        { { 1, 1, 0, FL_NANSTYLE_P3109, 1, 1, 1, 0, 0 }, "no normal number" },
+        { { 1, 1, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0, 0 }, "no normal" },
+        { { 5, 3, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 0, 1 },
+          "needs a format without zero" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fl_format g;
@@ -193,7 +201,9 @@ START_TEST(names_in_any_case_and_spelling)
         { "torch.float8_e5m2fnuz", "float8_e5m2fnuz" },
         { "float8_e4m3b11", "float8_e4m3b11fnuz" },
         { "ml_dtypes.float8_e8m0fnu", "float8_e8m0fnu" },
-        { "E8M0", "float8_e8m0fnu" }, { "fp4-e2m1", "float4_e2m1fn" },
+        { "E8M0", "fp8-e8m0" }, { "fp8-e8m0", "fp8-e8m0" },
+        { "e8m0fnu", "float8_e8m0fnu" }, { "torch.float8_e8m0fnu", "float8_e8m0fnu" },
+        { "fp4-e2m1", "float4_e2m1fn" },
         { "FP6-E3M2", "float6_e3m2fn" }, { "e2m3", "float6_e2m3fn" },
         { "P3109:P3", "p3109:p3" }, { "binary8p5", "p3109:p5" },
         { "p3109_p7", "p3109:p7" }, { "e3m4", "float8_e3m4" },
@@ -221,6 +231,10 @@ START_TEST(names_in_any_case_and_spelling)
     /* OCP's E4M3 keeps the short names: float8_e4m3 is another format */
     ck_assert(fl_format_by_name("e4m3") != fl_format_by_name("float8_e4m3"));
     ck_assert(fl_format_by_name("fp8-e4m3") == &fl_fp8_e4m3);
+    /* and OCP's E8M0 the short name e8m0; ml_dtypes' rounding keeps its
+     * name (the codes are the same, the rounding above 2^-127 differs) */
+    ck_assert(fl_format_by_name("e8m0") == &fl_fp8_e8m0);
+    ck_assert(fl_format_by_name("float8_e8m0fnu") == &fl_float8_e8m0fnu);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
         fl_format f;
         char err[1024] = "";
@@ -349,8 +363,31 @@ static const row_case rows[] = {
     { "e8m0: tiny -> 2^-127 in rtz too", "float8_e8m0fnu", 0,
       F32(0x00000001), 0, FL_RTZ, 0, FL_NANP_X86, 0x00,
       FL_UNDERFLOW | FL_INEXACT },
-    { "e8m0: 1.25*2^-127 -> 2^-127 (ml_dtypes: 2^-126)", "float8_e8m0fnu",
+    /* (2^-127, 2^-126): OCP's E8M0 rounds to the nearest, ml_dtypes'
+     * float8_e8m0fnu (min_gap_up) to 2^-126 in RNE and RNA; 2^-127 itself
+     * stays exact; the other modes keep the true neighbours */
+    { "e8m0: 1.25*2^-127 -> 2^-127 (nearest)", "fp8-e8m0",
       0, F32(0x00500000), 0, FL_RNE, 0, FL_NANP_X86, 0x00, FL_INEXACT },
+    { "float8_e8m0fnu: 1.25*2^-127 -> 2^-126 (ml_dtypes)", "float8_e8m0fnu",
+      0, F32(0x00500000), 0, FL_RNE, 0, FL_NANP_X86, 0x01, FL_INEXACT },
+    { "float8_e8m0fnu: next above 2^-127, rna -> 2^-126", "float8_e8m0fnu",
+      0, F32(0x00400001), 0, FL_RNA, 0, FL_NANP_X86, 0x01, FL_INEXACT },
+    { "e8m0: next above 2^-127, rna -> 2^-127", "fp8-e8m0",
+      0, F32(0x00400001), 0, FL_RNA, 0, FL_NANP_X86, 0x00, FL_INEXACT },
+    { "float8_e8m0fnu: 2^-127 exact", "float8_e8m0fnu", 0, F32(0x00400000),
+      0, FL_RNA, 0, FL_NANP_X86, 0x00, 0 },
+    { "float8_e8m0fnu: 1.25*2^-127 rtz -> 2^-127", "float8_e8m0fnu", 0,
+      F32(0x00500000), 0, FL_RTZ, 0, FL_NANP_X86, 0x00, FL_INEXACT },
+    { "float8_e8m0fnu: 1.25*2^-127 rto -> 2^-127", "float8_e8m0fnu", 0,
+      F32(0x00500000), 0, FL_RTO, 0, FL_NANP_X86, 0x00, FL_INEXACT },
+    { "float8_e8m0fnu: 1.25*2^-127 rup -> 2^-126", "float8_e8m0fnu", 0,
+      F32(0x00500000), 0, FL_RUP, 0, FL_NANP_X86, 0x01, FL_INEXACT },
+    { "float8_e8m0fnu: 0.625*2^-127 -> 2^-127, underflow", "float8_e8m0fnu",
+      0, F32(0x00280000), 0, FL_RNE, 0, FL_NANP_X86, 0x00,
+      FL_UNDERFLOW | FL_INEXACT },
+    { "float8_e8m0fnu: 1.25*2^-125 -> 2^-125 (other binades: nearest)",
+      "float8_e8m0fnu", 0, F32(0x01200000), 0, FL_RNE, 0, FL_NANP_X86, 0x02,
+      FL_INEXACT },
     { "e8m0: 1.5 ties up to 2", "float8_e8m0fnu", 0, F32(0x3FC00000), 0,
       FL_RNE, 0, FL_NANP_X86, 0x80, FL_INEXACT },
     { "e8m0: overflow -> NaN", "float8_e8m0fnu", 0, F32(0x7F7FFFFF), 0,

@@ -22,20 +22,27 @@
  * Comparison: fl_convert in nearest-even, no saturation, x86 NaN preset.
  * A NaN result matches a NaN of the same sign where the target has NaN
  * payloads (ml_dtypes returns sign | quiet_NaN(); the x86 preset keeps the
- * payload's top bits); every other result matches bit for bit.  The one
- * known disagreement is counted and asserted apart: ml_dtypes rounds the
- * binary32 values in (2^-127, 1.5 * 2^-127) to E8M0's 2^-126, while the
- * nearest value, which fplab (and MPFR) gives, is 2^-127 -- its "denormal"
- * shift treats code 0x00 as zero, but in E8M0 that code is 2^-127.  That is
- * 2^21 - 1 binary32 codes (0x00400001 .. 0x005FFFFF).
+ * payload's top bits); every other result matches bit for bit, E8M0
+ * included: ml_dtypes rounds the binary32 values in (2^-127, 1.5 * 2^-127)
+ * to E8M0's 2^-126 (its "denormal" shift rounds at the quantum 2^-126 as
+ * if code 0x00 were zero, but in E8M0 that code is 2^-127), and fplab's
+ * float8_e8m0fnu preset does the same (its min_gap_up).  OCP MX's E8M0,
+ * fplab's fp8-e8m0 (short name e8m0), rounds to the true nearest, 2^-127:
+ * it differs from ml_dtypes on exactly those 2^21 - 1 binary32 codes
+ * (0x00400001 .. 0x005FFFFF), which is counted and asserted apart.
  *
  * ml_dtypes.bfloat16 is Eigen's bfloat16; its conversion (Eigen's
  * float_to_bfloat16_rtne) is checked the same way.
  *
  * Default run (label unit): per format, every binary32 pattern whose low 16
  * bits are 0, 1, 0x8000 or 0xFFFF, plus 2^18 random patterns, and every
- * code to binary32.  `test_mldtypes long` (label long): all 2^32 binary32
- * patterns per format, threads FPLAB_TEST_THREADS (default 2).
+ * code to binary32; and around E8M0's smallest values every binary32
+ * pattern from 0 to 2^-126 (both signs) for both E8M0 presets in the six
+ * deterministic modes, value and flags against a model written from the
+ * rule (RNE also against ml_dtypes' algorithm).  `test_mldtypes long`
+ * (label long): all 2^32 binary32 patterns per format (and fp8-e8m0
+ * against ml_dtypes' float8_e8m0fnu), threads FPLAB_TEST_THREADS
+ * (default 2).
  */
 #include <check.h>
 #include <pthread.h>
@@ -141,8 +148,10 @@ static uint32_t round_bits_nearest_even(uint32_t bits, int roundoff)
     return bits + bias;
 }
 
-/* ConvertImpl<float, To, false, false>::run. */
-static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
+/* ConvertImpl<float, To, false, kTruncate>::run (kTruncate: no rounding
+ * term, the shift drops the bits). */
+static unsigned mld_convert(const mld_type *t, uint32_t from_bits,
+                            int truncate)
 {
     const int from_sign = (int)(from_bits >> 31);
     const uint32_t abs_bits = from_bits & 0x7FFFFFFFu;
@@ -181,7 +190,8 @@ static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
     shift = (23 - t->mbits) + denormal_adj;
     if (shift > 23 + 2)
         shift = 23 + 2;
-    nm = round_bits_nearest_even(nm, shift);
+    if (!truncate)
+        nm = round_bits_nearest_even(nm, shift);
     aligned = (nm >> shift) & wide_mask;
     /* 6. pack (integer addition carries into the exponent), overflow */
     exp_bits = (uint32_t)(target_base > 0 ? target_base : 0) & wide_mask;
@@ -192,6 +202,12 @@ static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
         result = result_wide;
     /* 7. sign */
     return from_sign ? mld_neg(t, result) : result;
+}
+
+/* ConvertImpl<float, To, false, false>::run: what astype does. */
+static unsigned mld_from_float(const mld_type *t, uint32_t from_bits)
+{
+    return mld_convert(t, from_bits, 0);
 }
 
 /* ConvertImpl<T, float, false, false>::run: every code to binary32
@@ -257,10 +273,18 @@ static unsigned eigen_bf16_from_float(uint32_t x)
 /* ---- comparison --------------------------------------------------------- */
 
 typedef struct tally {
-    long cases, bad, e8m0_known;
+    long cases, bad, ocp_known;
 } tally;
 
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Where OCP's E8M0 (fp8-e8m0) and ml_dtypes' differ, by design: the
+ * binary32 values in (2^-127, 1.5 * 2^-127), ml_dtypes 2^-126 (0x01), the
+ * nearest 2^-127 (0x00). */
+static int ocp_e8m0_differs(uint32_t x, unsigned want, uint64_t got)
+{
+    return x > 0x00400000u && x < 0x00600000u && want == 0x01 && got == 0x00;
+}
 
 /* t == NULL: bfloat16 (Eigen's conversion) */
 static void one(const mld_type *t, const fl_format *f, uint32_t x, tally *y)
@@ -281,9 +305,8 @@ static void one(const mld_type *t, const fl_format *f, uint32_t x, tally *y)
     y->cases++;
     if (same)
         return;
-    if (t && t->neg == NEG_E8M0 && x > 0x00400000u && x < 0x00600000u &&
-        want == 0x01 && got == 0x00) {
-        y->e8m0_known++;
+    if (f == &fl_fp8_e8m0 && ocp_e8m0_differs(x, want, got)) {
+        y->ocp_known++;
         return;
     }
     if (y->bad++ < 8) {
@@ -321,7 +344,12 @@ START_TEST(reference_known_answers)
     ck_assert_uint_eq(mld_from_float(e8m0, 0x00000000u), 0xFF);    /* 0 */
     ck_assert_uint_eq(mld_from_float(e8m0, 0xBF800000u), 0xFF);    /* -1 */
     ck_assert_uint_eq(mld_from_float(e8m0, 0x00400000u), 0x00);    /* 2^-127 */
-    ck_assert_uint_eq(mld_from_float(e8m0, 0x00500000u), 0x01);    /* the bug */
+    ck_assert_uint_eq(mld_from_float(e8m0, 0x00500000u), 0x01);    /* 1.25*2^-127 */
+    ck_assert_uint_eq(mld_from_float(e8m0, 0x00400001u), 0x01);
+    ck_assert_uint_eq(mld_from_float(e8m0, 0x003FFFFFu), 0x00);
+    ck_assert_uint_eq(mld_from_float(e8m0, 0x00000001u), 0x00);    /* 2^-149 */
+    ck_assert_uint_eq(mld_convert(e8m0, 0x00500000u, 1), 0x00);    /* truncated */
+    ck_assert_uint_eq(mld_convert(e8m0, 0x3FFFFFFFu, 1), 0x7F);    /* 1.99 -> 1 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x40C00000u), 0x7);      /* 6 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x41000000u), 0x7);      /* 8 */
     ck_assert_uint_eq(mld_from_float(fp4, 0x7FC00000u), 0x8);      /* NaN */
@@ -380,31 +408,159 @@ START_TEST(every_code_to_binary32)
 END_TEST
 
 /* Sample: every binary32 pattern with low half 0, 1, 0x8000, 0xFFFF, and
- * 2^18 random ones, per type. */
+ * 2^18 random ones, per type; then OCP's E8M0 against ml_dtypes' on the
+ * same sample (it meets the interval where they differ: the highs 0x0040
+ * .. 0x005F with the four lows, less 0x00400000 itself). */
 START_TEST(sample_from_binary32)
 {
     static const uint32_t lows[4] = { 0, 1, 0x8000, 0xFFFF };
     uint64_t rs = tc_seed("mldtypes sample");
-    for (int i = 0; i <= NTYPES; i++) {
-        const mld_type *t = i < NTYPES ? &types[i] : NULL;   /* bfloat16 */
-        const fl_format *f = t ? fmt_of(t) : &fl_bfloat16;
+    for (int i = 0; i <= NTYPES + 1; i++) {
+        /* NTYPES: bfloat16; NTYPES + 1: fp8-e8m0 against float8_e8m0fnu */
+        const mld_type *t = i < NTYPES ? &types[i]
+                            : i == NTYPES ? NULL : &types[8];
+        const fl_format *f = i < NTYPES ? fmt_of(t)
+                             : i == NTYPES ? &fl_bfloat16 : &fl_fp8_e8m0;
         tally y = { 0, 0, 0 };
+        uint64_t r = rs;    /* the same random patterns for every type */
         for (uint32_t hi = 0; hi < 0x10000u; hi++)
             for (int k = 0; k < 4; k++)
                 one(t, f, hi << 16 | lows[k], &y);
         for (int k = 0; k < (1 << 18); k++)
-            one(t, f, (uint32_t)tc_splitmix(&rs), &y);
-        printf("%-20s sample: %ld cases, %ld mismatches, %ld in the known "
-               "E8M0 interval\n", t ? t->name : "bfloat16", y.cases, y.bad,
-               y.e8m0_known);
+            one(t, f, (uint32_t)tc_splitmix(&r), &y);
+        printf("%-20s sample: %ld cases, %ld mismatches, %ld where OCP's "
+               "E8M0 differs by design\n", f->name, y.cases, y.bad,
+               y.ocp_known);
         ck_assert_int_eq(y.cases, 4L * 65536 + (1L << 18));
         ck_assert_int_eq(y.bad, 0);
-        /* the sample meets the E8M0 interval: 0x0040/0x0050 highs */
-        if (t && t->neg == NEG_E8M0)
-            ck_assert_int_ge(y.e8m0_known, 32 * 4 - 1);
+        if (f == &fl_fp8_e8m0)
+            ck_assert_int_ge(y.ocp_known, 32 * 4 - 1);
         else
-            ck_assert_int_eq(y.e8m0_known, 0);
+            ck_assert_int_eq(y.ocp_known, 0);
+        if (t && t->neg == NEG_E8M0) {
+            /* ml_dtypes' truncating conversion is fplab's RTZ for E8M0
+             * (from binary32 nothing finite truncates past 2^127) */
+            const fl_ctx rtz = fl_ctx_make(FL_RTZ);
+            long tc = 0, tbad = 0;
+            r = rs;
+            for (uint32_t hi = 0; hi < 0x10000u; hi++)
+                for (int k = 0; k < 4 + (1 << 2); k++) {
+                    const uint32_t x = k < 4 ? hi << 16 | lows[k]
+                                             : (uint32_t)tc_splitmix(&r);
+                    unsigned fl = 0;
+                    tc++;
+                    if (fl_convert(f, &fl_binary32, x, &rtz, &fl) !=
+                            mld_convert(t, x, 1) && tbad++ < 8)
+                        printf("MISMATCH %s rtz vs ml_dtypes truncation "
+                               "%#010x\n", f->name, x);
+                }
+            printf("%-20s rtz against ml_dtypes' truncation: %ld cases, %ld "
+                   "mismatches\n", f->name, tc, tbad);
+            ck_assert_int_eq(tc, 8L * 65536);
+            ck_assert_int_eq(tbad, 0);
+        }
     }
+}
+END_TEST
+
+/* The rule itself, written from its statement (docs/formats.md) for a
+ * positive binary32 pattern x <= 2^-126 (0x00800000) rounded to E8M0 with
+ * the default context (tininess after rounding): the code and the flags.
+ * L = 2^-127, M = 1.5 * 2^-127, H = 2^-126.  Below L only code 0 exists
+ * (inexact; tiny unless the 1-bit rounding at an unbounded exponent
+ * reaches L: x >= 1.5 * 2^-128 in RNE and RNA, x > 2^-128 in RUP); in (L,
+ * H) the true neighbours are 0 and 1, with the boundary at M for true
+ * nearest (the tie M goes up: 2^-127's significand 1 is odd) and at L for
+ * ml_dtypes' rule (min_gap_up) in RNE and RNA. */
+static unsigned e8m0_model(uint32_t x, int rm, int gap, unsigned *flags)
+{
+    const uint32_t L = 0x00400000u, M = 0x00600000u, H = 0x00800000u;
+    int up;
+    *flags = 0;
+    if (x == 0) {
+        *flags = FL_INVALID;              /* no zero: the NaN */
+        return 0xFF;
+    }
+    if (x == L || x == H)
+        return x == L ? 0x00 : 0x01;
+    if (x < L) {
+        int tiny;
+        switch (rm) {
+        case FL_RNE: case FL_RNA: tiny = x < 0x00300000u; break;
+        case FL_RUP:              tiny = x <= 0x00200000u; break;
+        default:                  tiny = 1; break;        /* RTZ RDN RTO */
+        }
+        *flags = FL_INEXACT | (tiny ? FL_UNDERFLOW : 0);
+        return 0x00;
+    }
+    switch (rm) {
+    case FL_RNE: case FL_RNA: up = gap ? 1 : x >= M; break;
+    case FL_RUP:              up = 1; break;
+    default:                  up = 0; break;              /* RTZ RDN RTO */
+    }
+    *flags = FL_INEXACT;
+    return up ? 0x01 : 0x00;
+}
+
+/* Every binary32 pattern 0 .. 2^-126 of either sign, both E8M0 presets,
+ * the six deterministic modes: value and flags against e8m0_model (a
+ * negative input: NaN, invalid); in RNE the value also against ml_dtypes'
+ * algorithm, which float8_e8m0fnu must match and fp8-e8m0 must miss on
+ * exactly the 2^21 - 1 patterns of (2^-127, 1.5 * 2^-127). */
+START_TEST(e8m0_boundary_every_mode)
+{
+    static const int modes[6] = { FL_RNE, FL_RNA, FL_RTZ, FL_RDN, FL_RUP,
+                                  FL_RTO };
+    const fl_format *fs[2] = { &fl_float8_e8m0fnu, &fl_fp8_e8m0 };
+    const mld_type *e8m0 = &types[8];
+    long cases = 0, bad = 0, ml_cases = 0, ml_differs[2] = { 0, 0 };
+    long trunc_cases = 0, trunc_differs = 0;
+    ck_assert_str_eq(e8m0->name, "float8_e8m0fnu");
+    for (int fi = 0; fi < 2; fi++) {
+        const fl_format *f = fs[fi];
+        for (int m = 0; m < 6; m++) {
+            const fl_ctx c = fl_ctx_make(modes[m]);
+            for (uint32_t a = 0; a <= 0x00800000u; a++) {
+                for (uint32_t sg = 0; sg < 2; sg++) {
+                    const uint32_t x = sg << 31 | a;
+                    unsigned fl = 0, wf;
+                    unsigned want = e8m0_model(a, modes[m], f->min_gap_up, &wf);
+                    const uint64_t got = fl_convert(f, &fl_binary32, x, &c, &fl);
+                    if (sg && a != 0) {
+                        want = 0xFF;    /* unsigned: a negative is invalid */
+                        wf = FL_INVALID;
+                    }
+                    cases++;
+                    if ((got != want || (fl & FL_IEEE_FLAGS) != wf) &&
+                        bad++ < 8)
+                        printf("MISMATCH %s %s from binary32 %#010x: want "
+                               "%#04x flags %02x, got %#04" PRIx64 " flags "
+                               "%02x\n", f->name, fl_rm_name(modes[m]), x,
+                               want, wf, got, fl & FL_IEEE_FLAGS);
+                    if (modes[m] == FL_RNE) {
+                        ml_cases++;
+                        ml_differs[fi] += mld_from_float(e8m0, x) != got;
+                    }
+                    if (modes[m] == FL_RTZ) {   /* ml_dtypes' kTruncate */
+                        trunc_cases++;
+                        trunc_differs += mld_convert(e8m0, x, 1) != got;
+                    }
+                }
+            }
+        }
+    }
+    printf("E8M0 boundary 0 .. 2^-126, both signs, 2 presets, 6 modes: %ld "
+           "cases, %ld mismatches; against ml_dtypes (rne, %ld cases): "
+           "float8_e8m0fnu %ld differ, fp8-e8m0 %ld differ; rtz against "
+           "its truncation: %ld cases, %ld differ\n", cases, bad, ml_cases,
+           ml_differs[0], ml_differs[1], trunc_cases, trunc_differs);
+    ck_assert_int_eq(cases, 2L * 6 * 2 * (0x00800000L + 1));
+    ck_assert_int_eq(ml_cases, 2L * 2 * (0x00800000L + 1));
+    ck_assert_int_eq(bad, 0);
+    ck_assert_int_eq(ml_differs[0], 0);
+    ck_assert_int_eq(ml_differs[1], (1L << 21) - 1);
+    ck_assert_int_eq(trunc_cases, 2L * 2 * (0x00800000L + 1));
+    ck_assert_int_eq(trunc_differs, 0);
 }
 END_TEST
 
@@ -425,10 +581,14 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* _i < NTYPES: that type; NTYPES: bfloat16; NTYPES + 1: OCP's E8M0
+ * (fp8-e8m0) against ml_dtypes' float8_e8m0fnu. */
 START_TEST(all_binary32_inputs)
 {
-    const mld_type *t = _i < NTYPES ? &types[_i] : NULL;   /* bfloat16 */
-    const fl_format *f = t ? fmt_of(t) : &fl_bfloat16;
+    const mld_type *t = _i < NTYPES ? &types[_i]
+                        : _i == NTYPES ? NULL : &types[8];
+    const fl_format *f = _i < NTYPES ? fmt_of(t)
+                         : _i == NTYPES ? &fl_bfloat16 : &fl_fp8_e8m0;
     const uint64_t total = (uint64_t)1 << 32;
     const char *e = getenv("FPLAB_TEST_THREADS");
     int nthreads = e && atoi(e) > 0 ? (atoi(e) > 64 ? 64 : atoi(e)) : 2;
@@ -448,16 +608,14 @@ START_TEST(all_binary32_inputs)
         pthread_join(th[k], NULL);
         y.cases += parts[k].y.cases;
         y.bad += parts[k].y.bad;
-        y.e8m0_known += parts[k].y.e8m0_known;
+        y.ocp_known += parts[k].y.ocp_known;
     }
-    printf("%-20s all binary32: %ld cases, %ld mismatches, %ld in the known "
-           "E8M0 interval\n", t ? t->name : "bfloat16", y.cases, y.bad,
-           y.e8m0_known);
+    printf("%-20s all binary32: %ld cases, %ld mismatches, %ld where OCP's "
+           "E8M0 differs by design\n", f->name, y.cases, y.bad, y.ocp_known);
     fflush(stdout);
     ck_assert_int_eq(y.cases, (long)total);
     ck_assert_int_eq(y.bad, 0);
-    ck_assert_int_eq(y.e8m0_known,
-                     t && t->neg == NEG_E8M0 ? (1L << 21) - 1 : 0);
+    ck_assert_int_eq(y.ocp_known, f == &fl_fp8_e8m0 ? (1L << 21) - 1 : 0);
 }
 END_TEST
 
@@ -471,10 +629,12 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, long_run ? 36000 : 300);
     tcase_add_test(tc, reference_known_answers);
     if (long_run) {
-        /* argv[2]: one type by name, else all (index NTYPES: bfloat16) */
-        int lo = 0, hi = NTYPES + 1;
-        for (int i = 0; argc > 2 && i <= NTYPES; i++)
-            if (!strcmp(argv[2], i < NTYPES ? types[i].name : "bfloat16")) {
+        /* argv[2]: one type by name, else all (index NTYPES: bfloat16,
+         * NTYPES + 1: fp8-e8m0 against float8_e8m0fnu) */
+        int lo = 0, hi = NTYPES + 2;
+        for (int i = 0; argc > 2 && i <= NTYPES + 1; i++)
+            if (!strcmp(argv[2], i < NTYPES ? types[i].name
+                                 : i == NTYPES ? "bfloat16" : "fp8-e8m0")) {
                 lo = i;
                 hi = i + 1;
             }
@@ -482,6 +642,7 @@ int main(int argc, char **argv)
     } else {
         tcase_add_test(tc, every_code_to_binary32);
         tcase_add_test(tc, sample_from_binary32);
+        tcase_add_test(tc, e8m0_boundary_every_mode);
     }
     suite_add_tcase(s, tc);
     sr = srunner_create(s);

@@ -118,7 +118,8 @@ typedef enum fl_nan_style {
 
 /* ------------------------------------------------------------------------
  * Format descriptor: a format is data.  The parameters are ebits, prec,
- * bias, nan_style, is_signed, has_zero, subnormals and saturate; every
+ * bias, nan_style, is_signed, has_zero, subnormals, saturate and
+ * min_gap_up; every
  * other field is derived from them by fl_format_define (or the preset
  * table).  Values: exponent field e > 0 (or any e when has_zero is 0)
  * is the normal number 1.f * 2^(e - bias); e == 0 is zero (f == 0) or the
@@ -141,7 +142,14 @@ typedef struct fl_format {
                              number 2^-bias (E8M0) */
     uint8_t has_negzero;  /* derived: 1 if -0 is encoded (not in FNUZ,
                              P3109 or unsigned formats) */
-    uint8_t pad;          /* 0 */
+    uint8_t min_gap_up;   /* 1 (formats without zero only): in the
+                             round-to-nearest modes (RNE, RNA) a value
+                             strictly between the smallest value 2^emin
+                             and the next one above it rounds up to that
+                             next one -- the boundary sits at 2^emin, not
+                             at the midpoint.  ml_dtypes' float8_e8m0fnu
+                             conversion, which rounds as if code 0 were
+                             zero (docs/formats.md); 0: true nearest */
     int32_t bias;         /* exponent bias (IEEE: 2^(ebits-1) - 1) */
     int32_t emin;         /* exponent of the smallest normal: 1 - bias, or
                              -bias without zero */
@@ -165,7 +173,9 @@ extern const fl_format fl_binary16, fl_bfloat16, fl_binary32, fl_binary64,
     fl_float8_e5m2fnuz,     /* bias 16, max 57344, NaN 0x80 */
     fl_float8_e4m3b11fnuz,  /* bias 11, max 30, NaN 0x80 */
     fl_float8_e5m3fnu,      /* unsigned E5M3, bias 15, max 114688, NaN 0xFF */
-    fl_float8_e8m0fnu,      /* unsigned 2^(e-127), NaN 0xFF, no zero (MX) */
+    fl_float8_e8m0fnu,      /* unsigned 2^(e-127), NaN 0xFF, no zero;
+                               rounds as ml_dtypes (min_gap_up) */
+    fl_fp8_e8m0,            /* OCP MX E8M0: the same codes, true nearest */
     fl_float6_e2m3fn,       /* MX FP6 E2M3: bias 1, max 7.5, no inf/NaN */
     fl_float6_e3m2fn,       /* MX FP6 E3M2: bias 3, max 28, no inf/NaN */
     fl_float4_e2m1fn,       /* MX FP4 E2M1: bias 1, max 6, no inf/NaN */
@@ -204,6 +214,10 @@ typedef struct fl_format_params {
                          no subnormals, FN or FINITE style */
     int subnormals;
     int saturate;
+    int min_gap_up;   /* 1: ml_dtypes' float8_e8m0fnu rounding above the
+                         smallest value (fl_format.min_gap_up); needs
+                         has_zero 0.  Leave 0 (e.g. by a designated
+                         initializer) for true nearest */
 } fl_format_params;
 
 /* Build a descriptor from all its parameters; returns 0, or -1 with a
@@ -228,6 +242,8 @@ int fl_format_define(fl_format *out, const char *name,
  *                               with underflow, inexact
  *   0 < |x| < 2^emin, no zero   2^emin in every mode; inexact, underflow
  *                               when tiny
+ *   2^emin < |x| < next value,  RNE, RNA: the next value (not the nearest);
+ *   min_gap_up                  inexact.  Other modes as without it
  *   negative in unsigned        NaN, invalid; saturating: code 0, invalid
  * ---------------------------------------------------------------------- */
 

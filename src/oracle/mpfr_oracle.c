@@ -94,6 +94,8 @@ static int fmt_sane(const fl_format *f)
         return 0;
     if (!f->is_signed && (st == FL_NANSTYLE_FNUZ || st == FL_NANSTYLE_P3109))
         return 0;
+    if (f->min_gap_up && f->has_zero)
+        return 0;
     return f->has_zero || (!f->is_signed && !f->subnormals);
 }
 
@@ -373,6 +375,15 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
     /* Unbounded exponent range, precision p. */
     mu = round_mag(M, 64 - p, sign, rm, &dir_u);
     Eu = E;
+    /* ml_dtypes' E8M0 rule (min_gap_up, formats without zero): round to
+     * nearest puts the boundary between 2^emin and the next value at
+     * 2^emin itself, so an inexact value of the binade [2^emin,
+     * 2^(emin+1)) that rounded down to 2^emin takes the next value. */
+    if (f->min_gap_up && !f->has_zero && E == fi.emin && dir_u < 0 &&
+        mu == (uint64_t)1 << fb && (rm == FL_RNE || rm == FL_RNA)) {
+        mu++;
+        dir_u = 1;
+    }
     if (mu >> p) {           /* carried into a new binade */
         mu >>= 1;
         Eu++;

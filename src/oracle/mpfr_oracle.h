@@ -48,7 +48,10 @@
  *   - a format without zero (E8M0): a zero result is invalid (NaN), or
  *     when saturating the smallest value with underflow and inexact; a
  *     nonzero result below the smallest value gives the smallest value in
- *     every mode (inexact; underflow when tiny);
+ *     every mode (inexact; underflow when tiny); with min_gap_up (ml_dtypes'
+ *     float8_e8m0fnu) RNE and RNA take every value strictly between the
+ *     smallest value and the next one up to the next one (inexact, no
+ *     underflow); the other modes keep the true neighbours;
  *   - flush-to-zero replaces every nonzero tiny result (tiny by the chosen
  *     rule, exact or not) by a zero of the same sign and raises underflow
  *     and inexact; denormals-are-zero reads subnormal operands as zeros of

@@ -22,7 +22,8 @@ static int same_fmt(const fl_format *f, const fl_format *p)
            f->prec == p->prec && f->has_inf == p->has_inf &&
            f->subnormals == p->subnormals && !f->saturate &&
            f->nan_style == p->nan_style && f->bias == p->bias &&
-           f->is_signed == p->is_signed && f->has_zero == p->has_zero;
+           f->is_signed == p->is_signed && f->has_zero == p->has_zero &&
+           f->min_gap_up == p->min_gap_up;
 }
 
 /* Map a job to the shim's (type, op, rnd); -1 if not covered. */

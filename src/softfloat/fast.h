@@ -426,7 +426,7 @@ FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
 #define FL__KEY(w, e, p)                                                     \
     ((uint64_t)(w) | (uint64_t)(e) << 8 | (uint64_t)(p) << 16 |             \
      (uint64_t)1 << 24 /* has_inf */ | (uint64_t)1 << 40 /* subnormals */)
-/* is_signed, has_zero, has_negzero, pad, then the bias */
+/* is_signed, has_zero, has_negzero, min_gap_up, then the bias */
 #define FL__KEY2(bias)                                                       \
     ((uint64_t)1 | (uint64_t)1 << 8 | (uint64_t)1 << 16 |                   \
      (uint64_t)(uint32_t)(bias) << 32)

@@ -62,6 +62,9 @@ typedef struct {
     unsigned negfl;
     uint32_t zerob;    /* formats without zero: result of a zero input */
     unsigned zerofl;
+    uint32_t gapb;     /* min_gap_up in a nearest mode with 2^emin >=
+                          2^-126: lanes in (2^emin, gapb) go to the scalar
+                          code (0: none) */
     int ftrick;        /* nearest even by the float addition */
     int after, fz, daz, uns, nozero, nonegz, lowsub;
     int var;           /* the kernel variant: FL__NV_* */
@@ -171,6 +174,13 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     P->zerob = 0;
     if (P->nozero)
         P->zerob = fl__fbits(fl_to_float(f, fl__no_zero(f, c, &P->zerofl)));
+    /* min_gap_up moves the nearest modes' boundary in (2^emin, next
+     * value).  Below 2^-126 (lowsub: E8M0 itself) that interval holds
+     * binary32 subnormals only, which go to the scalar code anyway; above,
+     * its lanes are sent there too (the variant reading P at run time). */
+    P->gapb = 0;
+    if (f->min_gap_up && !P->lowsub && (c->rm == FL_RNE || c->rm == FL_RNA))
+        P->gapb = fl__fbits(fl_to_float(f, 1));
     P->nonegz = !f->has_negzero;
     P->after = c->tininess == FL_TINY_AFTER;
     P->fz = c->ftz || !f->subnormals;
@@ -179,8 +189,8 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
              (P->nozero ? FL__NV_NOZERO : 0) |
              (P->lowsub ? FL__NV_LOWSUB : 0) | (P->fz ? FL__NV_FZ : 0) |
              (P->daz ? FL__NV_DAZ : 0);
-    if (P->var != FL__NV_PLAIN && P->var != FL__NV_NOMZ &&
-        P->var != FL__NV_UNSV && P->var != FL__NV_E8M0)
+    if ((P->var != FL__NV_PLAIN && P->var != FL__NV_NOMZ &&
+         P->var != FL__NV_UNSV && P->var != FL__NV_E8M0) || P->gapb)
         P->var = FL__NV_RT;
     return 1;
 }

@@ -17,10 +17,11 @@
  *     240, infinities), float8_e3m4 (bias 3, max 15.5), float8_e4m3fnuz
  *     (bias 8), float8_e5m2fnuz (bias 16), float8_e4m3b11fnuz (bias 11),
  *     float8_e5m3fnu (unsigned, bias 15, NaN 0xFF), float8_e8m0fnu
- *     (unsigned, bias 127, NaN 0xFF, no zero), float6_e2m3fn (bias 1),
+ *     (unsigned, bias 127, NaN 0xFF, no zero; its conversion's rounding
+ *     above 2^-127, ConvertImpl in float8.h), float6_e2m3fn (bias 1),
  *     float6_e3m2fn (bias 3), float4_e2m1fn (bias 1);
- *   - OCP Microscaling Formats (MX) v1.0, section 5: the same E8M0, E2M3,
- *     E3M2 and E2M1;
+ *   - OCP Microscaling Formats (MX) v1.0, section 5: the same E8M0 (as
+ *     fp8-e8m0, true nearest), E2M3, E3M2 and E2M1;
  *   - IEEE P3109 binary8pP as Graphcore's gfloat tabulates them
  *     (src/gfloat/formats.py format_info_p3109: k = 8, emax = 2^(7-P) - 1,
  *     no -0, two infinities, one NaN; types.py derives the bias
@@ -57,15 +58,17 @@
     ((S) && (ST) != FL_NANSTYLE_FNUZ && (ST) != FL_NANSTYLE_P3109)
 
 /* NAME, exponent bits, precision, bias, nan style, signed, has zero,
- * subnormals, saturate. */
-#define FL_FORMAT_X(NAME, E, P, B, ST, S, Z, SUB, SAT)                       \
+ * subnormals, saturate, min_gap_up. */
+#define FL_FORMAT_XG(NAME, E, P, B, ST, S, Z, SUB, SAT, GAP)                 \
     {                                                                        \
         NAME, FL_W(E, P, S), E, P, FL_HASINF(ST), ST, SUB, SAT, 0, S, Z,     \
-        FL_NEGZERO(ST, S), 0, B, ((Z) ? 1 : 0) - (B),                        \
+        FL_NEGZERO(ST, S), GAP, B, ((Z) ? 1 : 0) - (B),                      \
         (int32_t)(FL_MAXBITS(E, P, ST) >> ((P) - 1)) - (B),                  \
         (S) ? FL_ONE << (FL_W(E, P, S) - 1) : 0, FL_EXPMASK(E, P),           \
         FL_FRACMASK(P), FL_MAXBITS(E, P, ST)                                 \
     }
+#define FL_FORMAT_X(NAME, E, P, B, ST, S, Z, SUB, SAT)                       \
+    FL_FORMAT_XG(NAME, E, P, B, ST, S, Z, SUB, SAT, 0)
 /* Signed, with zero and subnormals, IEEE bias, not saturating. */
 #define FL_FORMAT(NAME, E, P, ST)                                            \
     FL_FORMAT_X(NAME, E, P, FL_BIAS(E), ST, 1, 1, 1, 0)
@@ -93,11 +96,18 @@ const fl_format fl_float8_e5m2fnuz = FL_FORMAT_X(
 const fl_format fl_float8_e4m3b11fnuz = FL_FORMAT_X(
     "float8_e4m3b11fnuz", 4, 4, 11, FL_NANSTYLE_FNUZ, 1, 1, 1, 0);
 /* Unsigned: NVIDIA's E5M3 (ml_dtypes float8_e5m3fnu) and the MX scale
- * E8M0, whose exponent field 0 is 2^-127, not zero. */
+ * E8M0, whose exponent field 0 is 2^-127, not zero.  E8M0 twice, with the
+ * same codes: under ml_dtypes' name it rounds as ml_dtypes does (its
+ * ConvertImpl rounds at the quantum 2^-126 as if code 0 were zero, so in
+ * round to nearest everything in (2^-127, 2^-126) goes to 2^-126:
+ * min_gap_up); OCP MX v1.0 (section 5.4.1) defines the encoding only, and
+ * fp8-e8m0 rounds to the true nearest. */
 const fl_format fl_float8_e5m3fnu = FL_FORMAT_X(
     "float8_e5m3fnu", 5, 4, 15, FL_NANSTYLE_FN, 0, 1, 1, 0);
-const fl_format fl_float8_e8m0fnu = FL_FORMAT_X(
-    "float8_e8m0fnu", 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 0);
+const fl_format fl_float8_e8m0fnu = FL_FORMAT_XG(
+    "float8_e8m0fnu", 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 0, 1);
+const fl_format fl_fp8_e8m0 = FL_FORMAT_X(
+    "fp8-e8m0", 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 0);
 /* OCP MX element types: no infinities, no NaN. */
 const fl_format fl_float6_e2m3fn = FL_FORMAT_X(
     "float6_e2m3fn", 2, 4, 1, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
@@ -138,7 +148,8 @@ static const struct {
     {&fl_float8_e4m3b11fnuz,
      {"fp8-e4m3b11fnuz", "e4m3b11fnuz", "float8_e4m3b11"}},
     {&fl_float8_e5m3fnu, {"fp8-e5m3fnu", "e5m3fnu"}},
-    {&fl_float8_e8m0fnu, {"fp8-e8m0", "e8m0", "e8m0fnu", "fp8-e8m0fnu"}},
+    {&fl_float8_e8m0fnu, {"e8m0fnu", "fp8-e8m0fnu"}},
+    {&fl_fp8_e8m0, {"e8m0"}},   /* OCP MX's, as "e4m3" is OCP's */
     {&fl_float6_e2m3fn, {"fp6-e2m3", "e2m3", "e2m3fn"}},
     {&fl_float6_e3m2fn, {"fp6-e3m2", "e3m2", "e3m2fn"}},
     {&fl_float4_e2m1fn, {"fp4-e2m1", "e2m1", "e2m1fn"}},
@@ -260,6 +271,11 @@ int fl_format_define(fl_format *out, const char *name,
                 "without subnormals, of the fn or finite NaN style%s", "");
         return -1;
     }
+    if (p->min_gap_up && z) {
+        set_err(err, errlen, "min_gap_up (ml_dtypes' E8M0 rounding) needs "
+                "a format without zero%s", "");
+        return -1;
+    }
     if (sg + e + pr - 1 < 2) {
         set_err(err, errlen, "a format needs at least 2 bits%s", "");
         return -1;
@@ -297,6 +313,7 @@ int fl_format_define(fl_format *out, const char *name,
     out->is_signed = (uint8_t)sg;
     out->has_zero = (uint8_t)z;
     out->has_negzero = FL_NEGZERO(st, sg);
+    out->min_gap_up = p->min_gap_up != 0;
     out->bias = bias;
     out->emin = emin;
     out->emax = emax;
@@ -320,6 +337,7 @@ int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
     p.has_zero = 1;
     p.subnormals = subnormals;
     p.saturate = saturate;
+    p.min_gap_up = 0;
     return fl_format_define(out, name, &p, err, errlen);
 }
 

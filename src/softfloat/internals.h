@@ -152,7 +152,8 @@ FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
  * overflow (to inf, to the format's NaN where it has no inf, to the
  * largest finite, or saturating), the formats' missing encodings (no -0:
  * +0; unsigned: a negative value is fl__unsigned_negative's; no zero:
- * values below 2^emin give 2^emin) and all flags, including FL_TERN_UP /
+ * values below 2^emin give 2^emin; min_gap_up: ml_dtypes' E8M0 rounding
+ * above 2^emin in RNE and RNA) and all flags, including FL_TERN_UP /
  * FL_TERN_DOWN.  sig != 0 and need not be normalized; its lowest bit is
  * sticky, so it must carry >= prec+2 significant bits. */
 FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,

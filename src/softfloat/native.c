@@ -33,7 +33,7 @@ static FPLAB_HOSTDEV fl_format native_format(int ebits, int prec)
     f.is_signed = 1;
     f.has_zero = 1;
     f.has_negzero = 1;
-    f.pad = 0;
+    f.min_gap_up = 0;
     f.bias = (1 << (ebits - 1)) - 1;
     f.emin = 1 - f.bias;
     f.emax = f.bias;

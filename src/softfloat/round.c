@@ -200,6 +200,21 @@ FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
 
     q = round_shift(sig, shift, sign, c, &inexact, &up);
 
+    /* min_gap_up (ml_dtypes' float8_e8m0fnu): in the nearest modes a
+     * value strictly inside (2^emin, next value) goes up to the next
+     * value.  Exactly those were rounded down to q = 2^(p-1) at exp ==
+     * emin (a normalized sig never rounds up to 2^(p-1)); 2^emin itself is
+     * exact and stays.  ml_dtypes rounds there at the quantum 2^(emin+1)
+     * as if code 0 were zero, so for p = 1 its tie 2^emin goes to code 0
+     * and everything above to 2^(emin+1): this rule.  The directed modes,
+     * RTO and SR have no midpoint and keep the true neighbours (ml_dtypes'
+     * truncation gives code 0 there, as RTZ does). */
+    if (f->min_gap_up && exp == f->emin && inexact && !up &&
+        q == ((uint64_t)1 << (p - 1)) && (c->rm == FL_RNE || c->rm == FL_RNA)) {
+        q++;
+        up = 1;
+    }
+
     if (exp >= f->emin) {
         /* q in [2^(p-1), 2^p]; a carry to 2^p bumps the exponent. */
         if (q >> p) {

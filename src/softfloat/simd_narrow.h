@@ -81,7 +81,10 @@
  *   or the largest finite value by mode and saturation).  Formats without
  *   -0 give +0 for every zero; unsigned formats give fl__unsigned_negative
  *   for negative lanes, formats without zero fl__no_zero for zero lanes
- *   and 2^emin for lanes below it.
+ *   and 2^emin for lanes below it.  A format with min_gap_up (ml_dtypes'
+ *   E8M0 rounding) moves the nearest modes' boundary in (2^emin, next
+ *   value): for E8M0 those are binary32 subnormals, scalar lanes anyway;
+ *   where 2^emin >= 2^-126 its lanes go to the scalar code.
  *
  * Flags are the OR over lanes: inexact and FL_TERN_UP/DOWN from comparing
  * the result with the input as binary32 values (a NaN result compares
@@ -137,7 +140,7 @@ K_INL unsigned K_(hor)(K_(vu) acc)
 typedef struct {
     K_(vu) eminb, ecapb, mshift, maxf, qbits, halfqb, bigb, bordlo, vC, vEmin,
         tp, tn, ovb0, ovb1, ovd, negb, zerob, wov0, wov1, wov, wneg, wzero,
-        vm0, lsbm, lsb1, podd;
+        vm0, lsbm, lsb1, podd, gapb;
 } K_(cst);
 typedef struct { K_(vu) up, dn, uf, ov0, ov1, neg, zero; } K_(acc);
 
@@ -327,6 +330,8 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
             kbad |= K_LT(a - one, hid - one);   /* 0 < |x| < 2^-126 */
         if (rm == FL_RSR)
             kbad |= kamb;
+        if (rt && P->gapb)      /* min_gap_up above 2^-126: scalar code */
+            kbad |= K_GT(a, K->eminb) & K_LT(a, K->gapb);
         if (K_ANYM(kbad)) {
             /* note the lanes for the scalar code; no flags from them */
             const unsigned bad = K_BITS_OF(kbad);
@@ -422,6 +427,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
     K.ovd = K.ovb0 ^ K.ovb1;    /* 0 or the sign bit, but RUP/RDN */
     K.negb = zero + P->negb;
     K.zerob = zero + P->zerob;
+    K.gapb = zero + P->gapb;
     K.wov0 = zero + P->ovfl[0];
     K.wov1 = zero + P->ovfl[1];
     K.wov = K.wov0 | K.wov1;

@@ -113,6 +113,19 @@ expect 0 "0x81 4 inexact"              -- calc e8m0 round 3
 expect 0 "0xff nan invalid"            -- calc e8m0 round 0
 expect 0 "0xff nan invalid"            -- calc e8m0 sub 1 2
 expect 0 "0x00 0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125 inexact,underflow" -- calc e8m0 round 0 --saturate
+# 1.125 * 2^-127: OCP's E8M0 (e8m0) gives the nearest, 2^-127; ml_dtypes'
+# float8_e8m0fnu 2^-126 in rne and rna (its boundary sits at 2^-127), the
+# true neighbour 2^-127 toward zero
+E127=0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125
+E126=0.000000000000000000000000000000000000011754943508222875079687365372222456778186655567720875215087517062784172594547271728515625
+expect 0 "0x00 $E127 inexact"          -- calc e8m0 round 0x1.2p-127
+expect 0 "0x01 $E126 inexact"          -- calc float8_e8m0fnu round 0x1.2p-127
+expect 0 "0x01 $E126 inexact"          -- calc float8_e8m0fnu round 0x1.2p-127 --rm rna
+expect 0 "0x00 $E127 inexact"          -- calc float8_e8m0fnu round 0x1.2p-127 --rm rtz
+expect 0 "0x00 $E127 -"                -- calc float8_e8m0fnu round 0x1p-127
+# within E8M0 only fma reaches (2^-127, 2^-126): 2^-127 + 2^-254
+expect 0 "0x01 $E126 inexact"          -- calc float8_e8m0fnu fma 0x1p-127 0x1p-127 0x1p-127
+expect 0 "0x00 $E127 inexact"          -- calc e8m0 fma 0x1p-127 0x1p-127 0x1p-127
 # FP4 E2M1 (0 0.5 1 1.5 2 3 4 6): 5 is a tie between 4 and 6 (even: 4);
 # 7 rounds to 8 and saturates; NaN becomes ml_dtypes' -0 pattern
 expect 0 "0x6 4 inexact"               -- calc fp4-e2m1 round 5
@@ -125,4 +138,4 @@ expect 0 "0x80 nan invalid"            -- calc p3109:p3 sub inf inf
 expect 0 "0x78 inf inexact,overflow"   -- calc float8_e4m3 round 256
 expect 0 "0x7f nan inexact,overflow"   -- calc Float8_E4M3FN round 480
 
-finish 93
+finish 100

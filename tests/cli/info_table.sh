@@ -3,7 +3,10 @@
 # The info goldens were checked by hand (binary16: largest 65504 = 0x7bff,
 # smallest subnormal 2^-24; ieee:4:3: largest 240, smallest subnormal
 # 1/512 = 0.001953125; E8M0: 2^-127 at code 0x00 .. 2^127 at 0xfe, NaN
-# 0xff; FP4 E2M1: 0.5 .. 6, no NaN).  The table goldens come from
+# 0xff, in two presets that differ only in rounding above 2^-127 -- so
+# float8_e8m0fnu's shortest decimal for 2^-127 is 5e-39: 6e-39 lies in
+# (2^-127, 2^-126) and reads back as 2^-126 under ml_dtypes' rule; FP4
+# E2M1: 0.5 .. 6, no NaN).  The table goldens come from
 # gen_table.py, an independent computation of every value from the
 # format's definition (its arguments are in the lines below).
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +18,8 @@ expect_file 0 "$G/info_fp16.txt"          -- info half
 expect_file 0 "$G/info_ieee_4_3.txt"      -- info ieee:4:3
 expect_file 0 "$G/table_ieee_4_3.txt"     -- table ieee:4:3
 expect_file 0 "$G/table_fp8_e5m2.txt"     -- table fp8-e5m2
-expect_file 0 "$G/info_float8_e8m0fnu.txt" -- info e8m0
+expect_file 0 "$G/info_float8_e8m0fnu.txt" -- info float8_e8m0fnu
+expect_file 0 "$G/info_fp8_e8m0.txt"      -- info e8m0
 expect_file 0 "$G/info_float4_e2m1fn.txt" -- info FP4-E2M1
 # gen_table.py 2 1 --style finite; 2 3 / 3 2 --style finite
 expect_file 0 "$G/table_float4_e2m1fn.txt" -- table float4_e2m1fn
@@ -71,6 +75,17 @@ for want in "0x80	1	0	0x0	-	nan	nan" \
     CASES=$((CASES + 1))
     grep -qxF "$want" <<<"$t" || fail "table float8_e4m3fnuz lacks [$want]"
 done
+for spec in float8_e8m0fnu e8m0; do
+    CASES=$((CASES + 1))
+    "$FPLAB" table "$spec" | tail -n +2 | cmp -s - <(tail -n +2 "$G/table_float8_e8m0fnu.txt") ||
+        fail "table $spec: the E8M0 presets must list the same codes"
+done
+CASES=$((CASES + 1))
+"$FPLAB" info float8_e8m0fnu | grep -qF "above 2^emin        ml_dtypes' rule: rne and rna round" ||
+    fail "info float8_e8m0fnu does not state ml_dtypes' rounding rule"
+CASES=$((CASES + 1))
+"$FPLAB" info e8m0 | grep -qF "above 2^emin        true nearest" ||
+    fail "info e8m0 does not state true nearest"
 t=$("$FPLAB" table e8m0)
 CASES=$((CASES + 1))
 grep -q "^0x00	0	0	0x0	-127	0.0000000000000000000000000000000000000058774717541114375398436826861112283890933277838604376075437585313920862972736358642578125	normal$" <<<"$t" ||
@@ -88,4 +103,4 @@ n=$("$FPLAB" table ieee:5:6 | wc -l)
 CASES=$((CASES + 1))
 [ "$n" = 4097 ] || fail "table ieee:5:6 has $n lines, want 4097"
 
-finish 38
+finish 43
