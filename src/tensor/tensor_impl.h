@@ -92,6 +92,12 @@ int tnpy_header(const tensor *t, unsigned char **out, size_t *len);
 /* The dtype a .npy/.npz carries for t's dtype (bf16, fp8 -> uint). */
 tensor_dtype tnpy_dtype(tensor_dtype d);
 
+/* The container whose signature starts head (k bytes: the first 9 of the
+ * file, or all of a shorter one), or -1: "\x93NUMPY" .npy, '{' at offset
+ * 8 safetensors, "PK\3\4" or "PK\5\6" .npz, else a first byte 0x93 a
+ * .npy whose magic is damaged. */
+int tsniff(const unsigned char *head, size_t k);
+
 /* A file handle's member table: one entry per tensor. */
 typedef struct tmember {
     char *key;            /* member name as the user gives it */
