@@ -56,19 +56,6 @@ int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
 
-/* .npy output: descr "<f4", "|u1", ...; elsize bytes per element, C order,
- * ndim 0..32.  cli_npy_emit writes into fp (path names it in messages);
- * cli_npy_write writes one file atomically.  0, or -1 with a message. */
-int cli_npy_emit(FILE *fp, const char *path, const char *descr, size_t elsize,
-                 const void *data, const size_t *shape, int ndim);
-int cli_npy_write(const char *path, const char *descr, size_t elsize,
-                  const void *data, const size_t *shape, int ndim);
-
-/* An array read by amp_array_read (npy.h) into C order in place (blocks
- * of fplab/scale.h run along the last axis).  -1 on out of memory. */
-struct amp_array;
-int cli_array_c_order(struct amp_array *a);
-
 /* Create a directory (and parents) if missing; -1 + message on error,
  * starting with `what` (e.g. "hist: --out") unless it is NULL. */
 int cli_mkdir_p(const char *dir, const char *what);
