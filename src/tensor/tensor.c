@@ -430,18 +430,31 @@ int tensor_file_open_mem(tensor_file **out, const void *buf, size_t len,
     return 0;
 }
 
+FILE *topen(const char *path, uint64_t *size, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
+        fclose(fp);
+        terr(err, errlen, "%s: not a regular file", path);
+        return NULL;
+    }
+    *size = (uint64_t)st.st_size;
+    return fp;
+}
+
 int tensor_file_open(tensor_file **out, const char *path, char *err,
                      size_t errlen)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
+    uint64_t size;
+    FILE *fp = topen(path, &size, err, errlen);
     if (!fp)
-        return terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return terr(err, errlen, "%s: not a regular file", path);
-    }
+        return -1;
     tensor_file *tf = calloc(1, sizeof *tf);
     if (!tf || !(tf->name = strdup(path))) {
         free(tf);
@@ -450,7 +463,7 @@ int tensor_file_open(tensor_file **out, const char *path, char *err,
     }
     tf->fp = fp;
     tf->src.fp = fp;
-    tf->src.size = (uint64_t)st.st_size;
+    tf->src.size = size;
     if (file_open_common(tf, err, errlen)) {
         tensor_file_close(tf);
         return -1;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tensor_impl.h"
 
@@ -40,15 +39,11 @@ int tensor_read_raw(tensor *t, const char *path, tensor_dtype dtype,
         return terr(err, errlen, "%s: raw read needs a dtype", path);
     if (!dname)
         dname = tensor_dtype_name(dtype);
-    FILE *fp = fopen(path, "rb");
+    uint64_t size;
+    FILE *fp = topen(path, &size, err, errlen);
     if (!fp)
-        return terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return terr(err, errlen, "%s: not a regular file", path);
-    }
-    size_t len = (size_t)st.st_size;
+        return -1;
+    size_t len = (size_t)size;
     if (len % w) {
         fclose(fp);
         return terr(err, errlen, "%s: %zu bytes is not a whole number of %s "
@@ -182,20 +177,14 @@ int tensor_read_any(tensor *t, const char *spec, char *err, size_t errlen)
         r = tensor_read(t, spec, err, errlen);   /* a member: a container */
         goto done;
     }
-    FILE *fp = fopen(path, "rb");
+    uint64_t size;
+    FILE *fp = topen(path, &size, err, errlen);
     if (!fp) {
-        r = terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        r = -1;
         goto done;
     }
-    struct stat st;
     unsigned char head[9];
-    size_t k = 0;
-    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        r = terr(err, errlen, "%s: not a regular file", path);
-        goto done;
-    }
-    k = fread(head, 1, sizeof head, fp);
+    size_t k = fread(head, 1, sizeof head, fp);
     int bad = ferror(fp);
     fclose(fp);
     if (bad)
