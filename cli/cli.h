@@ -73,6 +73,19 @@ int cli_mkdir_last(const char *dir, const char *what);
  * which ("installed", ...), or NULL with *how saying where it looked. */
 const char *cli_share_dir(const char **how);
 
+/* gnuplot (cli/gnuplot.c): $FPLAB_GNUPLOT when set (NULL when it is not
+ * executable), else the first on PATH; malloc'd, NULL if none. */
+char *cli_find_gnuplot(void);
+/* s for a gnuplot single-quoted string ('' stands for '), cut to len. */
+void cli_gp_quote(char *dst, size_t len, const char *s);
+/* Run `gnuplot -e EXPR SCRIPT` (stdin /dev/null), which is to write tmp;
+ * rename tmp to final when gnuplot succeeded and wrote it.  0, or -1 with
+ * a reason in why ("gnuplot failed on WHAT", WHAT NULL: the script; tmp
+ * removed). */
+int cli_run_gnuplot(const char *gnuplot, const char *expr, const char *script,
+                    const char *tmp, const char *final, const char *what,
+                    char *why, size_t wlen);
+
 /* Subcommands: each parses its own arguments and handles --help. */
 int cmd_info(int argc, char **argv);
 int cmd_table(int argc, char **argv);
