@@ -25,7 +25,6 @@ The seed is printed; FPLAB_TEST_SEED replays it.  Exit 77 without numpy.
 import os
 import subprocess
 import sys
-import time
 
 try:
     import numpy as np
@@ -33,11 +32,12 @@ except ImportError:
     print("numpy_check: no numpy in this python: skipped")
     sys.exit(77)
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import seed, st_parse, st_write  # noqa: E402 (tests/testlib.py)
+
 FPLAB, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-seed = int(os.environ.get("FPLAB_TEST_SEED", "0") or 0) or int(time.time() * 1000) % (2**32)
-print("numpy_check: seed %d (replay with FPLAB_TEST_SEED=%d)" % (seed, seed))
-rng = np.random.default_rng(seed)
+rng = np.random.default_rng(seed("numpy_check"))
 np.seterr(all="ignore")
 F32 = np.float32
 FLT_MAX = F32(np.finfo(np.float32).max)
@@ -266,30 +266,12 @@ for src, arr in (("x", x),):
 # them) and .safetensors (read here with json and struct).
 
 
-def st_write(path, tensors):
-    """A safetensors file: 8-byte header length, JSON header, data."""
-    import json
-    import struct
-    hdr, off, blobs = {}, 0, []
-    for key, (dtype, arr) in tensors.items():
-        b = np.ascontiguousarray(arr).tobytes()
-        hdr[key] = {"dtype": dtype, "shape": list(arr.shape), "data_offsets": [off, off + len(b)]}
-        off += len(b)
-        blobs.append(b)
-    h = json.dumps(hdr).encode()
-    with open(path, "wb") as fp:
-        fp.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
 def st_read(path, key):
-    import json
-    import struct
-    raw = open(path, "rb").read()
-    n = struct.unpack("<Q", raw[:8])[0]
-    e = json.loads(raw[8:8 + n])[key]
+    _, header, _, data = st_parse(path)
+    e = header[key]
     dt = {"F32": np.float32, "U8": np.uint8}[e["dtype"]]
     a, b = e["data_offsets"]
-    return np.frombuffer(raw[8 + n + a:8 + n + b], dtype=dt).reshape(e["shape"])
+    return np.frombuffer(data[a:b], dtype=dt).reshape(e["shape"])
 
 
 def to_bf16_bits(a):
@@ -334,7 +316,10 @@ def compare_hist(name, got, want):
 xb_bits = to_bf16_bits(x)
 xb = (xb_bits.astype(np.uint32) << 16).view(np.float32)
 np.savez(os.path.join(WORK, "w.npz"), x=x, other=x[:2])
-st_write(os.path.join(WORK, "w.safetensors"), {"x": ("F32", x), "g": ("BF16", xb_bits)})
+# unpadded, as some writers leave the header
+st_write(os.path.join(WORK, "w.safetensors"),
+         {"x": ("F32", x.shape, x.tobytes()), "g": ("BF16", x.shape, xb_bits.tobytes())},
+         pad=False)
 np.save(os.path.join(WORK, "xb_bits.npy"), xb_bits)
 np.save(os.path.join(WORK, "xb.npy"), xb)
 io_cases = (
