@@ -1,7 +1,8 @@
 /*
  * test_common.h — shared helpers of the core's test programs: seeds and a
- * small PRNG, the run-time format list, the comparison of a core result
- * with the MPFR oracle and a bounded mismatch report.
+ * small PRNG, the core's formats and contexts by name.  The comparison of
+ * a core result with the MPFR oracle and the bounded mismatch report are
+ * in test_oracle.h.
  *
  * Every random test takes its seed from FPLAB_TEST_SEED when set (replay),
  * else from the clock, and prints it.  FPLAB_TEST_SCALE (default 1)
@@ -17,7 +18,6 @@
 #include <time.h>
 
 #include "fplab/fplab.h"
-#include "mpfr_oracle.h"
 
 #define TC_SKIP 77
 
@@ -86,60 +86,6 @@ static inline const char *tc_ctx_str(const fl_ctx *c, char *buf, size_t n)
              c->ftz ? " ftz" : "", c->daz ? " daz" : "",
              c->saturate ? " sat" : "", fl_nan_preset_name(c->nan));
     return buf;
-}
-
-/* Does a core result (value, flag word) match the oracle?  NaN results
- * match any NaN; flags compare on the five IEEE bits; the ternary when
- * asked and the result is a number. */
-static inline int tc_same(const fl_format *f, uint64_t got, unsigned gfl,
-                          const fl_mpfr_res *x, int ternary)
-{
-    if (x->is_nan) {
-        if (!fl_is_nan(f, got))
-            return 0;
-    } else if (got != x->bits) {
-        return 0;
-    }
-    if ((gfl & FL_IEEE_FLAGS) != x->flags)
-        return 0;
-    if (ternary && !x->is_nan && fl_ternary(gfl) != x->ternary)
-        return 0;
-    return 1;
-}
-
-/* A bounded mismatch log: the first few are printed in full. */
-typedef struct tc_log {
-    const char *test;
-    long cases;
-    long bad;
-    long oracle_err;
-} tc_log;
-
-static inline void tc_report(tc_log *lg, const char *fmt_name, const char *op,
-                             const fl_ctx *c, const uint64_t *ops, int n,
-                             const fl_mpfr_res *x, uint64_t got, unsigned gfl)
-{
-    char cs[96];
-    lg->bad++;
-    if (lg->bad > 12)
-        return;
-    printf("MISMATCH %s: %s %s [%s]", lg->test, fmt_name, op,
-           tc_ctx_str(c, cs, sizeof cs));
-    for (int i = 0; i < n; i++)
-        printf(" %#" PRIx64, ops[i]);
-    printf(" expected %s%#" PRIx64 " flags %02x tern %d, got %#" PRIx64
-           " flags %02x tern %d\n", x->is_nan ? "NaN " : "", x->bits,
-           x->flags, x->ternary, got, gfl & FL_IEEE_FLAGS, fl_ternary(gfl));
-    fflush(stdout);
-}
-
-static inline void tc_oracle_fail(tc_log *lg, int rc, const char *what,
-                                  const fl_mpfr_res *x)
-{
-    lg->oracle_err++;
-    if (lg->oracle_err <= 5)
-        printf("ORACLE ERROR %d in %s: %s (ours %#" PRIx64 ", MPFR path %#"
-               PRIx64 ")\n", rc, lg->test, what, x->bits, x->check_bits);
 }
 
 #endif /* FPLAB_TEST_COMMON_H */
