@@ -1,12 +1,12 @@
 /*
- * test_common.h — shared helpers of the core's test programs: seeds and a
- * small PRNG, the core's formats and contexts by name.  The comparison of
- * a core result with the MPFR oracle and the bounded mismatch report are
- * in test_oracle.h.
+ * test_common.h — what fplab's C test programs share: the seed and a
+ * small PRNG, the case-count scale, and the core's formats and contexts
+ * by name.  The
+ * comparison with the MPFR oracle is in test_oracle.h.
  *
  * Every random test takes its seed from FPLAB_TEST_SEED when set (replay),
- * else from the clock, and prints it.  FPLAB_TEST_SCALE (default 1)
- * multiplies the random case counts.
+ * else from the clock (or the test's fixed default), and prints it.
+ * FPLAB_TEST_SCALE (default 1) multiplies the random case counts.
  */
 #ifndef FPLAB_TEST_COMMON_H
 #define FPLAB_TEST_COMMON_H
@@ -29,8 +29,9 @@ static inline uint64_t tc_splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* The seed of this run: FPLAB_TEST_SEED or the clock; printed once. */
-static inline uint64_t tc_seed(const char *who)
+/* The seed of this run: FPLAB_TEST_SEED, else deflt when fixed is set,
+ * else the clock; the same on every call of a run, printed each time. */
+static inline uint64_t tc_seed_pick(const char *who, int fixed, uint64_t deflt)
 {
     static uint64_t seed;
     static int have;
@@ -38,6 +39,8 @@ static inline uint64_t tc_seed(const char *who)
         const char *e = getenv("FPLAB_TEST_SEED");
         if (e && *e)
             seed = strtoull(e, NULL, 0);
+        else if (fixed)
+            seed = deflt;
         else
             seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)clock();
         have = 1;
@@ -46,6 +49,19 @@ static inline uint64_t tc_seed(const char *who)
            ")\n", who, seed, seed);
     fflush(stdout);
     return seed;
+}
+
+/* A random test's seed: FPLAB_TEST_SEED or the clock. */
+static inline uint64_t tc_seed(const char *who)
+{
+    return tc_seed_pick(who, 0, 0);
+}
+
+/* A test whose data are pinned (its expected count depends on them):
+ * FPLAB_TEST_SEED or deflt. */
+static inline uint64_t tc_seed_fixed(const char *who, uint64_t deflt)
+{
+    return tc_seed_pick(who, 1, deflt);
 }
 
 static inline long tc_scale(void)
