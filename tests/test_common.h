@@ -1,7 +1,7 @@
 /*
  * test_common.h — what fplab's C test programs share: the seed and a
- * small PRNG, the case-count scale, and the core's formats and contexts
- * by name.  The
+ * small PRNG, the case-count scale, counted checks for the programs that
+ * do not use Check, and the core's formats and contexts by name.  The
  * comparison with the MPFR oracle is in test_oracle.h.
  *
  * Every random test takes its seed from FPLAB_TEST_SEED when set (replay),
@@ -102,6 +102,37 @@ static inline const char *tc_ctx_str(const fl_ctx *c, char *buf, size_t n)
              c->ftz ? " ftz" : "", c->daz ? " daz" : "",
              c->saturate ? " sat" : "", fl_nan_preset_name(c->nan));
     return buf;
+}
+
+/* Counted checks for the test programs without Check: every CHECK is a
+ * case; a false one prints where and why and counts as a failure.
+ * tc_finish compares the count with the one the tables fix (a loop that
+ * stopped running fails) and gives the exit status. */
+typedef struct tc_counts {
+    int cases, failures;
+} tc_counts;
+
+static inline tc_counts *tc_counter(void)
+{
+    static tc_counts c;
+    return &c;
+}
+
+#define CHECK(cond, ...) do { tc_counts *tc_c_ = tc_counter(); tc_c_->cases++; \
+    if (!(cond)) { tc_c_->failures++; \
+        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static inline int tc_finish(const char *who, int expected)
+{
+    const tc_counts *c = tc_counter();
+    printf("%s: %d checks, %d failures\n", who, c->cases, c->failures);
+    if (c->cases != expected) {
+        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", c->cases,
+                expected);
+        return 1;
+    }
+    return c->failures ? 1 : 0;
 }
 
 #endif /* FPLAB_TEST_COMMON_H */

@@ -17,12 +17,7 @@
 #include <string.h>
 
 #include "tensor.h"
-
-static int failures, cases;
-
-#define CHECK(cond, ...) do { cases++; if (!(cond)) { failures++; \
-    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "test_common.h"
 
 static char path_buf[4096];
 static const char *join(const char *dir, const char *name)
@@ -330,12 +325,6 @@ int main(int argc, char **argv)
     test_text(argv[2]);
     /* Fixed by the tables: valid 14 files * 10 checks + 24 dimensions + 1;
      * special 8; corrupt 14 * 4 + 2; raw 7; text 10 + 5 + 6. */
-    const int expected = 14 * 10 + 24 + 1 + 8 + 14 * 4 + 2 + 7 + 10 + 5 + 6;
-    printf("test_npy: %d checks, %d failures (fixtures %s)\n", cases, failures,
-           argv[1]);
-    if (cases != expected) {
-        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", cases, expected);
-        return 1;
-    }
-    return failures ? 1 : 0;
+    printf("test_npy: fixtures %s\n", argv[1]);
+    return tc_finish("test_npy", 14 * 10 + 24 + 1 + 8 + 14 * 4 + 2 + 7 + 10 + 5 + 6);
 }

@@ -7,7 +7,7 @@
  * with the words its message must contain.
  *
  * usage: test_tensor SCRATCH_DIR
- * Random data come from a fixed seed (TEST_TENSOR_SEED overrides it; the
+ * Random data come from a fixed seed (FPLAB_TEST_SEED overrides it; the
  * seed is printed).  Every case is counted and the count asserted.
  */
 #include <errno.h>
@@ -20,22 +20,14 @@
 #include <zlib.h>
 
 #include "tensor.h"
+#include "test_common.h"
 
-static int failures, cases;
 static const char *scratch;
-
-#define CHECK(cond, ...) do { cases++; if (!(cond)) { failures++; \
-    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return tc_splitmix(&rng_state);
 }
 
 static char pbuf[8][4096];
@@ -841,11 +833,7 @@ int main(int argc, char **argv)
     }
     scratch = argv[1];
     mkdir(scratch, 0777);
-    const char *env = getenv("TEST_TENSOR_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : 20240611;
-    rng_state = seed;
-    printf("test_tensor: seed %llu (replay: TEST_TENSOR_SEED=%llu)\n",
-           (unsigned long long)seed, (unsigned long long)seed);
+    rng_state = tc_seed_fixed("test_tensor", 20240611);
     test_dtypes();
     test_round_trips();
     test_members();
@@ -858,11 +846,5 @@ int main(int argc, char **argv)
     test_npz_defects();
     test_npy_layouts();
     test_npy_bytes();
-    const int expected = 1514;
-    printf("test_tensor: %d checks, %d failures\n", cases, failures);
-    if (cases != expected) {
-        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", cases, expected);
-        return 1;
-    }
-    return failures ? 1 : 0;
+    return tc_finish("test_tensor", 1514);
 }
