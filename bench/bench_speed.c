@@ -6,6 +6,18 @@
  *
  * Usage: bench_speed [reps [filter]]   (default 5 repetitions; median and
  * min..max printed; filter: only the workloads whose name contains it)
+ *
+ * Scalar binary16 operations run on two operand sets: finite encodings
+ * ("finite"), and TestFloat-style random encodings where every bit pattern
+ * is equally likely, NaNs, infinities, overflowing and underflowing
+ * results included ("any encoding"); the latter are measured next to
+ * Berkeley SoftFloat 3e (f16_add, f16_mul, f16_mulAdd; 8086-SSE
+ * specialisation) on the same operands in the same mode, each operation's
+ * result and flags stored by both, when bench_speed is configured with
+ * -DFPLAB_SOFTFLOAT3_DIR (docs/speed.md says how); the two are checked to
+ * agree on every operand first.
+ * Bulk rounding of binary32 to every 8-, 6- and 4-bit format is measured
+ * against memcpy (nearest even) and in M elements/s (stochastic).
  * Every workload is checked against its target; the summary says PASS or
  * GAP.  Rates are in millions of elements (or operations) per second.
  */
@@ -22,6 +34,9 @@
 #include "fplab/parallel.h"
 #ifdef FPLAB_HAVE_MPFR
 #include <mpfr.h>
+#endif
+#ifdef FPLAB_HAVE_SOFTFLOAT3
+#include "softfloat.h"   /* Berkeley SoftFloat 3e (-DFPLAB_SOFTFLOAT3_DIR) */
 #endif
 
 /* Single-thread workloads are timed in this thread's CPU time, so a
@@ -73,8 +88,10 @@ static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
 static float *fsrc, *fdst;
 static double *dsrc, *ddst;
 static uint64_t *ha, *hb, *hc, *hr;    /* binary16 / binary32 operands */
+static unsigned *hfl;                  /* each operation's flags */
 static const fl_format *cur_fmt;
 static fl_ctx cur_ctx;
+static int cur_nan = FL_NANP_X86;      /* NaN preset of the next run() */
 
 /* ---- fplab workloads ---------------------------------------------------- */
 #define SCALAR_OP(name, call)                                                \
@@ -91,6 +108,23 @@ static fl_ctx cur_ctx;
 SCALAR_OP(w_add, fl_add(f, ha[i], hb[i], &cur_ctx, &fl))
 SCALAR_OP(w_mul, fl_mul(f, ha[i], hb[i], &cur_ctx, &fl))
 SCALAR_OP(w_fma, fl_fma(f, ha[i], hb[i], hc[i], &cur_ctx, &fl))
+
+/* Each operation's result and flags kept, as TestFloat checks them. */
+#define SCALAR_OP_FL(name, call)                                             \
+    static void name(size_t n, void *arg)                                    \
+    {                                                                        \
+        const fl_format *f = cur_fmt;                                        \
+        size_t i;                                                            \
+        (void)arg;                                                           \
+        for (i = 0; i < n; i++) {                                            \
+            unsigned fl = 0;                                                 \
+            hr[i] = call;                                                    \
+            hfl[i] = fl;                                                     \
+        }                                                                    \
+    }
+SCALAR_OP_FL(w_add_fl, fl_add(f, ha[i], hb[i], &cur_ctx, &fl))
+SCALAR_OP_FL(w_mul_fl, fl_mul(f, ha[i], hb[i], &cur_ctx, &fl))
+SCALAR_OP_FL(w_fma_fl, fl_fma(f, ha[i], hb[i], hc[i], &cur_ctx, &fl))
 
 static void w_round_f(size_t n, void *arg)
 {
@@ -232,6 +266,52 @@ static void y_mul32(size_t n, void *arg)
         hr[i] = a.u;
     }
 }
+#ifdef FPLAB_HAVE_SOFTFLOAT3
+/* SoftFloat 3e: flags cleared before and read after each operation. */
+#define SF3_OP(name, expr)                                                   \
+    static void name(size_t n, void *arg)                                    \
+    {                                                                        \
+        size_t i;                                                            \
+        (void)arg;                                                           \
+        for (i = 0; i < n; i++) {                                            \
+            float16_t a, b, c;                                               \
+            a.v = (uint16_t)ha[i];                                           \
+            b.v = (uint16_t)hb[i];                                           \
+            c.v = (uint16_t)hc[i];                                           \
+            (void)c;                                                         \
+            softfloat_exceptionFlags = 0;                                    \
+            hr[i] = (expr).v;                                                \
+            hfl[i] = softfloat_exceptionFlags;                               \
+        }                                                                    \
+    }
+SF3_OP(y_sf3_add, f16_add(a, b))
+SF3_OP(y_sf3_mul, f16_mul(a, b))
+SF3_OP(y_sf3_fma, f16_mulAdd(a, b, c))
+
+/* fplab (SoftFloat NaN preset) and SoftFloat 3e on the same operands:
+ * the number of operations whose result or IEEE flags differ. */
+static size_t sf3_disagree(work_fn ours, work_fn theirs, size_t n)
+{
+    uint64_t *r1 = malloc(n * sizeof *r1);
+    unsigned *f1 = malloc(n * sizeof *f1);
+    size_t i, bad = 0;
+    cur_fmt = &fl_binary16;
+    cur_ctx = fl_ctx_make(FL_RNE);
+    cur_ctx.nan = FL_NANP_SOFTFLOAT;
+    softfloat_roundingMode = softfloat_round_near_even;
+    softfloat_detectTininess = softfloat_tininess_afterRounding;
+    ours(n, NULL);
+    memcpy(r1, hr, n * sizeof *r1);
+    memcpy(f1, hfl, n * sizeof *f1);
+    theirs(n, NULL);
+    for (i = 0; i < n; i++)
+        if (r1[i] != hr[i] || (f1[i] & FL_IEEE_FLAGS) != hfl[i])
+            bad++;
+    free(r1); free(f1);
+    return bad;
+}
+#endif
+
 #ifdef FPLAB_HAVE_MPFR
 __attribute__((target("f16c")))
 static void y_mpfr_add16(size_t n, void *arg)
@@ -260,8 +340,8 @@ static void y_mpfr_add16(size_t n, void *arg)
 
 /* ---- table -------------------------------------------------------------- */
 typedef struct { char name[48]; double rate, yrate, target; const char *yname;
-                 int target_is_ratio; } row_t;
-static row_t rows[64];
+                 int target_is_ratio; const char *note; } row_t;
+static row_t rows[160];
 static int nrows;
 
 static const char *filter;   /* run only workloads whose name contains it */
@@ -280,14 +360,16 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
     cur_fmt = f;
     cur_ctx = fl_ctx_make(rm);
     cur_ctx.sr_seed = 42;
+    cur_ctx.nan = (uint8_t)cur_nan;
+    r->note = NULL;
     measure(fn, n, NULL, &m, &lo, &hi);
     if (yard)
         measure(yard, n, NULL, &ym, &ylo, &yhi);
-    snprintf(r->name, sizeof r->name, "%s n=2^%d", name,
+    snprintf(r->name, sizeof r->name, "%s 2^%d", name,
              (int)__builtin_ctzll((unsigned long long)n));
     r->rate = m; r->yrate = ym; r->yname = yname; r->target = target;
     r->target_is_ratio = target_is_ratio;
-    printf("%-34s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f\n",
+    printf("%-40s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f\n",
            r->name, m, lo, hi, yname ? yname : "-", ym, ylo, yhi,
            ym > 0 ? m / ym : 0.0);
     fflush(stdout);
@@ -307,6 +389,7 @@ int main(int argc, char **argv)
     ddst = aligned_alloc(64, NBIG * sizeof *ddst);
     ha = malloc(NSMALL * 8); hb = malloc(NSMALL * 8);
     hc = malloc(NSMALL * 8); hr = malloc(NSMALL * 8);
+    hfl = malloc(NSMALL * sizeof *hfl);
     for (i = 0; i < NBIG; i++) {
         uint64_t r = next();
         /* normal and subnormal fp16 range, both signs */
@@ -326,15 +409,62 @@ int main(int argc, char **argv)
             do hc[i] = next() & m; while (fl_is_nan(f, hc[i]) || fl_is_inf(f, hc[i]));
         }
         if (!k) {
-            run("binary16 add", f, FL_RNE, w_add, y_add16, "f32+F16C", NSMALL, 120, 0);
-            run("binary16 mul", f, FL_RNE, w_mul, y_mul16, "f32+F16C", NSMALL, 120, 0);
-            run("binary16 fma", f, FL_RNE, w_fma, y_fma16, "f32+F16C", NSMALL, 100, 0);
+            run("binary16 add finite", f, FL_RNE, w_add, y_add16, "f32+F16C", NSMALL, 120, 0);
+            run("binary16 mul finite", f, FL_RNE, w_mul, y_mul16, "f32+F16C", NSMALL, 120, 0);
+            run("binary16 fma finite", f, FL_RNE, w_fma, y_fma16, "f32+F16C", NSMALL, 100, 0);
 #ifdef FPLAB_HAVE_MPFR
             run("binary16 add (vs MPFR)", f, FL_RNE, w_add, y_mpfr_add16, "MPFR", NSMALL, 0, 0);
 #endif
         } else {
             run("binary32 add", f, FL_RNE, w_add, y_add32, "f32 native", NSMALL, 120, 0);
             run("binary32 mul", f, FL_RNE, w_mul, y_mul32, "f32 native", NSMALL, 120, 0);
+        }
+    }
+    /* TestFloat-style operands: every binary16 encoding equally likely */
+    for (i = 0; i < NSMALL; i++) {
+        ha[i] = next() & 0xFFFF;
+        hb[i] = next() & 0xFFFF;
+        hc[i] = next() & 0xFFFF;
+    }
+    {
+        static const struct { const char *name; work_fn ours; work_fn sf3; } ops[] = {
+#ifdef FPLAB_HAVE_SOFTFLOAT3
+            { "binary16 add any enc. vs SoftFloat", w_add_fl, y_sf3_add },
+            { "binary16 mul any enc. vs SoftFloat", w_mul_fl, y_sf3_mul },
+            { "binary16 fma any enc. vs SoftFloat", w_fma_fl, y_sf3_fma },
+#else
+            { "binary16 add any enc. vs SoftFloat", w_add_fl, NULL },
+            { "binary16 mul any enc. vs SoftFloat", w_mul_fl, NULL },
+            { "binary16 fma any enc. vs SoftFloat", w_fma_fl, NULL },
+#endif
+        };
+        size_t o;
+        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            if (filter && !strstr(ops[o].name, filter))
+                continue;
+#ifdef FPLAB_HAVE_SOFTFLOAT3
+            {
+                const size_t bad = sf3_disagree(ops[o].ours, ops[o].sf3, NSMALL);
+                printf("%s: fplab and SoftFloat 3e %s on %zu operand sets "
+                       "(result and IEEE flags)%s\n", ops[o].name,
+                       bad ? "DISAGREE" : "agree", (size_t)NSMALL,
+                       bad ? "" : "");
+                if (bad)
+                    printf("  %zu disagreements\n", bad);
+            }
+            softfloat_roundingMode = softfloat_round_near_even;
+            cur_nan = FL_NANP_SOFTFLOAT;
+            run(ops[o].name, &fl_binary16, FL_RNE, ops[o].ours, ops[o].sf3,
+                "SoftFloat 3e", NSMALL, 3.0, 1);
+            cur_nan = FL_NANP_X86;
+#else
+            cur_nan = FL_NANP_SOFTFLOAT;
+            run(ops[o].name, &fl_binary16, FL_RNE, ops[o].ours, NULL,
+                "SoftFloat 3e", NSMALL, 0, 1);
+            cur_nan = FL_NANP_X86;
+            if (nrows > 0 && strstr(rows[nrows - 1].name, ops[o].name))
+                rows[nrows - 1].note = "not measured (set FPLAB_SOFTFLOAT3_DIR)";
+#endif
         }
     }
     /* bulk rounding */
@@ -349,6 +479,30 @@ int main(int argc, char **argv)
             run("f32->binary16 SR", &fl_binary16, FL_RSR, w_round_f, y_f16c, "F16C", n, k ? 1000 : 0, 0);
         }
         run("memcpy f32", &fl_binary16, FL_RNE, y_memcpy, NULL, NULL, NBIG, 0, 0);
+        {
+            /* every 8-, 6- and 4-bit format: nearest even against memcpy,
+             * stochastic rounding in M elem/s */
+            static const char *narrow[] = {
+                "fp8-e4m3", "fp8-e5m2", "float8_e4m3", "float8_e3m4",
+                "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+                "float8_e5m3fnu", "float8_e8m0fnu", "p3109:p1", "p3109:p2",
+                "p3109:p3", "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7",
+                "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "ieee:2:5",
+                "ieee:6:1", "ieee:2:3", "ieee:3:2", "ieee:4:1", "ieee:2:1" };
+            static fl_format nf[sizeof narrow / sizeof narrow[0]];
+            size_t q;
+            for (q = 0; q < sizeof narrow / sizeof narrow[0]; q++) {
+                char nm[48], err[128];
+                if (fl_format_parse(&nf[q], narrow[q], err, sizeof err)) {
+                    fprintf(stderr, "bench_speed: %s\n", err);
+                    return 2;
+                }
+                snprintf(nm, sizeof nm, "f32->%s RNE", narrow[q]);
+                run(nm, &nf[q], FL_RNE, w_round_f, y_memcpy, "memcpy", NBIG, 0.8, 1);
+                snprintf(nm, sizeof nm, "f32->%s SR", narrow[q]);
+                run(nm, &nf[q], FL_RSR, w_round_f, NULL, NULL, NBIG, 1000, 0);
+            }
+        }
         /* threads: the compute part (slower thread's CPU time) and wall */
         self_timed = 1;
         run("f32->binary16 RNE 2 thr (cpu)", &fl_binary16, FL_RNE, w_round_f_cpu2, w_round_f_cpu1, "1 thread", NBIG, 1.8, 1);
@@ -371,13 +525,15 @@ int main(int argc, char **argv)
         use_wall = 0;
     }
     printf("\nsummary (targets: M ops/s, or ratio to the yardstick)\n");
-    printf("%-34s %10s %10s %8s %8s  %s\n", "workload", "fplab", "yardstick", "ratio", "target", "");
+    printf("%-40s %10s %10s %8s %8s  %s\n", "workload", "fplab", "yardstick", "ratio", "target", "");
     for (k = 0; k < nrows; k++) {
         row_t *r = &rows[k];
         double ratio = r->yrate > 0 ? r->rate / r->yrate : 0;
         const char *v = r->target <= 0 ? "" :
             (r->target_is_ratio ? ratio >= r->target : r->rate >= r->target) ? "PASS" : "GAP";
-        printf("%-34s %10.1f %10.1f %8.2f %8.2f  %s\n", r->name, r->rate, r->yrate,
+        if (r->note)
+            v = r->note;
+        printf("%-40s %10.1f %10.1f %8.2f %8.2f  %s\n", r->name, r->rate, r->yrate,
                ratio, r->target, v);
     }
     return (int)(sink & 0);

@@ -100,6 +100,7 @@ int cmd_gpu_check(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
 int cmd_ref(int argc, char **argv);
+int cmd_reveal(int argc, char **argv);
 
 /* Flag word as names in bit order ("inexact,underflow"), "-" when none of
  * the five IEEE flags is set.  Returns buf. */

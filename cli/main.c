@@ -23,6 +23,7 @@ static const struct subcommand commands[] = {
     {"ref", cmd_ref, "a kernel's reference output in a stated arithmetic model"},
     {"compare", cmd_compare, "a kernel's output against a reference: the verdict"},
     {"quantize", cmd_quantize, "MX, NVFP4 and FP8 per-tensor quantization of a tensor"},
+    {"reveal", cmd_reveal, "the arithmetic model of a black-box sum/dot/GEMM kernel"},
 };
 
 static void usage(FILE *fp)

@@ -7,3 +7,6 @@ add_test(NAME fastpath_random COMMAND test_fastpath)
 set_tests_properties(fastpath_random PROPERTIES LABELS unit)
 add_test(NAME fastpath_exhaustive COMMAND test_fastpath exhaustive)
 set_tests_properties(fastpath_exhaustive PROPERTIES LABELS exhaustive TIMEOUT 36000)
+add_test(NAME fastpath_exhaustive_narrow COMMAND test_fastpath exhaustive-narrow)
+set_tests_properties(fastpath_exhaustive_narrow PROPERTIES LABELS exhaustive
+  TIMEOUT 86400 SKIP_RETURN_CODE 77)

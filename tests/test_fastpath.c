@@ -13,6 +13,17 @@
  * element-wise fl_add_array .. fl_div_array (AVX-512 kernels of
  * fast_simd_binop.c) on random formats, contexts and lengths, in place and
  * not, element by element.
+ * The narrow-format kernels (fast_narrow.c: every 8-, 6- and 4-bit format,
+ * any NaN style) against the generic code: every format's values and the
+ * midpoints between them with their binary32 neighbours, the tininess
+ * border and the specials, in every mode under four contexts, each lane's
+ * flags exactly (the kernel's trace copy, and the library's kernel with
+ * one element per vector); random corner inputs, whole arrays split
+ * anywhere, arrays whose late chunks raise a flag the early ones did not,
+ * the stochastic-rounding lanes whose carry the low random bits decide
+ * (an index built by inverting fl_sr_bits), streaming stores.
+ * `test_fastpath exhaustive-narrow` (label exhaustive): every binary32
+ * encoding to every narrow preset and ieee:E:M format in all seven modes.
  * `test_fastpath exhaustive` (label exhaustive): every pair of binary16
  * and of bfloat16 encodings for add, sub, mul and div (by the scalar entry
  * points, and by fl_*_array in nearest-even), and every binary32 encoding
@@ -567,6 +578,807 @@ static uint64_t binarr_cases(int fi, uint64_t *s, size_t n, uint64_t *handled)
     return n;
 }
 
+/* ---- narrow formats: the kernels of fast_narrow.c ----------------------- */
+
+static uint32_t fw(float x) { return (uint32_t)f2u(x); }
+
+/*
+ * Every 8-, 6- and 4-bit preset, the ieee:E:M formats of those widths the
+ * presets do not already cover, and formats built only here for the
+ * kernels' other corners: values below binary32's normals (p = 1 and
+ * p = 3), a format without zero whose 2^emin is a binary32 normal (tiny
+ * lanes become 2^emin), one without subnormals, and saturating ones.
+ */
+static const char *narrow_specs[] = {
+    "fp8-e4m3", "fp8-e5m2", "float8_e4m3", "float8_e3m4",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+    "float8_e5m3fnu", "float8_e8m0fnu", "p3109:p1", "p3109:p2", "p3109:p3",
+    "p3109:p4", "p3109:p5", "p3109:p6", "p3109:p7", "float6_e2m3fn",
+    "float6_e3m2fn", "float4_e2m1fn", "ieee:2:5", "ieee:6:1", "ieee:2:3",
+    "ieee:3:2", "ieee:4:1", "ieee:2:1" };
+#define NSPEC ((int)(sizeof narrow_specs / sizeof narrow_specs[0]))
+/* ebits, prec, bias, style, signed, zero, subnormals, saturate */
+static const fl_format_params narrow_custom[] = {
+    { 5, 3, 140, FL_NANSTYLE_IEEE, 1, 1, 1, 0 },     /* all below 2^-110 */
+    { 5, 1, 135, FL_NANSTYLE_FN, 0, 0, 0, 0 },       /* E8M0-like, lower */
+    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0 },     /* no zero, 2^-5.. */
+    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_IEEE, 1, 1, 0, 0 },  /* no subnormals */
+    { 4, 4, FL_BIAS_IEEE, FL_NANSTYLE_FN, 1, 1, 1, 1 },    /* e4m3, saturating */
+    { 5, 3, 16, FL_NANSTYLE_FNUZ, 1, 1, 1, 1 },      /* e5m2fnuz, saturating */
+    { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 1 } };     /* e8m0, saturating */
+#define NNARROW (NSPEC + (int)(sizeof narrow_custom / sizeof narrow_custom[0]))
+static fl_format nfast[NNARROW], nslow[NNARROW];
+static float nneutral[NNARROW];   /* exact in every mode, no flags */
+
+static void setup_narrow(void)
+{
+    int i;
+    char err[160];
+    for (i = 0; i < NNARROW; i++) {
+        int bad = i < NSPEC
+            ? fl_format_parse(&nfast[i], narrow_specs[i], err, sizeof err)
+            : fl_format_define(&nfast[i], "narrow-custom",
+                               &narrow_custom[i - NSPEC], err, sizeof err);
+        if (bad) {
+            fprintf(stderr, "narrow format %d: %s\n", i, err);
+            exit(2);
+        }
+        nslow[i] = nfast[i];
+        nslow[i].reserved |= FL__FMT_NOFAST;
+        nneutral[i] = fl_to_float(&nfast[i], nfast[i].max_bits);
+    }
+}
+
+static const char *nname(int fi)
+{
+    static char buf[NNARROW][96];
+    const fl_format *f = &nfast[fi];
+    if (fi < NSPEC)
+        return narrow_specs[fi];
+    snprintf(buf[fi], sizeof buf[fi], "custom e%dp%d b%d st%d s%d z%d sub%d sat%d",
+             f->ebits, f->prec, f->bias, f->nan_style, f->is_signed,
+             f->has_zero, f->subnormals, f->saturate);
+    return buf[fi];
+}
+
+static void nreport(const char *what, int fi, const fl_ctx *c, uint64_t idx,
+                    uint32_t x, uint32_t want, unsigned wf, uint32_t got,
+                    unsigned gf)
+{
+    if (failures++ < 20)
+        printf("MISMATCH narrow %s %s rm=%s tin=%d ftz=%d daz=%d sat=%d "
+               "nan=%d sr=%" PRIx64 "/%" PRIx64 " [%" PRIu64 "] x=%08" PRIx32
+               ": generic %08" PRIx32 "/%02x kernel %08" PRIx32 "/%02x\n",
+               what, nname(fi), fl_rm_name(c->rm), c->tininess, c->ftz,
+               c->daz, c->saturate, c->nan, c->sr_seed, c->sr_index, idx, x,
+               want, wf, got, gf);
+}
+
+/* The generic code on x[0..n): values w, each element's flags wf. */
+static void narrow_ref(int fi, const float *x, size_t n, const fl_ctx *c,
+                       float *w, unsigned *wf)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        fl_ctx ci = *c;
+        ci.sr_index = c->sr_index + i;
+        wf[i] = 0;
+        w[i] = fl_round_float(&nslow[fi], x[i], &ci, &wf[i]);
+    }
+}
+
+/* Each lane's flags, exactly: the trace copy of the kernel at level lvl
+ * (2: every flag; 1: underflow, overflow, invalid) against the generic
+ * code, values too.  Returns the elements the kernel did (0: declined). */
+static size_t narrow_trace_check(int fi, int level, const float *x, size_t n,
+                                 const fl_ctx *c, const float *w,
+                                 const unsigned *wf)
+{
+    float *g = malloc(n * sizeof *g);
+    unsigned *lf = malloc(n * sizeof *lf);
+    size_t lvl, i, k = 0;
+    for (lvl = 1; lvl <= 2; lvl++) {
+        const unsigned m = lvl == 2 ? ~0u
+                                    : FL_UNDERFLOW | FL_OVERFLOW | FL_INVALID;
+        k = fl__simd_narrow_trace(&nfast[fi], g, x, n, c, lf, level, (int)lvl);
+        for (i = 0; i < k; i++)
+            if (fw(g[i]) != fw(w[i]) || (lf[i] & m) != (wf[i] & m)) {
+                nreport(lvl == 2 ? "trace" : "trace lvl1", fi, c, i, fw(x[i]),
+                        fw(w[i]), wf[i] & m, fw(g[i]), lf[i] & m);
+                break;
+            }
+    }
+    free(g); free(lf);
+    return k;
+}
+
+/* The library's kernel with one element per vector and the format's
+ * largest finite value (exact, no flags) in the other lanes, so the
+ * call's flags are that element's.  Returns the elements checked. */
+static size_t narrow_isolated(int fi, int level, const float *x, size_t n,
+                              const fl_ctx *c, const float *w,
+                              const unsigned *wf)
+{
+    const size_t W = level == 2 ? 16 : 8;
+    size_t i, done = 0;
+    for (i = 0; i < n; i++) {
+        float v[16], g[16];
+        unsigned gf = 0;
+        fl_ctx ci = *c;
+        const size_t lane = i % W;
+        size_t j;
+        for (j = 0; j < W; j++)
+            v[j] = nneutral[fi];
+        v[lane] = x[i];
+        ci.sr_index = c->sr_index + i - lane;   /* element i keeps its index */
+        if (fl__simd_narrow_float_array(&nfast[fi], g, v, W, &ci, &gf, level) != W)
+            return done;
+        for (j = 0; j < W; j++)
+            if (j != lane && fw(g[j]) != fw(nneutral[fi]))
+                break;
+        if (j < W || fw(g[lane]) != fw(w[i]) || gf != wf[i]) {
+            nreport("isolated", fi, c, i, fw(x[i]), fw(w[i]), wf[i],
+                    fw(g[lane]), gf);
+            return done;
+        }
+        done++;
+    }
+    return done;
+}
+
+/* The library's kernel on the whole array, split at cut (the parts use
+ * their own SR indices): values and the OR of the flags. */
+static size_t narrow_whole(int fi, int level, const float *x, size_t n,
+                           size_t cut, const fl_ctx *c, const float *w,
+                           const unsigned *wf)
+{
+    float *g = malloc((n + 1) * sizeof *g);
+    unsigned gf = 0, want = 0;
+    fl_ctx c2 = *c;
+    size_t i, k1, k2;
+    k1 = fl__simd_narrow_float_array(&nfast[fi], g, x, cut, c, &gf, level);
+    for (i = k1; i < cut; i++) {
+        fl_ctx ci = *c;
+        ci.sr_index = c->sr_index + i;
+        g[i] = fl_round_float(&nfast[fi], x[i], &ci, &gf);
+    }
+    c2.sr_index += cut;
+    k2 = fl__simd_narrow_float_array(&nfast[fi], g + cut, x + cut, n - cut,
+                                     &c2, &gf, level);
+    for (i = cut + k2; i < n; i++) {
+        fl_ctx ci = *c;
+        ci.sr_index = c->sr_index + i;
+        g[i] = fl_round_float(&nfast[fi], x[i], &ci, &gf);
+    }
+    for (i = 0; i < n; i++) {
+        want |= wf[i];
+        if (fw(g[i]) != fw(w[i])) {
+            nreport("whole", fi, c, i, fw(x[i]), fw(w[i]), wf[i], fw(g[i]), gf);
+            break;
+        }
+    }
+    if (gf != want)
+        nreport("whole flags", fi, c, n, 0, 0, want, 0, gf);
+    free(g);
+    return k1 + k2;
+}
+
+/* binary32 bits near the corners of format f: its values, the midpoints
+ * between neighbours (the rounding boundaries), below its smallest and
+ * above its largest value, with a few ulps either way; specials. */
+static uint32_t narrow_input(int fi, uint64_t *s)
+{
+    const fl_format *f = &nfast[fi];
+    const uint64_t r = sm_next(s), codes = (uint64_t)1 << f->width;
+    const uint32_t sign = (uint32_t)(r & 1) << 31;
+    const int d = (int)(r >> 1 & 7) - 3;                 /* -3 .. +4 ulps */
+    uint32_t b;
+    switch (r >> 4 & 15) {
+    case 0: { /* specials and binary32 extremes */
+        static const uint32_t sp[] = { 0, 0x7F800000u, 0x7FC00000u,
+            0x7F800001u, 0x7FBFFFFFu, 0x7FFFFFFFu, 1, 0x007FFFFFu,
+            0x00800000u, 0x7F7FFFFFu, 0x00400000u, 0x00C00000u };
+        return sign | sp[(r >> 8) % (sizeof sp / sizeof sp[0])];
+    }
+    case 1: /* random bits */
+        return (uint32_t)(r >> 32);
+    case 2: case 3: case 4: case 5: case 6: {
+        /* a value of f, or the midpoint between two neighbours */
+        const uint64_t k = (r >> 8) % codes, k2 = k + 1;
+        const float v = fl_to_float(f, k), v2 = fl_to_float(f, k2 & (codes - 1));
+        b = fw(v) & 0x7FFFFFFFu;
+        if ((r >> 12 & 1) && k2 < codes && !fl_is_nan(f, k2) &&
+            !fl_is_inf(f, k2) && !fl_is_nan(f, k) && !fl_is_inf(f, k) &&
+            (fw(v) >> 31) == (fw(v2) >> 31))
+            b = fw((float)(((double)v + (double)v2) / 2)) & 0x7FFFFFFFu;
+        break;
+    }
+    case 7: { /* beyond the largest finite: half an ulp, 2^(emax+1) */
+        const double mx = (double)fl_to_float(f, f->max_bits);
+        const double ulp = ldexp(1.0, f->emax - f->prec + 1);
+        b = fw((float)((r >> 8 & 1) ? mx + ulp / 2 : ldexp(1.0, f->emax + 1)));
+        break;
+    }
+    case 8: { /* below the smallest: q and q / 2, 2^emin and below it */
+        const int kq = f->subnormals ? f->emin - f->prec + 1 : f->emin;
+        const int e = (r >> 8 & 3) == 0 ? kq - 1 : (r >> 8 & 3) == 1 ? kq
+                    : (r >> 8 & 3) == 2 ? f->emin : f->emin - 1;
+        b = fw((float)ldexp(1.0, e < -149 ? -149 : e > 127 ? 127 : e));
+        if (r >> 10 & 1)   /* 2^emin - 2^(emin-p-1), the tininess border */
+            b = fw((float)(ldexp(1.0, f->emin) - ldexp(1.0, f->emin - f->prec - 1)));
+        break;
+    }
+    default: { /* any exponent around f's range, trailing zeros, ties */
+        int e = f->emin - f->prec - 10 + (int)((r >> 8) % (uint64_t)(f->emax - f->emin + f->prec + 14));
+        uint32_t sig = (uint32_t)(r >> 32) & 0x7FFFFFu;
+        sig &= ~0u << (r >> 20) % 24;
+        if (e < -149) e = -149;
+        if (e > 127) e = 127;
+        b = e >= -126 ? (uint32_t)(e + 127) << 23 | sig
+                      : ((sig | 0x800000u) >> (-126 - e)) & 0x7FFFFFu;
+        break;
+    }
+    }
+    if (b < 0x7F800000u) {
+        const int64_t nb = (int64_t)b + d;
+        if (nb >= 0 && nb < 0x7F800000)
+            b = (uint32_t)nb;
+    }
+    return sign | b;
+}
+
+/* A stochastic-rounding index at which element x of f (lane lane of its
+ * vector) reaches the kernel's rare case: the top halves of the random
+ * bits and of the discarded part add to 2^32 - 1 (sh > 32), so the low
+ * halves decide.  Built by running fl_sr_bits backwards (every step of
+ * SplitMix64's finalizer is invertible).  0 when x has no such lane. */
+static uint64_t unxorshift(uint64_t z, int k)
+{
+    uint64_t r = z;
+    int i;
+    for (i = 0; i < 64 / k + 1; i++)
+        r = z ^ (r >> k);
+    return r;
+}
+static uint64_t inv_odd(uint64_t m)
+{
+    uint64_t x = m;        /* Newton: x = x (2 - m x) doubles the bits */
+    int i;
+    for (i = 0; i < 6; i++)
+        x *= 2 - m * x;
+    return x;
+}
+static uint64_t unmix(uint64_t z)
+{
+    z = unxorshift(z, 31);
+    z *= inv_odd(0x94D049BB133111EBull);
+    z = unxorshift(z, 27);
+    z *= inv_odd(0xBF58476D1CE4E5B9ull);
+    return unxorshift(z, 30);
+}
+/* the index at which fl_sr_bits(seed, index) == r */
+static uint64_t sr_index_for(uint64_t seed, uint64_t r)
+{
+    uint64_t z = unmix(r) - (seed ^ 0xD1B54A32D192ED03ull);
+    z = unmix(z);
+    return (z - seed) * inv_odd(0x9E3779B97F4A7C15ull) - 1;
+}
+
+static size_t narrow_sr_edge(int fi, int level, uint64_t *s)
+{
+    const fl_format *f = &nfast[fi];
+    const int kq = f->subnormals ? f->emin - f->prec + 1 : f->emin;
+    const size_t W = level == 2 ? 16 : 8;
+    float x[16], w[16], g[16];
+    unsigned wf[16], gf = 0, want = 0;
+    fl_ctx c = fl_ctx_make(FL_RSR);
+    uint32_t m, xb, xh;
+    int e, sh;
+    size_t j, lane = (size_t)(sm_next(s) % W);
+    uint64_t r;
+    if (f->emin < -126)
+        return 0;
+    /* |x| = m * 2^(e-23) with sh = kq - (e - 23) > 32 discarded bits */
+    e = kq - 10 - (int)(sm_next(s) % 40);
+    if (e < -126)
+        return 0;
+    m = 0x800000u | (uint32_t)(sm_next(s) & 0x7FFFFF);
+    xb = (uint32_t)(e + 127) << 23 | (m & 0x7FFFFF);
+    sh = kq - (e - 23);
+    xh = sh >= 64 ? 0 : m >> (sh - 32);         /* X's high half */
+    /* R's high half 2^32 - 1 - xh, low half random */
+    r = ((uint64_t)(0xFFFFFFFFu - xh) << 32) | (sm_next(s) & 0xFFFFFFFFu);
+    c.sr_seed = sm_next(s);
+    c.sr_index = sr_index_for(c.sr_seed, r) - lane;
+    if (fl_sr_bits(c.sr_seed, c.sr_index + lane) != r) {
+        printf("FAIL: sr_index_for does not invert fl_sr_bits\n");
+        failures++;
+        return 0;
+    }
+    for (j = 0; j < W; j++)
+        x[j] = nneutral[fi];
+    x[lane] = u2f(xb | (uint32_t)(sm_next(s) & 1) << 31);
+    narrow_ref(fi, x, W, &c, w, wf);
+    if (fl__simd_narrow_float_array(f, g, x, W, &c, &gf, level) != W)
+        return 0;
+    for (j = 0; j < W; j++) {
+        want |= wf[j];
+        if (fw(g[j]) != fw(w[j]))
+            nreport("sr edge", fi, &c, j, fw(x[j]), fw(w[j]), wf[j], fw(g[j]), gf);
+    }
+    if (gf != want)
+        nreport("sr edge flags", fi, &c, lane, fw(x[lane]), 0, want, 0, gf);
+    return W;
+}
+
+/* 1024 inputs (one kernel chunk) that raise every flag the kernel can
+ * gather for format fi: inexact both ways, underflow, overflow of both
+ * signs, the unsigned and no-zero cases, a NaN; after them the kernel
+ * computes values only (its level 0). */
+static void narrow_prime(int fi, float *x)
+{
+    const fl_format *f = &nfast[fi];
+    const int kq = f->subnormals ? f->emin - f->prec + 1 : f->emin;
+    const float pv[] = {
+        (float)ldexp(1.3, f->emin), (float)-ldexp(1.3, f->emin),
+        (float)ldexp(1.7, f->emin), (float)-ldexp(1.7, f->emin),
+        (float)ldexp(0.3, kq < -149 ? -149 : kq),
+        (float)-ldexp(0.3, kq < -149 ? -149 : kq),
+        0x1p-130f, -0x1p-130f, 0x1.fffffep127f, -0x1.fffffep127f, 0.0f,
+        -0.0f, -1.0f, u2f(0x7FC00000u), u2f(0x7F800001u) };
+    size_t i;
+    for (i = 0; i < 1024; i++)
+        x[i] = pv[i % (sizeof pv / sizeof pv[0])];
+}
+
+/* Long arrays whose first chunks set most flags and whose later chunks
+ * hold the lane that raises the rest (a tiny, overflowing, negative,
+ * zero or NaN input), so the kernel's levels 0 and 1 run and must still
+ * see it; values and the OR of the flags. */
+static size_t narrow_late(int fi, int level, uint64_t *s, const fl_ctx *c,
+                          uint64_t *handled)
+{
+    const size_t n = 2048 + (size_t)(sm_next(s) % 4096);
+    float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w);
+    unsigned *wf = malloc(n * sizeof *wf);
+    const size_t late = 1024 + (size_t)(sm_next(s) % (n - 1024));
+    const int primed = (int)(sm_next(s) & 1);   /* level 0 after chunk 1 */
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        /* in range, both signs: inexact up and down, nothing else */
+        const double v = ldexp(1.0 + (double)(sm_next(s) % 1000) / 1000.0,
+                               nfast[fi].emin +
+                               (int)(sm_next(s) % (uint64_t)(nfast[fi].emax - nfast[fi].emin + 1)));
+        x[i] = (float)((sm_next(s) & 1) ? -v : v);
+    }
+    if (primed)
+        narrow_prime(fi, x);
+    for (i = 0; i < 3; i++)   /* the late lanes: any corner */
+        x[late + i < n ? late + i : late] = u2f(narrow_input(fi, s));
+    narrow_ref(fi, x, n, c, w, wf);
+    k = narrow_whole(fi, level, x, n, n, c, w, wf);
+    *handled += k;
+    free(x); free(w); free(wf);
+    return n;
+}
+
+/* Random cases for every narrow format at every SIMD level: corner
+ * inputs by trace (each lane's flags), one lane at a time through the
+ * library's kernel, whole arrays split anywhere, late flags, the SR edge,
+ * and one array past the streaming threshold per level.  Returns the
+ * number of elements checked; *handled those the kernels decided. */
+static uint64_t narrow_random(uint64_t *s, uint64_t target, uint64_t *handled)
+{
+    const int lv = (int)simd_levels();
+    uint64_t cases = 0;
+    int level;
+    for (level = 1; level <= lv; level++) {
+        uint64_t per = 0;
+        {   /* streaming stores: one big array */
+            const size_t n = ((size_t)8 << 20) / sizeof(float) + 37;
+            const int fi = (int)(sm_next(s) % NNARROW);
+            float *x = aligned_alloc(64, (n * 4 + 63) / 64 * 64);
+            float *w = malloc(n * sizeof *w);
+            unsigned *wf = malloc(n * sizeof *wf);
+            fl_ctx c = rnd_ctx(s);
+            size_t i;
+            for (i = 0; i < n; i++)
+                x[i] = u2f(narrow_input(fi, s));
+            narrow_ref(fi, x, n, &c, w, wf);
+            *handled += narrow_whole(fi, level, x, n, n, &c, w, wf);
+            cases += n;
+            free(x); free(w); free(wf);
+        }
+        while (per < target / (uint64_t)lv) {
+            const int fi = (int)(sm_next(s) % NNARROW);
+            const size_t n = 1 + (size_t)(sm_next(s) % 3000);
+            float *x = malloc(n * sizeof *x), *w = malloc(n * sizeof *w);
+            unsigned *wf = malloc(n * sizeof *wf);
+            fl_ctx c = rnd_ctx(s);
+            size_t i;
+            for (i = 0; i < n; i++)
+                x[i] = u2f(narrow_input(fi, s));
+            narrow_ref(fi, x, n, &c, w, wf);
+            *handled += narrow_trace_check(fi, level, x, n, &c, w, wf);
+            *handled += narrow_isolated(fi, level, x, n < 200 ? n : 200, &c, w, wf);
+            *handled += narrow_whole(fi, level, x, n, (size_t)(sm_next(s) % (n + 1)),
+                                     &c, w, wf);
+            per += 3 * n + (n < 200 ? n : 200);
+            per += narrow_late(fi, level, s, &c, handled);
+            {
+                const size_t k = narrow_sr_edge(fi, level, s);
+                per += k;
+                *handled += k;
+            }
+            free(x); free(w); free(wf);
+        }
+        cases += per;
+    }
+    return cases;
+}
+
+/* Every format's values and the midpoints between neighbours (and below
+ * the smallest, above the largest), each with its binary32 neighbours up
+ * to two ulps away, both signs, and the specials: in every mode under
+ * four contexts by trace (each lane's flags), and once more per mode one
+ * lane at a time through the library's kernel.  Returns the elements
+ * checked; *handled those the kernels decided. */
+static uint64_t narrow_sweep(uint64_t *handled)
+{
+    const int lv = (int)simd_levels();
+    uint64_t cases = 0;
+    int fi;
+    for (fi = 0; fi < NNARROW; fi++) {
+        const fl_format *f = &nfast[fi];
+        const uint64_t codes = (uint64_t)1 << f->width;
+        const size_t cap = (size_t)codes * 2 * 5 * 2 + 64;   /* + specials, borders */
+        float *x = malloc(cap * sizeof *x), *w = malloc(cap * sizeof *w);
+        unsigned *wf = malloc(cap * sizeof *wf);
+        size_t n = 0, i;
+        uint64_t k;
+        static const uint32_t sp[] = { 0, 0x7F800000u, 0x7FC00000u,
+            0x7F800001u, 0x7FFFFFFFu, 1, 0x007FFFFFu, 0x00800000u,
+            0x7F7FFFFFu };
+        for (k = 0; k < codes; k++) {
+            float pts[2];
+            int np = 0, d, sg, j;
+            if (fl_is_nan(f, k) || fl_is_inf(f, k))
+                continue;
+            pts[np++] = fl_to_float(f, k);
+            if (k + 1 < codes && !fl_is_nan(f, k + 1) && !fl_is_inf(f, k + 1) &&
+                (fw(fl_to_float(f, k)) >> 31) == (fw(fl_to_float(f, k + 1)) >> 31))
+                pts[np++] = (float)(((double)fl_to_float(f, k) +
+                                     (double)fl_to_float(f, k + 1)) / 2);
+            else    /* the last of a sign: half an ulp beyond it */
+                pts[np++] = (float)((double)fl_to_float(f, k) * (1.0 + ldexp(1.0, -f->prec)));
+            for (j = 0; j < np; j++)
+                for (d = -2; d <= 2; d++)
+                    for (sg = 0; sg < 2; sg++) {
+                        const int64_t b = (int64_t)(fw(pts[j]) & 0x7FFFFFFFu) + d;
+                        if (b < 0 || b >= 0x7F800000)
+                            continue;
+                        x[n++] = u2f((uint32_t)b | (uint32_t)sg << 31);
+                    }
+        }
+        for (i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+            x[n++] = u2f(sp[i]);
+            x[n++] = u2f(sp[i] | 0x80000000u);
+        }
+        for (i = 0; i < 4; i++) {   /* below the smallest value */
+            const int kq = f->subnormals ? f->emin - f->prec + 1 : f->emin;
+            const int e = kq - 1 - (int)i;
+            x[n++] = (float)ldexp(1.0, e < -149 ? -149 : e);
+        }
+        for (i = 0; i < 2; i++) {
+            /* where tininess after rounding ends: the p-bit midpoint and
+             * the last p-bit value below 2^emin, +-2 ulps, both signs */
+            const float bd = (float)(ldexp(1.0, f->emin) -
+                                     ldexp(1.0, f->emin - f->prec - (int)(1 - i)));
+            int d, sg;
+            for (d = -2; d <= 2; d++)
+                for (sg = 0; sg < 2; sg++)
+                    x[n++] = u2f((fw(bd) + (uint32_t)d) | (uint32_t)sg << 31);
+        }
+        {
+            int level, rm, cx;
+            for (level = 1; level <= lv; level++)
+                for (rm = 0; rm < FL_RM_COUNT; rm++)
+                    for (cx = 0; cx < 4; cx++) {
+                        /* default; tininess before; ftz + daz; saturating */
+                        fl_ctx c = fl_ctx_make(rm);
+                        c.tininess = cx == 1;
+                        c.ftz = c.daz = cx == 2;
+                        c.saturate = cx == 3;
+                        c.sr_seed = 0x5EED0000u + (uint64_t)fi;
+                        c.sr_index = (uint64_t)rm << 40;
+                        narrow_ref(fi, x, n, &c, w, wf);
+                        *handled += narrow_trace_check(fi, level, x, n, &c, w, wf);
+                        cases += n;
+                        if (cx == 0) {
+                            *handled += narrow_isolated(fi, level, x, n, &c, w, wf);
+                            cases += n;
+                        }
+                    }
+        }
+        free(x); free(w); free(wf);
+    }
+    return cases;
+}
+
+/* ---- exhaustive, narrow formats ------------------------------------------ */
+typedef struct { int fi, rm; uint64_t lo, hi, cases, mism; } nx_task;
+
+/* Every binary32 encoding in [lo, hi) to format fi in mode rm (default
+ * context, SR seed 12345, index = the encoding), in blocks of 4096 (four
+ * of the kernel's chunks, so its later chunks run at the levels that skip
+ * flags already set): the library's kernel at the best level (values and
+ * the block's OR of flags; and the values once more after a chunk that
+ * sets every flag, so the kernel's level 0 runs), and the trace copy at
+ * levels 2 and 1 (each lane's flags), against the generic code. */
+static void *nx_worker(void *arg)
+{
+    enum { B = 4096, PR = 1024 };
+    nx_task *t = arg;
+    const fl_format *f = &nfast[t->fi];
+    float *x = malloc(B * sizeof *x), *w = malloc(B * sizeof *w),
+          *g = malloc(B * sizeof *g);
+    float *px = malloc((PR + B) * sizeof *px), *pg = malloc((PR + B) * sizeof *pg);
+    unsigned *wf = malloc(B * sizeof *wf), *lf = malloc(B * sizeof *lf);
+    uint64_t i;
+    narrow_prime(t->fi, px);
+    for (i = t->lo; i < t->hi; i += B) {
+        const size_t n = t->hi - i < B ? (size_t)(t->hi - i) : B;
+        fl_ctx c = fl_ctx_make(t->rm);
+        unsigned gf = 0, want = 0;
+        size_t j, k;
+        int lvl;
+        c.sr_seed = 12345;
+        c.sr_index = i;
+        for (j = 0; j < n; j++)
+            x[j] = u2f((uint32_t)(i + j));
+        narrow_ref(t->fi, x, n, &c, w, wf);
+        k = fl__simd_narrow_float_array(f, g, x, n, &c, &gf, -1);
+        for (j = k; j < n; j++) {
+            fl_ctx cj = c;
+            cj.sr_index = i + j;
+            g[j] = fl_round_float(f, x[j], &cj, &gf);
+        }
+        for (j = 0; j < n; j++) {
+            want |= wf[j];
+            if (fw(g[j]) != fw(w[j]) && t->mism++ < 5)
+                printf("MISMATCH narrow %s %s x=%08" PRIx32 ": generic %08"
+                       PRIx32 " kernel %08" PRIx32 "\n", nname(t->fi),
+                       fl_rm_name(t->rm), fw(x[j]), fw(w[j]), fw(g[j]));
+        }
+        if (gf != want && t->mism++ < 5)
+            printf("MISMATCH narrow %s %s block %08" PRIx64 ": flags generic "
+                   "%02x kernel %02x\n", nname(t->fi), fl_rm_name(t->rm), i,
+                   want, gf);
+        {
+            /* after a chunk that sets every flag: values only (level 0);
+             * the block keeps its SR indices */
+            fl_ctx cp = c;
+            unsigned pf = 0;
+            size_t kp;
+            cp.sr_index = i - PR;
+            memcpy(px + PR, x, n * sizeof *x);
+            kp = fl__simd_narrow_float_array(f, pg, px, PR + n, &cp, &pf, -1);
+            for (j = kp > PR ? kp - PR : 0; j < n; j++) {
+                fl_ctx cj = c;
+                cj.sr_index = i + j;
+                pg[PR + j] = fl_round_float(f, x[j], &cj, &pf);
+            }
+            for (j = 0; j < n; j++)
+                if (fw(pg[PR + j]) != fw(w[j]) && t->mism++ < 5)
+                    printf("MISMATCH narrow primed %s %s x=%08" PRIx32
+                           ": generic %08" PRIx32 " kernel %08" PRIx32 "\n",
+                           nname(t->fi), fl_rm_name(t->rm), fw(x[j]),
+                           fw(w[j]), fw(pg[PR + j]));
+        }
+        for (lvl = 2; lvl >= 1; lvl--) {
+            const unsigned m = lvl == 2 ? ~0u
+                                        : FL_UNDERFLOW | FL_OVERFLOW | FL_INVALID;
+            const size_t kt = fl__simd_narrow_trace(f, g, x, n, &c, lf, -1, lvl);
+            if (kt != k && t->mism++ < 5)
+                printf("MISMATCH narrow %s %s: trace did %zu, kernel %zu\n",
+                       nname(t->fi), fl_rm_name(t->rm), kt, k);
+            for (j = 0; j < kt; j++)
+                if ((fw(g[j]) != fw(w[j]) || (lf[j] & m) != (wf[j] & m)) &&
+                    t->mism++ < 5)
+                    printf("MISMATCH narrow trace%d %s %s x=%08" PRIx32
+                           ": generic %08" PRIx32 "/%02x kernel %08" PRIx32
+                           "/%02x\n", lvl, nname(t->fi), fl_rm_name(t->rm),
+                           fw(x[j]), fw(w[j]), wf[j] & m, fw(g[j]),
+                           lf[j] & m);
+        }
+        t->cases += n;
+    }
+    free(x); free(w); free(g); free(wf); free(lf); free(px); free(pg);
+    return NULL;
+}
+
+/* `test_fastpath exhaustive-narrow`: every narrow preset and ieee:E:M
+ * format (FPLAB_EXHAUSTIVE_ONLY=narrow:NAME one of them, narrow:all the
+ * test-only formats too), every mode (FPLAB_EXHAUSTIVE_RM=rne,sr,...),
+ * all 2^32 binary32 encodings (FPLAB_EXHAUSTIVE_START / _LIMIT: a
+ * range), on all cores. */
+static int run_exhaustive_narrow(void)
+{
+    long nthr = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *lim = getenv("FPLAB_EXHAUSTIVE_LIMIT");
+    const char *st = getenv("FPLAB_EXHAUSTIVE_START");
+    const char *only = getenv("FPLAB_EXHAUSTIVE_ONLY");
+    const char *rms = getenv("FPLAB_EXHAUSTIVE_RM");
+    const uint64_t space = lim && *lim ? strtoull(lim, NULL, 0) : (uint64_t)1 << 32;
+    const uint64_t start = st && *st ? strtoull(st, NULL, 0) : 0;
+    const char *one = only && strncmp(only, "narrow:", 7) == 0 ? only + 7 : NULL;
+    const int all = one && strcmp(one, "all") == 0;
+    uint64_t total = 0, mism = 0, expect = 0;
+    int fi, rm, t;
+    if (simd_levels() == 0) {
+        printf("exhaustive-narrow skipped: no SIMD kernels on this CPU/build\n");
+        return 77;
+    }
+    if (start >= ((uint64_t)1 << 32) || space > ((uint64_t)1 << 32) - start) {
+        fprintf(stderr, "FPLAB_EXHAUSTIVE_START + LIMIT beyond 2^32\n");
+        return 2;
+    }
+    if (nthr < 1) nthr = 1;
+    if (nthr > 64) nthr = 64;
+    setup_narrow();
+    for (fi = 0; fi < NNARROW; fi++) {
+        if (one && !all ? strcmp(one, nname(fi)) != 0 : !all && fi >= NSPEC)
+            continue;
+        for (rm = 0; rm < FL_RM_COUNT; rm++) {
+            nx_task task[64];
+            pthread_t th[64];
+            uint64_t c = 0, m = 0;
+            const time_t t0 = time(NULL);
+            if (rms && *rms && !strstr(rms, fl_rm_name(rm)))
+                continue;
+            for (t = 0; t < nthr; t++) {
+                /* parts on 4096-element boundaries */
+                const uint64_t per = space / (uint64_t)nthr / 4096 * 4096;
+                task[t].fi = fi;
+                task[t].rm = rm;
+                task[t].lo = start + per * (uint64_t)t;
+                task[t].hi = t == nthr - 1 ? start + space : start + per * (uint64_t)(t + 1);
+                task[t].cases = task[t].mism = 0;
+                pthread_create(&th[t], NULL, nx_worker, &task[t]);
+            }
+            for (t = 0; t < nthr; t++) {
+                pthread_join(th[t], NULL);
+                c += task[t].cases;
+                m += task[t].mism;
+            }
+            printf("narrow %s %s: %" PRIu64 " cases, %" PRIu64
+                   " mismatches (%ld s)\n", nname(fi), fl_rm_name(rm), c, m,
+                   (long)(time(NULL) - t0));
+            fflush(stdout);
+            total += c;
+            mism += m;
+            expect += space;
+        }
+    }
+    printf("exhaustive-narrow: %" PRIu64 " cases (expected %" PRIu64 "), %"
+           PRIu64 " mismatches\n", total, expect, mism);
+    return total == expect && mism == 0 && total > 0 ? 0 : 1;
+}
+
+/* ---- binary16 in nearest even: the paths of fl_add .. fl_fma ------------ */
+
+/* A binary16 operand: any encoding (TestFloat's way), or one near a border
+ * of the results: exponents that put products and sums just below 2^-14,
+ * at the overflow threshold, ties, zeros, specials. */
+static uint64_t h16_operand(uint64_t *s)
+{
+    const uint64_t r = sm_next(s);
+    const uint64_t sign = (r & 1) << 15;
+    switch (r >> 1 & 7) {
+    case 0: return sign | (r >> 8 & 0x3FF);                    /* subnormal/0 */
+    case 1: return sign | 0x7C00 | (r >> 8 & 0x3FF) * (r >> 20 & 1);
+    case 2: return sign | ((uint64_t)(1 + (r >> 8) % 14) << 10) | (r >> 16 & 0x3FF);
+    case 3: return sign | ((uint64_t)(16 + (r >> 8) % 15) << 10) | (r >> 16 & 0x3FF);
+    case 4: return sign | (r >> 16 & 0x7C00) | (r >> 32 & 0x3F0); /* ties */
+    default: return r >> 32 & 0xFFFF;
+    }
+}
+
+/* Products at and around the tininess border 2^-14 - 2^-26 = 4095 *
+ * 2^-26 (and 2^-14 = 4096 * 2^-26): every pair of 11-bit significands
+ * whose product is within 64 of 4095 * 2^j or 4096 * 2^j (j = 9, 10),
+ * with the exponents that put it there; mul, and fma with a zero or tiny
+ * addend, both tininess rules, every level.  Returns the case count. */
+static uint64_t h16_border_cases(uint64_t *s)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    uint64_t cases = 0, sa, sb;
+    int lv, j, tin;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (sa = 1024; sa < 2048; sa++)
+        for (sb = 1024; sb < 2048; sb++)
+            for (j = 9; j <= 10; j++) {
+                const int64_t P = (int64_t)(sa * sb);
+                const int64_t t0 = (int64_t)4095 << j, t1 = (int64_t)4096 << j;
+                int ea;
+                if (!((P - t0 <= 64 && t0 - P <= 64) || (P - t1 <= 64 && t1 - P <= 64)))
+                    continue;
+                for (ea = 1; ea < 24 - j; ea++) {
+                    const uint64_t a = ((uint64_t)ea << 10) | (sa & 0x3FF) |
+                                       (sm_next(s) & 1) << 15;
+                    const uint64_t b = ((uint64_t)(24 - j - ea) << 10) |
+                                       (sb & 0x3FF) | (sm_next(s) & 1) << 15;
+                    const uint64_t ds[3] = { 0, sm_next(s) & 0x83FF, 0x8000 };
+                    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+                        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+                        for (tin = 0; tin < 2; tin++) {
+                            fl_ctx c = fl_ctx_make(FL_RNE);
+                            unsigned wf = 0, gf = 0, k;
+                            uint64_t w, g;
+                            c.tininess = (uint8_t)tin;
+                            w = fl_mul(&sf, a, b, &c, &wf);
+                            g = fl_mul(ff, a, b, &c, &gf);
+                            if (w != g || wf != gf)
+                                report(OP_MUL, ff, &c, a, b, 0, w, wf, g, gf);
+                            cases++;
+                            for (k = 0; k < 3; k++) {
+                                wf = gf = 0;
+                                w = fl_fma(&sf, a, b, ds[k], &c, &wf);
+                                g = fl_fma(ff, a, b, ds[k], &c, &gf);
+                                if (w != g || wf != gf)
+                                    report(OP_FMA, ff, &c, a, b, ds[k], w, wf, g, gf);
+                                cases++;
+                            }
+                        }
+                    }
+                }
+            }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
+/* fl_add, fl_sub, fl_mul and fl_fma on binary16 in nearest even (any
+ * tininess and NaN preset, no ftz/daz/saturation: the contexts their
+ * fast paths take) against the generic code, with the F16C / AVX-512
+ * versions on (the CPU's level) and off (SSE2), value and flag word. */
+static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    uint64_t cases = 0, k;
+    int lv;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        ++*levels_run;
+        for (k = 0; k < per; k++) {
+            fl_ctx c = fl_ctx_make(FL_RNE);
+            const uint64_t a = h16_operand(s), b = h16_operand(s),
+                           d = h16_operand(s);
+            uint64_t w, g;
+            unsigned wf = 0, gf = 0;
+            const int op = (int)(k & 3);
+            c.tininess = (uint8_t)(sm_next(s) & 1);
+            c.nan = (uint8_t)(sm_next(s) % FL_NANP_COUNT);
+            switch (op) {
+            case 0: w = fl_add(&sf, a, b, &c, &wf); g = fl_add(ff, a, b, &c, &gf); break;
+            case 1: w = fl_sub(&sf, a, b, &c, &wf); g = fl_sub(ff, a, b, &c, &gf); break;
+            case 2: w = fl_mul(&sf, a, b, &c, &wf); g = fl_mul(ff, a, b, &c, &gf); break;
+            default: w = fl_fma(&sf, a, b, d, &c, &wf); g = fl_fma(ff, a, b, d, &c, &gf); break;
+            }
+            if (w != g || wf != gf)
+                report(op == 0 ? OP_ADD : op == 1 ? OP_SUB : op == 2 ? OP_MUL : OP_FMA,
+                       ff, &c, a, b, d, w, wf, g, gf);
+            cases++;
+        }
+    }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
 static long never_fast(uint64_t *s, uint64_t *cases);
 
 static int run_random(void)
@@ -644,6 +1456,45 @@ static int run_random(void)
          * 12 * 2^16 * 8 cases */
         if (nf_bad || nf_cases < 12ull * 65536 * 8) {
             printf("FAIL: outside fast scope\n");
+            bad = 1;
+        }
+    }
+    {
+        uint64_t lvs = 0, hc = h16_cases(&s, per_op, &lvs), hb;
+        hb = h16_border_cases(&s);
+        printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
+               "binary16 tiny border", hb, failures);
+        if (hb < 10000) {
+            printf("FAIL: binary16 tiny border: too few cases\n");
+            bad = 1;
+        }
+        printf("%-20s %10" PRIu64 " cases, %" PRIu64 " levels (hw %d..0), "
+               "%ld mismatches so far\n", "binary16 rne paths", hc, lvs,
+               __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED), failures);
+        if (hc < per_op) {
+            printf("FAIL: binary16 rne paths: too few cases\n");
+            bad = 1;
+        }
+    }
+    if (simd_levels() == 0) {
+        printf("%-20s skipped: no SIMD kernels on this CPU/build\n",
+               "narrow kernels");
+    } else {
+        uint64_t h1 = 0, h2 = 0, c1, c2;
+        setup_narrow();
+        c1 = narrow_sweep(&h1);
+        printf("%-20s %10" PRIu64 " cases, %10" PRIu64 " in the kernels, "
+               "%ld mismatches so far\n", "narrow neighbours", c1, h1,
+               failures);
+        c2 = narrow_random(&s, per_op, &h2);
+        printf("%-20s %10" PRIu64 " cases, %10" PRIu64 " in the kernels, "
+               "%ld mismatches so far\n", "narrow random", c2, h2, failures);
+        fflush(stdout);
+        /* at least the formats' codes and midpoints, each in 7 modes and
+         * 5 passes (4 contexts, isolated lanes) per level, and the quota */
+        if (c1 < (uint64_t)NNARROW * 7 * 5 * 64 || c2 < per_op ||
+            h1 * 2 < c1 || h2 * 2 < c2) {
+            printf("FAIL: narrow kernels: too few cases in the kernels\n");
             bad = 1;
         }
     }
@@ -969,5 +1820,7 @@ int main(int argc, char **argv)
     setup_formats();
     if (argc > 1 && strcmp(argv[1], "exhaustive") == 0)
         return run_exhaustive();
+    if (argc > 1 && strcmp(argv[1], "exhaustive-narrow") == 0)
+        return run_exhaustive_narrow();
     return run_random();
 }

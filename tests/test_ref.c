@@ -668,6 +668,66 @@ static void report_elem(const char *what, const char *text, size_t e,
 }
 
 /* One random case: a model and a sum, dot or gemm with it. */
+/* fl_ref_order_tree against the test's own tree of the order: the same
+ * additions, operand order and constant +0 leaves included. */
+static long n_order_tree;
+
+static void tn_text(const tn *t, char **p)
+{
+    if (t->kind == T_LEAF) {
+        *p += sprintf(*p, "%zu", t->leaf);
+    } else if (t->kind == T_ZERO) {
+        *p += sprintf(*p, "Z");
+    } else {
+        *(*p)++ = '(';
+        tn_text(t->l, p);
+        *(*p)++ = '+';
+        tn_text(t->r, p);
+        *(*p)++ = ')';
+        **p = '\0';
+    }
+}
+
+static void kid_text(const int64_t *kid, size_t n, int64_t r, char **p)
+{
+    if (r < 0) {
+        *p += sprintf(*p, "Z");
+    } else if ((size_t)r < n) {
+        *p += sprintf(*p, "%lld", (long long)r);
+    } else {
+        *(*p)++ = '(';
+        kid_text(kid, n, kid[2 * ((size_t)r - n)], p);
+        *(*p)++ = '+';
+        kid_text(kid, n, kid[2 * ((size_t)r - n) + 1], p);
+        *(*p)++ = ')';
+        **p = '\0';
+    }
+}
+
+static void check_order_tree(const fl_ref_model *rm, const tn *tree, size_t n,
+                             const char *text)
+{
+    int64_t *kid = NULL;
+    size_t nn = 0, len = 24 * (n + 8) + 64;
+    char err[256], *a = malloc(len), *b = malloc(len), *pa = a, *pb = b;
+    int rc = fl_ref_order_tree(rm, n, &kid, &nn, err, sizeof err);
+    CHECK(rc == 0, "fl_ref_order_tree: %s (model %s)", err, text);
+    if (rc == 0 && tree != NULL) {
+        a[0] = b[0] = '\0';
+        tn_text(tree, &pa);
+        if (nn == 0)
+            kid_text(kid, n, 0, &pb);
+        else
+            kid_text(kid, n, (int64_t)(n + nn - 1), &pb);
+        CHECK(!strcmp(a, b), "fl_ref_order_tree gives %.300s, the test's tree "
+              "is %.300s (model %s)", b, a, text);
+        n_order_tree++;
+    }
+    free(kid);
+    free(a);
+    free(b);
+}
+
 static void brute_case(int tc_only)
 {
     tmodel m;
@@ -773,6 +833,8 @@ static void brute_case(int tc_only)
             if (rc == 0) {
                 unsigned all = 0;
                 tree = build(&A, &m, n);
+                if (!m.tc && m.order != FL_REF_EXACT && n > 0)
+                    check_order_tree(&rm, tree, n, text);
                 for (size_t r = 0; r < rows; r++) {
                     bctx B;
                     uint64_t acc, want;
@@ -1363,6 +1425,10 @@ static void known_values(void)
         known_sum("epilogue=init", ns[i], 0x80000000u, 0);
         known_sum("order=exact", ns[i], 0x80000000u, 0x80000000u);
         known_sum("order=exact out-rm=rdn", ns[i], 0, 0);
+        /* the exact sum from a +0 start (a `s = 0; for` loop) */
+        known_sum("order=exact epilogue=init", ns[i], 0x80000000u, 0);
+        known_sum("order=exact epilogue=init out-rm=rdn", ns[i], 0x80000000u,
+                  0x80000000u);
         known_sum("order=numpy acc-rm=rdn", ns[i], 0x80000000u, 0x80000000u);
         {
             fl_ctx c = fl_ctx_make(FL_RNE);
@@ -1414,11 +1480,12 @@ int main(int argc, char **argv)
     if (!only || !strcmp(only, "brute")) {
         known_values();
         printf("known: %ld hand-checked sums\n", n_known);
-        CHECK(n_known == 6 * 8 + 3, "known values ran: %ld", n_known);
+        CHECK(n_known == 6 * 10 + 3, "known values ran: %ld", n_known);
         for (long i = 0; i < nb; i++)
             brute_case(0);
-        printf("brute: %ld models (%ld text round trips), %ld elements\n",
-               n_models, n_roundtrip, n_elems);
+        printf("brute: %ld models (%ld text round trips), %ld elements, %ld "
+               "order trees\n", n_models, n_roundtrip, n_elems, n_order_tree);
+        CHECK(n_order_tree >= nb / 10, "order trees compared: %ld", n_order_tree);
         CHECK(n_models >= nb / 3 && n_elems >= nb, "brute force ran %ld models, %ld elements",
               n_models, n_elems);
     }

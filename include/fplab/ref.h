@@ -51,7 +51,8 @@
  *     exact       no rounding at all: the exact value, rounded once into
  *                 out (an exact fixed-point accumulator over the whole
  *                 range of the products); acc, acc-rm, products and tc
- *                 do not apply
+ *                 do not apply; epilogue=init adds the +0 start (a row
+ *                 of -0 then sums to +0)
  *   tc        the block-FMA tensor-core model (fplab/tensorcore.h): every
  *             block of `block` products enters one fl_tc_block_fma_ctx
  *             with the running accumulator as c (the first block's c is
@@ -191,6 +192,16 @@ typedef enum fl_ref_op { FL_REF_OP_SUM = 0, FL_REF_OP_DOT, FL_REF_OP_GEMM }
  * fused products into a narrower accumulator, ...).  0 or -1 with err. */
 int fl_ref_model_check(const fl_ref_model *m, fl_ref_op op, size_t n,
                        char *err, size_t errlen);
+
+/* The summation tree a model's order gives n terms, exactly as the
+ * reference evaluates it: *nnodes additions in postorder (the root last);
+ * addition j adds (*kid)[2j] (left) and (*kid)[2j+1] (right), where r < n
+ * is term r, r >= n is addition r - n and -1 is a constant +0 (numpy's
+ * start value).  *kid is malloc'd (NULL when there is no addition: n < 2
+ * and no constant).  Not for order=exact nor tc models (no tree of
+ * additions).  0, or -1 with err. */
+int fl_ref_order_tree(const fl_ref_model *m, size_t n, int64_t **kid,
+                      size_t *nnodes, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * Reductions.  All return 0, or -1 with err (model invalid for the call,

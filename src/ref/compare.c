@@ -279,8 +279,11 @@ static inline void account(const cctx *c, uint64_t x, uint64_t y, uint64_t i,
 
 /* The scan is compiled for AVX-512 and AVX2 besides the baseline and the
  * loader picks one for the CPU (GCC's target_clones); FPLAB_AVX512=OFF
- * leaves AVX-512 out (valgrind stops on it). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+ * leaves AVX-512 out (valgrind stops on it); sanitizer builds take the
+ * baseline only (FPLAB_NO_IFUNC: a resolver runs before their runtime). */
+#if defined(FPLAB_NO_IFUNC)
+#define CMP_CLONES
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
     defined(FPLAB_AVX512)
 #define CMP_CLONES __attribute__((target_clones("arch=x86-64-v4", \
                                                 "arch=x86-64-v3", "default")))

@@ -25,7 +25,8 @@
  * signaling NaN; inf*0 and inf-inf give the default NaN with invalid;
  * otherwise an infinity wins.  An exact zero is -0 when every term is -0,
  * +0 when nonzero terms cancelled or when zeros of both signs met (-0
- * under out-rm = rdn in both cases), as IEEE additions would give.
+ * under out-rm = rdn in both cases), as IEEE additions would give; with
+ * epilogue=init (and no C) the sum starts from +0, a zero term more.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -313,6 +314,11 @@ uint64_t ref_exact_element(const ref_ctx *rc, ref_fx *x, const ref_terms *t,
     uint64_t r;
 
     memset(&s, 0, sizeof s);
+    /* epilogue=init without C: the sum starts from +0, which only shows in
+     * the sign of an exact zero (-0 terms alone then give +0, as +0 + -0
+     * does; -0 under rdn) */
+    if (m->epilogue == FL_REF_EPI_INIT && (rc->beta_zero || cval == NULL))
+        s.poszero = 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t a = t->a[(ptrdiff_t)i * t->sa];
         if (t->b != NULL) {

@@ -291,3 +291,39 @@ int ref_plan_build(ref_plan *p, const fl_ref_model *m, size_t n)
     }
     return 0;
 }
+
+int fl_ref_order_tree(const fl_ref_model *m, size_t n, int64_t **kid,
+                      size_t *nnodes, char *err, size_t errlen)
+{
+    ref_plan p;
+    *kid = NULL;
+    *nnodes = 0;
+    if (m->order == FL_REF_EXACT || m->tc.on) {
+        ref_set_err(err, errlen, "order=exact and tc models have no tree of "
+                    "additions");
+        return -1;
+    }
+    if (m->order == FL_REF_TREE && (m->tree == NULL || m->tree->n != n)) {
+        ref_set_err(err, errlen, "order=tree has %zu leaves, not %zu",
+                    m->tree ? m->tree->n : (size_t)0, n);
+        return -1;
+    }
+    if ((m->order == FL_REF_PAIRWISE || m->order == FL_REF_BLOCKED ||
+         m->order == FL_REF_LANES || m->order == FL_REF_SPLITK) &&
+        m->order_arg == 0) {
+        ref_set_err(err, errlen, "the order's parameter must be >= 1");
+        return -1;
+    }
+    if (ref_plan_build(&p, m, n) != 0) {
+        ref_set_err(err, errlen, "out of memory building the tree of %zu terms",
+                    n);
+        return -1;
+    }
+    *kid = p.kid;          /* postorder, root last (renumber_postorder) */
+    *nnodes = p.nnodes;
+    if (p.nnodes == 0) {
+        free(p.kid);
+        *kid = NULL;
+    }
+    return 0;
+}

@@ -64,8 +64,11 @@ FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
     return fl__round_pack(f, c, x.sign, x.exp + 1, sum, flags);
 }
 
-FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
-                              const fl_ctx *c, unsigned *flags)
+/* Everything but the binary16 nearest-even path of fl_add. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__add_rest(const fl_format *f,
+                                                        uint64_t a, uint64_t b,
+                                                        const fl_ctx *c,
+                                                        unsigned *flags)
 {
 #ifndef __CUDACC__
     FL__TRY_FAST(fl__fast_add(f, a, b, c, flags, &fl__fast_r));
@@ -78,4 +81,16 @@ FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
         return fl__nan_result(f, c, ops, 2, flags);
     }
     return fl__add_unpacked(f, c, x, y, flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags)
+{
+#if !defined(__CUDACC__) && defined(FL__H16_SSE)
+    if (fl__h16_take(f, c))
+        return fl__h16_special(a) | fl__h16_special(b)
+                   ? fl__h16_add_special(a, b, c, flags)
+                   : fl__h16_add(a, b, flags);
+#endif
+    return fl__add_rest(f, a, b, c, flags);
 }

@@ -8,8 +8,9 @@
  * rounding mode and every context option.  The other formats (FNUZ and
  * P3109: the sign bit alone is the NaN and -0 does not exist; unsigned
  * formats; E8M0 without zero; explicit biases) always take the generic
- * code: fl__fast_fmt says no.  The generic code stays the one
- * source of truth:
+ * code here: fl__fast_fmt says no.  (Bulk rounding of binary32 to any
+ * format of at most 8 bits, whatever its style, has its own kernels in
+ * fast_narrow.c.)  The generic code stays the one source of truth:
  *
  *   1. Operands are decoded exactly into binary64 (every value of such a
  *      format is a double).  Infinities and NaNs are not handled here: the
@@ -495,6 +496,255 @@ FL__AINLINE int fl__fmt_is(const fl_format *f, uint64_t key, int32_t bias)
     } while (0)
 #endif
 
+/*
+ * binary16 in nearest-even without ftz, daz or saturation (x86-64; the
+ * entry points fl_add, fl_sub, fl_mul and fl_fma try these first).  On
+ * operands drawn from every encoding (TestFloat's way) the results'
+ * classes -- normal, subnormal, overflowing, exact -- come in random
+ * order, so these paths take no branch on them, and they keep their
+ * values in the SSE registers, with few moves to and from the integer
+ * ones.  NaN and infinite operands branch off (fl__h16_special).
+ *
+ * The scaled domain: a binary16 magnitude m (15 bits) read as the binary64
+ * bits m << 42 is the value times 2^-1008 exactly, binary16's exponent
+ * field becoming binary64's (its subnormals binary64 subnormals, with the
+ * same 2^-24 * 2^-1008 = 2^-1032 quantum).  Sums and products of scaled
+ * values (one product operand unscaled) are the exact scaled results: a
+ * binary16 sum spans at most 41 bits and a product 22, both multiples of
+ * 2^-1056 >= 2^-1074.
+ *
+ * fl__h16_round(v): v >= 0 scaled, the exact magnitude or its round-to-odd
+ * at 53 bits.  With 2^e = max(v's power of two, 2^-1022) (the scaled
+ * 2^-14), M = 2^(e+42) is a binary64 whose ulp 2^(e-10) is binary16's
+ * quantum at that magnitude, and v < M, so the host's nearest-even
+ * addition v + M rounds v to a multiple of the quantum with ties to an
+ * even multiple -- fl__round_pack's rounding of the 11-bit (or subnormal)
+ * quotient -- and (v + M) - M = r is exact.  r is the scaled result, so
+ * its bits >> 42 are the binary16 encoding, a carry into the exponent
+ * field included; from 0x7C00 on it overflows (to infinity, nearest
+ * even).  Inexact: r != v (a round-to-odd v has its last bit set, so it
+ * never equals r, and it lies on the same side of every rounding point and
+ * of the tininess border as the exact value).  Tiny: v below the scaled
+ * 2^-14, or (after rounding) 2^-14 - 2^-26, where the 11-bit rounding
+ * reaches 2^-14.  Assumes the host's binary64 in its default state
+ * (nearest even, no FTZ/DAZ), as the rest of fast.h.
+ */
+#if defined(__SSE2__) && defined(__x86_64__)
+#define FL__H16_SSE 1
+
+/* Flag words by (r > v) | (r < v) << 1 | overflow << 2 | tiny << 3 |
+ * sign << 4. */
+#define FL__H16_FW(i)                                                        \
+    ((((i) & 7) ? FL_INEXACT | (((((i) & 1) | ((i) >> 2 & 1)) ^ ((i) >> 4 & 1)) \
+                                ? FL_TERN_UP : FL_TERN_DOWN) |               \
+                  (((i) >> 3 & 1) ? FL_UNDERFLOW : 0) : 0) |                 \
+     (((i) >> 2 & 1) ? FL_OVERFLOW : 0))
+static const uint8_t fl__h16_fw[32] = {
+    FL__H16_FW(0), FL__H16_FW(1), FL__H16_FW(2), FL__H16_FW(3),
+    FL__H16_FW(4), FL__H16_FW(5), FL__H16_FW(6), FL__H16_FW(7),
+    FL__H16_FW(8), FL__H16_FW(9), FL__H16_FW(10), FL__H16_FW(11),
+    FL__H16_FW(12), FL__H16_FW(13), FL__H16_FW(14), FL__H16_FW(15),
+    FL__H16_FW(16), FL__H16_FW(17), FL__H16_FW(18), FL__H16_FW(19),
+    FL__H16_FW(20), FL__H16_FW(21), FL__H16_FW(22), FL__H16_FW(23),
+    FL__H16_FW(24), FL__H16_FW(25), FL__H16_FW(26), FL__H16_FW(27),
+    FL__H16_FW(28), FL__H16_FW(29), FL__H16_FW(30), FL__H16_FW(31) };
+#undef FL__H16_FW
+
+/* A binary16 infinity or NaN operand. */
+FL__AINLINE int fl__h16_special(uint64_t a)
+{
+    return (a & 0x7C00) == 0x7C00;
+}
+
+/* The scaled value (sign included) of a finite binary16 encoding. */
+FL__AINLINE __m128d fl__h16_scaled(uint64_t a)
+{
+    const uint64_t b = ((uint64_t)(int64_t)(int16_t)(uint16_t)a << 42) &
+                       0x81FFFC0000000000ull;      /* sign, magnitude */
+    return _mm_castsi128_pd(_mm_cvtsi64_si128((long long)b));
+}
+
+/* The binary64 bits of x. */
+FL__AINLINE uint64_t fl__h16_bits(__m128d x)
+{
+    return (uint64_t)_mm_cvtsi128_si64(_mm_castpd_si128(x));
+}
+
+/* v = vb's value, scaled, >= 0 (vb its bits); sg the result's sign;
+ * tb the bits of the scaled tininess border.  Raises the flags, returns
+ * the encoding. */
+FL__AINLINE uint64_t fl__h16_round(__m128d v, uint64_t vb, uint64_t sg,
+                                   uint64_t tb, unsigned *flags)
+{
+    const __m128d expm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FF0000000000000ll));
+    const __m128d e = _mm_max_sd(_mm_and_pd(v, expm), _mm_set_sd(0x1p-1022));
+    const __m128d m = _mm_mul_sd(e, _mm_set_sd(0x1p42));
+    const uint64_t rb = fl__h16_bits(_mm_sub_sd(_mm_add_sd(v, m), m));
+    uint64_t code = rb >> 42;
+    const unsigned ov = code >= 0x7C00;
+    code = ov ? 0x7C00 : code;
+    *flags |= fl__h16_fw[(unsigned)(rb > vb) | (unsigned)(rb < vb) << 1 |
+                         ov << 2 | (unsigned)(vb < tb) << 3 | (unsigned)sg << 4];
+    return code | sg << 15;
+}
+
+/* a + b, finite: the scaled sum is exact; its sign is the result's, -0
+ * only from -0 + -0 (the host's nearest-even addition).  A sum below
+ * 2^-14 is a multiple of 2^-24, exact: it never underflows. */
+FL__AINLINE uint64_t fl__h16_add(uint64_t a, uint64_t b, unsigned *flags)
+{
+    const __m128d s = _mm_add_sd(fl__h16_scaled(a), fl__h16_scaled(b));
+    const uint64_t sb = fl__h16_bits(s);
+    const __m128d absm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FFFFFFFFFFFFFFFll));
+    return fl__h16_round(_mm_and_pd(s, absm), sb & 0x7FFFFFFFFFFFFFFFull,
+                         sb >> 63, 0, flags);
+}
+
+/*
+ * Products, unscaled: a product of two binary16 values lies in [2^-48,
+ * 2^32) and an fma's sum above 2^-48 too, normal binary64 values, where a
+ * scaled result could be a binary64 subnormal (a multiplication that
+ * delivers one is slow on some processors).  fl__h16_round_u(v): v >= 0
+ * the exact value or its round-to-odd at 53 bits, vb its bits: the same
+ * rounding with 2^e = max(v's power of two, 2^-14) and M = 2^(e+42); the
+ * rounded r (a binary16 value) is encoded from its binary64 bits, whose
+ * exponent field is binary16's plus 1008 from 2^-14 on; below 2^-14, r =
+ * k * 2^-24 and r + 2^-14 (exact) has the bits of 2^-14's plus k.
+ */
+FL__AINLINE uint64_t fl__h16_round_u(__m128d v, uint64_t vb, uint64_t sg,
+                                     uint64_t tb, unsigned *flags)
+{
+    const __m128d expm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FF0000000000000ll));
+    const __m128d lo = _mm_set_sd(0x1p-14);
+    const __m128d e = _mm_max_sd(_mm_and_pd(v, expm), lo);
+    const __m128d m = _mm_mul_sd(e, _mm_set_sd(0x1p42));
+    const __m128d r = _mm_sub_sd(_mm_add_sd(v, m), m);
+    const __m128d sub = _mm_cmplt_sd(r, lo);             /* below 2^-14 */
+    const uint64_t rb = fl__h16_bits(r);
+    const uint64_t wb = fl__h16_bits(_mm_add_sd(r, _mm_and_pd(sub, lo)));
+    uint64_t code = (wb >> 42) - ((uint64_t)(1008 + (_mm_movemask_pd(sub) & 1)) << 10);
+    const unsigned ov = code >= 0x7C00;
+    code = ov ? 0x7C00 : code;
+    *flags |= fl__h16_fw[(unsigned)(rb > vb) | (unsigned)(rb < vb) << 1 |
+                         ov << 2 | (unsigned)(vb < tb) << 3 | (unsigned)sg << 4];
+    return code | sg << 15;
+}
+
+/* The tininess border of the context: 2^-14 (before rounding) or 2^-14 -
+ * 2^-26 (after), as binary64 bits. */
+FL__AINLINE uint64_t fl__h16_tiny_u(const fl_ctx *c)
+{
+    return c->tininess == FL_TINY_AFTER ? 0x3F0FFE0000000000ull
+                                        : 0x3F10000000000000ull;
+}
+
+/* The exact value of a finite binary16 encoding, a normal binary64. */
+FL__AINLINE __m128d fl__h16_value(uint64_t a)
+{
+    return _mm_mul_sd(fl__h16_scaled(a), _mm_set_sd(0x1p1008));
+}
+
+/* a * b, finite: exact in binary64; its sign is the operands' (a zero
+ * product's too). */
+FL__AINLINE uint64_t fl__h16_mul(uint64_t a, uint64_t b, const fl_ctx *c,
+                                 unsigned *flags)
+{
+    const __m128d p = _mm_mul_sd(fl__h16_value(a & 0x7FFF),
+                                 fl__h16_value(b & 0x7FFF));
+    return fl__h16_round_u(p, fl__h16_bits(p), (a ^ b) >> 15 & 1,
+                           fl__h16_tiny_u(c), flags);
+}
+
+/* a * b + d, finite: the product is exact (signed); TwoSum gives the
+ * sum's error exactly (no overflow, every term a multiple of 2^-48),
+ * folded into the last bit: round to odd at 53 bits.  A zero sum is exact,
+ * signed by the host's addition: -0 only from -0 + -0. */
+FL__AINLINE uint64_t fl__h16_fma(uint64_t a, uint64_t b, uint64_t d,
+                                 const fl_ctx *c, unsigned *flags)
+{
+    const __m128d p = _mm_mul_sd(fl__h16_value(((a ^ b) & 0x8000) | (a & 0x7FFF)),
+                                 fl__h16_value(b & 0x7FFF));
+    const __m128d z = fl__h16_value(d);
+    const __m128d s = _mm_add_sd(p, z);
+    const __m128d bb = _mm_sub_sd(s, p);
+    const __m128d err = _mm_add_sd(_mm_sub_sd(p, _mm_sub_sd(s, bb)),
+                                   _mm_sub_sd(z, bb));
+    uint64_t sb = fl__h16_bits(s);
+    const uint64_t eb = fl__h16_bits(err);
+    /* an inexact even sum moves one ulp toward err (odd) */
+    sb += (uint64_t)(((eb << 1) != 0) & !(sb & 1)) *
+          (((eb ^ sb) >> 63) ? ~(uint64_t)0 : 1);
+    {
+        const uint64_t vb = sb & 0x7FFFFFFFFFFFFFFFull;
+        return fl__h16_round_u(_mm_castsi128_pd(_mm_cvtsi64_si128((long long)vb)),
+                               vb, sb >> 63, fl__h16_tiny_u(c), flags);
+    }
+}
+
+/* NaN operands of a two-operand operation (fl__nan_result for binary16):
+ * invalid for a signaling one; x86 and SoftFloat propagate the first NaN,
+ * quieted, the others return the default NaN. */
+FL__AINLINE uint64_t fl__h16_nan2(uint64_t a, uint64_t b, const fl_ctx *c,
+                                  unsigned *flags)
+{
+    const int na = (a & 0x7FFF) > 0x7C00, nb = (b & 0x7FFF) > 0x7C00;
+    if ((na && !(a & 0x200)) || (nb && !(b & 0x200)))
+        *flags |= FL_INVALID;
+    if (fl__nan_propagates(c->nan))
+        return (na ? a : b) | 0x200;
+    return fl_default_nan(&fl__k_binary16, c->nan);
+}
+
+/* a + b or a * b with an infinite or NaN operand (add.c, mul.c). */
+FL__AINLINE uint64_t fl__h16_add_special(uint64_t a, uint64_t b,
+                                         const fl_ctx *c, unsigned *flags)
+{
+    if ((a & 0x7FFF) > 0x7C00 || (b & 0x7FFF) > 0x7C00)
+        return fl__h16_nan2(a, b, c, flags);
+    if ((a & 0x7FFF) == 0x7C00 && (b & 0x7FFF) == 0x7C00 && ((a ^ b) & 0x8000)) {
+        *flags |= FL_INVALID;                          /* inf - inf */
+        return fl_default_nan(&fl__k_binary16, c->nan);
+    }
+    return (a & 0x7FFF) == 0x7C00 ? a : b;             /* the infinity */
+}
+FL__AINLINE uint64_t fl__h16_mul_special(uint64_t a, uint64_t b,
+                                         const fl_ctx *c, unsigned *flags)
+{
+    if ((a & 0x7FFF) > 0x7C00 || (b & 0x7FFF) > 0x7C00)
+        return fl__h16_nan2(a, b, c, flags);
+    if ((a & 0x7FFF) == 0 || (b & 0x7FFF) == 0) {
+        *flags |= FL_INVALID;                          /* 0 * inf */
+        return fl_default_nan(&fl__k_binary16, c->nan);
+    }
+    return ((a ^ b) & 0x8000) | 0x7C00;
+}
+
+/* The same multiplication and fma through the host's F16C conversions
+ * (fast_h16.c), when fl__h16_hw > 0: the CPU has F16C (set at start-up;
+ * -1 until then, and tests may set 0 to prove the SSE2 versions). */
+extern __attribute__((visibility("hidden"))) int fl__h16_hw;
+/* (f is not read: the signature is fl_mul's and fl_fma's, so that these
+ * are jumped to without moving arguments) */
+uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a, uint64_t b,
+                        const fl_ctx *c, unsigned *flags);
+uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a, uint64_t b,
+                        uint64_t d, const fl_ctx *c, unsigned *flags);
+/* fl__h16_hw == 2 (AVX-512F too; compiled only with FPLAB_AVX512): the
+ * fma by rounding-controlled binary32 fused multiply-adds. */
+uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
+                           uint64_t d, const fl_ctx *c, unsigned *flags);
+
+/* f is binary16 (the preset, or a descriptor equal to it in every
+ * parameter) and c nearest even without ftz, daz or saturation. */
+FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
+{
+    uint64_t w;
+    __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
+    return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
+           (w & 0xFFFFFF00FFull) == 0;
+}
+#endif /* FL__H16_SSE */
+
 static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,
                                const fl_ctx *c, unsigned *flags,
                                uint64_t *out)
@@ -635,6 +885,26 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
                                    const double *src, size_t n,
                                    const fl_ctx *c, unsigned *flags,
                                    int level);
+/* Narrow formats (width <= 8, any NaN style, bias, signedness; see
+ * fast_narrow.c): fl_round_float_array through the SIMD kernel and the
+ * scalar entry point for the tail; 0 when there is no kernel for f, the
+ * context or the CPU (nothing written).  fl__simd_narrow_float_array: the
+ * kernel alone at `level` (as fl__simd_round_float_array). */
+int fl__narrow_round_float_array(const fl_format *f, float *dst,
+                                 const float *src, size_t n,
+                                 const fl_ctx *c, unsigned *flags);
+size_t fl__simd_narrow_float_array(const fl_format *f, float *dst,
+                                   const float *src, size_t n,
+                                   const fl_ctx *c, unsigned *flags,
+                                   int level);
+/* Tests: the narrow kernel (the copy that reads the format's options at
+ * run time) with every lane's flags stored to lane_flags[i] instead of
+ * OR-ed, all of them (lvl 2) or those the kernel still gathers once
+ * inexact and the ternary bits are set (lvl 1: underflow, overflow and
+ * the unsigned / no-zero words; the others may be left out). */
+size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
+                             const float *src, size_t n, const fl_ctx *c,
+                             unsigned *lane_flags, int level, int lvl);
 /* AVX-512 kernels of fl_add_array .. fl_div_array (fast_simd_binop.c), op
  * 0 add, 1 sub, 2 mul, 3 div: do the first elements (a multiple of 8) and
  * return how many, every lane exactly as the scalar entry point; 0 when

@@ -18,9 +18,13 @@
 #include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
 #endif
 
-FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
-                              uint64_t addend, const fl_ctx *c,
-                              unsigned *flags)
+/* Everything but the binary16 nearest-even path of fl_fma (its infinite
+ * and NaN operands included). */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_rest(const fl_format *f,
+                                                        uint64_t a, uint64_t b,
+                                                        uint64_t addend,
+                                                        const fl_ctx *c,
+                                                        unsigned *flags)
 {
 #ifndef __CUDACC__
     FL__TRY_FAST(fl__fast_fma(f, a, b, addend, c, flags, &fl__fast_r));
@@ -110,4 +114,24 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                              : 64 + fl__clz64((uint64_t)r);
     r <<= lz;
     return fl__round_pack(f, c, sign, e + 2 - lz, fl__sticky128(r), flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
+                              uint64_t addend, const fl_ctx *c,
+                              unsigned *flags)
+{
+#if !defined(__CUDACC__) && defined(FL__H16_SSE)
+    if (fl__h16_take(f, c) &&
+        !(fl__h16_special(a) | fl__h16_special(b) | fl__h16_special(addend))) {
+        const int hw = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+#ifdef FPLAB_AVX512
+        if (hw > 1)
+            return fl__h16_fma_hw512(f, a, b, addend, c, flags);
+#endif
+        if (hw > 0)
+            return fl__h16_fma_hw(f, a, b, addend, c, flags);
+        return fl__h16_fma(a, b, addend, c, flags);
+    }
+#endif
+    return fl__fma_rest(f, a, b, addend, c, flags);
 }

@@ -20,6 +20,14 @@
 
 typedef unsigned __int128 fl_u128;
 
+/* Keeps a function out of line (the entry points' generic bodies, so the
+ * fast paths before them need no stack frame). */
+#if defined(__CUDACC__)
+#define FL__NOINLINE __noinline__
+#else
+#define FL__NOINLINE __attribute__((noinline))
+#endif
+
 enum { FL_U_ZERO = 0, FL_U_FINITE = 1, FL_U_INF = 2, FL_U_QNAN = 3,
        FL_U_SNAN = 4 };
 

@@ -10,8 +10,11 @@
 #include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
 #endif
 
-FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
-                              const fl_ctx *c, unsigned *flags)
+/* Everything but the binary16 nearest-even path of fl_mul. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__mul_rest(const fl_format *f,
+                                                        uint64_t a, uint64_t b,
+                                                        const fl_ctx *c,
+                                                        unsigned *flags)
 {
 #ifndef __CUDACC__
     FL__TRY_FAST(fl__fast_mul(f, a, b, c, flags, &fl__fast_r));
@@ -39,4 +42,19 @@ FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
     p = (fl_u128)x.sig * y.sig;
     sig = (uint64_t)(p >> 64) | ((uint64_t)p != 0);
     return fl__round_pack(f, c, sign, x.exp + y.exp + 1, sig, flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags)
+{
+#if !defined(__CUDACC__) && defined(FL__H16_SSE)
+    if (fl__h16_take(f, c)) {
+        if (fl__h16_special(a) | fl__h16_special(b))
+            return fl__h16_mul_special(a, b, c, flags);
+        if (__atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0)
+            return fl__h16_mul_hw(f, a, b, c, flags);
+        return fl__h16_mul(a, b, c, flags);
+    }
+#endif
+    return fl__mul_rest(f, a, b, c, flags);
 }

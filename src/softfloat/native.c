@@ -159,7 +159,8 @@ void fl_round_float_array(const fl_format *f, float *dst, const float *src,
     fl_ctx ci = *c;
     size_t i;
 #ifndef __CUDACC__
-    if (fl__fast_round_float_array(f, dst, src, n, c, flags))
+    if (fl__narrow_round_float_array(f, dst, src, n, c, flags) ||
+        fl__fast_round_float_array(f, dst, src, n, c, flags))
         return;
 #endif
     for (i = 0; i < n; i++) {

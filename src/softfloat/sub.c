@@ -14,8 +14,11 @@
 #include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
 #endif
 
-FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
-                              const fl_ctx *c, unsigned *flags)
+/* Everything but the binary16 nearest-even path of fl_sub. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__sub_rest(const fl_format *f,
+                                                        uint64_t a, uint64_t b,
+                                                        const fl_ctx *c,
+                                                        unsigned *flags)
 {
 #ifndef __CUDACC__
     FL__TRY_FAST(fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &fl__fast_r));
@@ -29,4 +32,15 @@ FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
     }
     y.sign ^= 1;
     return fl__add_unpacked(f, c, x, y, flags);
+}
+
+FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
+                              const fl_ctx *c, unsigned *flags)
+{
+#if !defined(__CUDACC__) && defined(FL__H16_SSE)
+    /* finite operands only: a NaN keeps its own sign (see above) */
+    if (fl__h16_take(f, c) && !(fl__h16_special(a) | fl__h16_special(b)))
+        return fl__h16_add(a, b ^ 0x8000, flags);
+#endif
+    return fl__sub_rest(f, a, b, c, flags);
 }

@@ -26,8 +26,9 @@
 # fine when the output matches).  A line `...` in the document stands for
 # any number of lines; use it only to shorten a long output, never to
 # hide a line that makes the example's point.  Wall times and rates
-# (`time=0.08s rate=12.74M/s`, the lab's `0.09 s` per experiment) are
-# masked; blank lines at the end of an example are not part of it.
+# (`time=0.08s rate=12.74M/s`, the lab's `0.09 s` per experiment,
+# reveal's call and total times) are masked; blank lines at the end of
+# an example are not part of it.
 # Nothing else is masked, so what an example prints must be the same on
 # every machine: no timings, thread counts or CPU-dependent numbers.  A
 # generator must be deterministic everywhere: seeded, with inputs numpy
@@ -76,7 +77,9 @@ fi
 # mask times, drop trailing blank lines
 mask() {
     sed -E -e 's/time=[0-9.]+s rate=[0-9.]+M\/s/time=Ts rate=RM\/s/g' \
-           -e 's/^(experiment [a-z_]+ +)[0-9.]+ s,/\1T s,/' |
+           -e 's/^(experiment [a-z_]+ +)[0-9.]+ s,/\1T s,/' \
+           -e 's/^(kernel calls: [0-9]+) \([0-9.]+ s in the kernel\); reveal total [0-9.]+ s$/\1 (T s in the kernel); reveal total T s/' \
+           -e 's/^(validation inputs: .* calls?), [0-9.]+ s$/\1, T s/' |
         awk '{ l[n++] = $0 } END { while (n > 0 && l[n - 1] == "") n--
                                    for (i = 0; i < n; i++) print l[i] }'
 }

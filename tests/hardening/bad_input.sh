@@ -21,7 +21,9 @@
 # sanitizer report on stderr fails it whatever the table says.
 #
 # FPLAB_WRAP, when set, is a command prefix (e.g. a valgrind invocation)
-# put before fplab in every case.
+# put before fplab in every case.  BAD_INPUT_SHARD=K/N runs only the rows
+# whose number (from 0, comments left out) is K modulo N, so that N runs
+# with different WORKDIRs share the table (CI's valgrind pass runs two).
 set -u
 FPLAB=${1:?usage: $0 FPLAB TABLE WORKDIR}
 TABLE=${2:?usage: $0 FPLAB TABLE WORKDIR}
@@ -30,6 +32,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 N=$(cd "$HERE/../data/npy" && pwd)
 T=$(cd "$HERE/../data/tensor" && pwd)
 WRAP=${FPLAB_WRAP:-}
+shard_k=0 shard_n=1
+if [ -n "${BAD_INPUT_SHARD:-}" ]; then
+    shard_k=${BAD_INPUT_SHARD%/*} shard_n=${BAD_INPUT_SHARD#*/}
+    case "$shard_k/$shard_n" in
+    [0-9]*/[1-9]*) [ "$shard_k" -lt "$shard_n" ] ||
+        { echo "BAD_INPUT_SHARD=$BAD_INPUT_SHARD: K must be below N"; exit 2; } ;;
+    *) echo "BAD_INPUT_SHARD=$BAD_INPUT_SHARD is not K/N"; exit 2 ;;
+    esac
+fi
 
 rm -rf "$W"
 mkdir -p "$W" || exit 2
@@ -96,11 +107,15 @@ mk ref_trunc.safetensors '\100\000\000\000\000\000\000\000{"x": {"dtype": "F32"'
 # ---- cases --------------------------------------------------------------
 is_root=0
 [ "$(id -u)" = 0 ] && is_root=1
-rows=0 run=0 pass=0 fail=0 known=0 xpass=0 skipped=0 lineno=0
+rows=0 run=0 pass=0 fail=0 known=0 xpass=0 skipped=0 lineno=0 others=0
 while IFS=$'\t' read -r id when want stream frags stdin args || [ -n "$id" ]; do
     lineno=$((lineno + 1))
     case "$id" in ''|'#'*) continue ;; esac
     rows=$((rows + 1))
+    if [ $(((rows - 1) % shard_n)) != "$shard_k" ]; then
+        others=$((others + 1))
+        continue
+    fi
     if [ -z "${args:-}" ]; then
         printf 'FAIL %s: table line %d has fewer than 7 fields\n' "$id" "$lineno"
         fail=$((fail + 1))
@@ -159,10 +174,12 @@ while IFS=$'\t' read -r id when want stream frags stdin args || [ -n "$id" ]; do
 done < "$TABLE"
 
 chmod 755 "$W/ro" 2>/dev/null
-printf 'bad_input: %d rows, %d run, %d passed, %d failed, %d known bugs, %d xpass, %d skipped (root)\n' \
+printf 'bad_input: %d rows, %d run, %d passed, %d failed, %d known bugs, %d xpass, %d skipped (root)' \
     "$rows" "$run" "$pass" "$fail" "$known" "$xpass" "$skipped"
+[ "$shard_n" = 1 ] || printf ', %d in the other shards (shard %d/%d)' "$others" "$shard_k" "$shard_n"
+printf '\n'
 # every row either ran or was skipped for a stated reason; at least 80 ran
-if [ "$fail" != 0 ] || [ $((run + skipped)) != "$rows" ] || [ "$run" -lt 80 ] ||
+if [ "$fail" != 0 ] || [ $((run + skipped + others)) != "$rows" ] || [ "$run" -lt 80 ] ||
    [ $((pass + known + xpass + fail)) != "$run" ]; then
     exit 1
 fi

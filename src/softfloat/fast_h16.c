@@ -1,0 +1,218 @@
+/*
+ * fast_h16.c — binary16 multiplication and fused multiply-add in nearest
+ * even through the host's F16C conversions (x86-64 with GCC or Clang; run
+ * only when CPUID reports F16C, see fl__h16_hw).  fl_mul and fl_fma call
+ * them for finite operands when fl__h16_take accepts the format and the
+ * context (fast.h), in place of the SSE2 versions there; tests/
+ * test_fastpath.c proves both against the generic code.
+ *
+ * Multiplication: vcvtph2ps turns both operands into binary32 exactly
+ * (subnormals included); their product is exact in binary32 (22 bits,
+ * between 2^-48 and 2^32); vcvtps2ph with an immediate nearest-even
+ * rounding (MXCSR's rounding field not consulted) rounds it to binary16
+ * as fl__round_pack does -- subnormal results, ties to even, overflow to
+ * infinity.  The flags come from the value: the result converted back
+ * against the product (inexact, and which way), infinity (overflow: the
+ * operands were finite), the product against the tininess border (2^-14,
+ * or 2^-14 - 2^-26 after rounding, where the 11-bit rounding reaches
+ * 2^-14; both binary32 values).
+ *
+ * Fused multiply-add: the exact product and the addend in binary64, their
+ * sum and its exact error (TwoSum) folded into the last bit (round to odd
+ * at 53 bits), then rounded to odd at 24 bits: the nearest-even binary32
+ * conversion is made a truncation (one step toward zero when it rounded
+ * away) and the last bit set when inexact.  Rounding that to 11 bits in
+ * nearest even is correct, 24 >= 11 + 2, and the round-to-odd values lie
+ * on the same side of every binary16 value and of the tininess border as
+ * the exact sum (they equal it where it is exact).
+ *
+ * Assumes the host's floating-point state in its default state (no FTZ or
+ * DAZ), as fast.h does.
+ */
+#include "fast.h"
+
+#if defined(FL__H16_SSE) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+__attribute__((visibility("hidden"))) int fl__h16_hw = -1;
+
+/* Flag words by down | up << 1 | tiny << 2 | overflow << 3 | sign << 4
+ * (down, up: the rounded magnitude below, above the exact one). */
+#define FL__H16_HW(i)                                                        \
+    ((((i) & 3) | ((i) >> 3 & 1)                                             \
+          ? FL_INEXACT |                                                     \
+                ((((i) >> 1 & 1) | ((i) >> 3 & 1)) ^ ((i) >> 4 & 1)          \
+                     ? FL_TERN_UP : FL_TERN_DOWN) |                          \
+                (((i) >> 2 & 1) ? FL_UNDERFLOW : 0)                          \
+          : 0) |                                                             \
+     (((i) >> 3 & 1) ? FL_OVERFLOW : 0))
+static const uint8_t fl__h16_hwfw[32] = {
+    FL__H16_HW(0), FL__H16_HW(1), FL__H16_HW(2), FL__H16_HW(3),
+    FL__H16_HW(4), FL__H16_HW(5), FL__H16_HW(6), FL__H16_HW(7),
+    FL__H16_HW(8), FL__H16_HW(9), FL__H16_HW(10), FL__H16_HW(11),
+    FL__H16_HW(12), FL__H16_HW(13), FL__H16_HW(14), FL__H16_HW(15),
+    FL__H16_HW(16), FL__H16_HW(17), FL__H16_HW(18), FL__H16_HW(19),
+    FL__H16_HW(20), FL__H16_HW(21), FL__H16_HW(22), FL__H16_HW(23),
+    FL__H16_HW(24), FL__H16_HW(25), FL__H16_HW(26), FL__H16_HW(27),
+    FL__H16_HW(28), FL__H16_HW(29), FL__H16_HW(30), FL__H16_HW(31) };
+#undef FL__H16_HW
+
+/* The tininess border (binary32) by c->tininess: before, after. */
+static const float fl__h16_tb[2] = { 0x1p-14f - 0x1p-26f, 0x1p-14f };
+
+/* CPUID leaf 1: ECX bit 29 F16C (with AVX, bit 28, and the OS saving the
+ * AVX state, bit 27 OSXSAVE and XCR0's SSE and AVX bits). */
+/* 2: also AVX-512F (leaf 7 EBX bit 16) with the OS saving its state
+ * (XCR0 bits 5-7); compiled only with FPLAB_AVX512. */
+__attribute__((constructor)) static void fl__h16_detect(void)
+{
+    unsigned a, b, c, d;
+    int hw = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) &&
+        (c & (1u << 28)) && (c & (1u << 27))) {
+        unsigned lo, hi;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        hw = (lo & 6) == 6;
+#ifdef FPLAB_AVX512
+        if (hw && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 16)) &&
+            (lo & 0xE6) == 0xE6)
+            hw = 2;
+#endif
+    }
+    __atomic_store_n(&fl__h16_hw, hw, __ATOMIC_RELAXED);
+}
+
+#define FL__H16_TARGET __attribute__((target("avx,f16c")))
+
+/* |x| as binary32. */
+FL__H16_TARGET static inline __m128 fl__h16_absf(__m128 x)
+{
+    return _mm_andnot_ps(_mm_set_ss(-0.0f), x);
+}
+
+/* The flags of a result: ab = |binary16 result| and ax = |exact value|
+ * (or its round-to-odd), as binary32, in lane 0; code the result.  One
+ * comparison of four lanes: ab < ax (down), ax < ab (up), ax below the
+ * tininess border, ax beyond the largest binary32 below 65520 (it rounds
+ * to infinity: overflow). */
+FL__H16_TARGET static inline unsigned fl__h16_hwflags(__m128 ab, __m128 ax,
+                                                      uint64_t code,
+                                                      const fl_ctx *c)
+{
+    const __m128 t = _mm_set_ss(fl__h16_tb[c->tininess & 1]);
+    const __m128 l = _mm_movelh_ps(_mm_unpacklo_ps(ab, ax),
+                                   _mm_unpacklo_ps(ax, _mm_set_ss(0x1.ffdffep15f)));
+    const __m128 r = _mm_movelh_ps(_mm_unpacklo_ps(ax, ab),
+                                   _mm_unpacklo_ps(t, ax));
+    return fl__h16_hwfw[(unsigned)_mm_movemask_ps(_mm_cmplt_ps(l, r)) |
+                        (unsigned)(code >> 11 & 0x10)];
+}
+
+FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
+                                       uint64_t b, const fl_ctx *c,
+                                       unsigned *flags)
+{
+    const __m128 v = _mm_cvtph_ps(
+        _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16)));
+    (void)f;
+    const __m128 p = _mm_mul_ss(v, _mm_movehdup_ps(v));
+    const uint64_t code = (uint16_t)_mm_cvtsi128_si32(
+        _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT));
+    *flags |= fl__h16_hwflags(
+        fl__h16_absf(_mm_cvtph_ps(_mm_cvtsi32_si128((int)code))),
+        fl__h16_absf(p), code, c);
+    return code;
+}
+
+FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
+                                       uint64_t b, uint64_t d,
+                                       const fl_ctx *c, unsigned *flags)
+{
+    const __m128 v = _mm_cvtph_ps(_mm_cvtsi64_si128(
+        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32)));
+    (void)f;
+    const __m128d x = _mm_cvtss_sd(_mm_setzero_pd(), v);
+    const __m128d y = _mm_cvtss_sd(_mm_setzero_pd(), _mm_movehdup_ps(v));
+    const __m128d z = _mm_cvtss_sd(_mm_setzero_pd(), _mm_movehl_ps(v, v));
+    const __m128d p = _mm_mul_sd(x, y);                     /* exact */
+    const __m128d s = _mm_add_sd(p, z);
+    const __m128d bb = _mm_sub_sd(s, p);
+    const __m128d err = _mm_add_sd(_mm_sub_sd(p, _mm_sub_sd(s, bb)),
+                                   _mm_sub_sd(z, bb));
+    uint64_t sb = fl__h16_bits(s);
+    const uint64_t eb = fl__h16_bits(err);
+    __m128d so;
+    __m128 fs;
+    uint32_t fb;
+    uint64_t code;
+    unsigned m, ov, tiny;
+    /* round to odd at 53 bits: an inexact even sum moves one ulp toward
+     * err */
+    sb += (uint64_t)(((eb << 1) != 0) & !(sb & 1)) *
+          (((eb ^ sb) >> 63) ? ~(uint64_t)0 : 1);
+    so = _mm_castsi128_pd(_mm_cvtsi64_si128((long long)sb));
+    /* round to odd at 24 bits: truncate (undo a rounding away from zero),
+     * set the last bit when inexact */
+    fs = _mm_cvtsd_ss(_mm_setzero_ps(), so);
+    {
+        const __m128d fd = _mm_cvtss_sd(_mm_setzero_pd(), fs);
+        const __m128d absm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FFFFFFFFFFFFFFFll));
+        fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(fs));
+        fb -= (uint32_t)_mm_comigt_sd(_mm_and_pd(fd, absm), _mm_and_pd(so, absm));
+        fb |= (uint32_t)!_mm_comieq_sd(fd, so);
+    }
+    code = (uint16_t)_mm_cvtsi128_si32(_mm_cvtps_ph(
+        _mm_castsi128_ps(_mm_cvtsi32_si128((int)fb)), _MM_FROUND_TO_NEAREST_INT));
+    {
+        const __m128d absm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FFFFFFFFFFFFFFFll));
+        const __m128d aso = _mm_and_pd(so, absm);
+        const __m128d ab = _mm_and_pd(_mm_cvtss_sd(_mm_setzero_pd(),
+            _mm_cvtph_ps(_mm_cvtsi32_si128((int)code))), absm);
+        m = (unsigned)_mm_movemask_pd(
+            _mm_cmplt_pd(_mm_unpacklo_pd(ab, aso), _mm_unpacklo_pd(aso, ab)));
+        ov = (code & 0x7FFF) == 0x7C00;
+        tiny = (unsigned)_mm_comilt_sd(
+            aso, _mm_set_sd(c->tininess == FL_TINY_AFTER ? 0x1p-14 - 0x1p-26
+                                                         : 0x1p-14));
+    }
+    *flags |= fl__h16_fw[(m >> 1 & 1) | (m & 1) << 1 | ov << 2 | tiny << 3 |
+                         (unsigned)(code >> 15) << 4];
+    return code;
+}
+
+#ifdef FPLAB_AVX512
+/*
+ * The fma with AVX-512's rounding given per instruction: the binary32 fused
+ * multiply-add of the three (exact) operands rounded down and up; they
+ * differ iff the sum X = a * b + d is not a binary32 value (|X| is
+ * between 2^-48 and 2^33, no underflow or overflow), and then the one
+ * toward zero with its last bit set is X rounded to odd at 24 bits; when
+ * they agree X is the nearest-even result, whose zero is signed as IEEE
+ * requires in nearest even (-0 only from -0 + -0).  Then as above.
+ */
+__attribute__((target("avx512f,f16c")))
+uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
+                           uint64_t d, const fl_ctx *c, unsigned *flags)
+{
+    const __m128 v = _mm_cvtph_ps(_mm_cvtsi64_si128(
+        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32)));
+    (void)f;
+    const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
+    const __m128 rn = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m128 rd = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m128 ru = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    const __m128 inx = _mm_cmpneq_ss(rd, ru);
+    /* toward zero: rd for a positive X, ru for a negative one (rn's sign
+     * bit selects); odd */
+    const __m128 tz = _mm_blendv_ps(rd, ru, rn);
+    const __m128 ro = _mm_blendv_ps(rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+    const uint64_t code = (uint16_t)_mm_cvtsi128_si32(
+        _mm_cvtps_ph(ro, _MM_FROUND_TO_NEAREST_INT));
+    *flags |= fl__h16_hwflags(
+        fl__h16_absf(_mm_cvtph_ps(_mm_cvtsi32_si128((int)code))),
+        fl__h16_absf(ro), code, c);
+    return code;
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+# fplab reveal: the engine against in-process kernels of known models
+# (fplab/reveal.h's callback API).
+add_executable(test_reveal ${CMAKE_CURRENT_LIST_DIR}/test_reveal.c)
+target_link_libraries(test_reveal PRIVATE fplab_reveal fplab_warnings)
+foreach(part sum adaptive dot gemm tc bad)
+  add_test(NAME reveal_${part} COMMAND test_reveal ${part})
+  set_tests_properties(reveal_${part} PROPERTIES LABELS unit TIMEOUT 300)
+endforeach()
+add_test(NAME reveal_random_models COMMAND test_reveal random)
+set_tests_properties(reveal_random_models PROPERTIES LABELS "unit;long" TIMEOUT 1200)
+
+# `fplab reveal` with `fplab ref` as the black-box kernel (known models),
+# and bad kernels (fails, hangs past --timeout, wrong shape/dtype,
+# nondeterministic).  The `long` variant validates 10^5 cases per reveal.
+find_program(FPLAB_REVEAL_BASH bash)
+if(FPLAB_REVEAL_BASH)
+  add_test(NAME reveal_cli
+    COMMAND ${FPLAB_REVEAL_BASH} ${CMAKE_CURRENT_LIST_DIR}/reveal_cli.sh ${FPLAB_EXE}
+            ${CMAKE_CURRENT_SOURCE_DIR}/data/npy ${CMAKE_CURRENT_BINARY_DIR}/reveal_cli.d)
+  set_tests_properties(reveal_cli PROPERTIES LABELS "cli" TIMEOUT 300)
+  add_test(NAME reveal_cli_long
+    COMMAND ${FPLAB_REVEAL_BASH} ${CMAKE_CURRENT_LIST_DIR}/reveal_cli.sh ${FPLAB_EXE}
+            ${CMAKE_CURRENT_SOURCE_DIR}/data/npy ${CMAKE_CURRENT_BINARY_DIR}/reveal_cli_long.d
+            100000)
+  set_tests_properties(reveal_cli_long PROPERTIES LABELS "cli;long" TIMEOUT 1800)
+endif()
+
+# Real clients (tests/reveal_clients.py): np.sum float32/float16,
+# np.matmul float32, torch.sum and torch.matmul float32/bfloat16 (CPU).
+# reveal's model must replay its validation cases and, independently,
+# fresh inputs made by the test through `fplab ref --model`.  Debian's
+# /usr/bin/python3 has numpy and torch (scripts/setup.sh); the script
+# exits 77 where a module is truly missing.  Default: 20000 cases each;
+# the `long` variants: 10^5 validation cases and 10^5 fresh ones.
+set(FPLAB_REVEAL_PYTHON "")
+foreach(py /usr/bin/python3 ${FPLAB_PYTHON3})
+  if(NOT FPLAB_REVEAL_PYTHON AND EXISTS "${py}")
+    execute_process(COMMAND ${py} -c "import numpy" RESULT_VARIABLE reveal_np_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(reveal_np_rc EQUAL 0)
+      set(FPLAB_REVEAL_PYTHON ${py})
+    endif()
+  endif()
+endforeach()
+foreach(client numpy-sum-float32 numpy-sum-float16 numpy-matmul-float32
+        torch-sum-float32 torch-sum-bfloat16 torch-matmul-float32
+        torch-matmul-bfloat16)
+  foreach(variant default long)
+    if(variant STREQUAL "long")
+      set(tname reveal_client_${client}_long)
+      set(targs 100000 100000)
+      set(tlabels "cli;long")
+    else()
+      set(tname reveal_client_${client})
+      set(targs 20000 20000)
+      set(tlabels "cli")
+    endif()
+    if(FPLAB_REVEAL_PYTHON)
+      add_test(NAME ${tname}
+        COMMAND ${FPLAB_REVEAL_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/reveal_clients.py
+                ${FPLAB_EXE} ${CMAKE_CURRENT_BINARY_DIR}/${tname}.d ${client} ${targs})
+    else()
+      add_test(NAME ${tname}
+        COMMAND sh -c "echo 'no python3 with numpy: ${tname} skipped'; exit 77")
+    endif()
+    set_tests_properties(${tname} PROPERTIES LABELS "${tlabels}"
+      SKIP_RETURN_CODE 77 TIMEOUT 1200)
+  endforeach()
+endforeach()

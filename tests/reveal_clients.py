@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""reveal_clients.py — `fplab reveal` on real kernels, then an independent
+replay of the model it wrote.
+
+    reveal_clients.py FPLAB WORKDIR CLIENT [VALIDATE [FRESH]]
+
+CLIENT is one of the names in CLIENTS below (numpy: np.sum along the last
+axis in float32 and float16, np.matmul in float32 through the BLAS numpy
+links; torch on the CPU: torch.sum and torch.matmul in float32 and
+bfloat16).  The kernels are the committed scripts tests/reveal/kernel_*.py.
+
+1. `fplab reveal` with VALIDATE validation cases (default 20000): exit 0,
+   the model file written, the model's keys as recorded in docs/kernels.md,
+   the kernel call count printed (and, for np.sum float32 with n = 256, at
+   most 10 calls).
+2. FRESH (default 20000) new rows (sum) or output elements (matmul) made
+   here with numpy's generator (seed printed; FPLAB_TEST_SEED replays):
+   random rows at many scales, cancelling rows, wide exponent ranges,
+   rows with an infinity or one NaN.  The kernel runs in this process, the
+   model through `fplab ref --model`; every result must be bit-identical.
+
+Exit 0 pass, 1 fail, 77 when numpy (or torch) is missing.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CLIENTS = {
+    "numpy-sum-float32": dict(lib="numpy", op="sum", dtype="float32", n=256,
+                              keys=["order=numpy", "acc=binary32", "acc-rm=rne",
+                                    "out=binary32", "epilogue=last"],
+                              max_calls=10),
+    "numpy-sum-float16": dict(lib="numpy", op="sum", dtype="float16", n=256,
+                              keys=["order=numpy", "acc=binary32", "out=binary16",
+                                    "out-rm=rne"]),
+    "numpy-matmul-float32": dict(lib="numpy", op="matmul", dtype="float32",
+                                 m=64, k=256, n=64, batch=32,
+                                 keys=["order=sequential", "products=rounded",
+                                       "acc=binary32", "epilogue=init"]),
+    "torch-sum-float32": dict(lib="torch", op="sum", dtype="float32", n=256,
+                              keys=["acc=binary32", "acc-rm=rne", "epilogue=init",
+                                    "order=tree:"]),
+    "torch-sum-bfloat16": dict(lib="torch", op="sum", dtype="bfloat16", n=256,
+                               keys=["acc=binary32", "out=bfloat16", "out-rm=rne",
+                                     "epilogue=init", "order=tree:"]),
+    "torch-matmul-float32": dict(lib="torch", op="matmul", dtype="float32",
+                                 m=64, k=256, n=64, batch=32,
+                                 keys=["order=sequential", "products=rounded",
+                                       "acc=binary32", "epilogue=init"]),
+    "torch-matmul-bfloat16": dict(lib="torch", op="matmul", dtype="bfloat16",
+                                  m=64, k=256, n=64, batch=32,
+                                  keys=["acc=binary32", "products=fused",
+                                        "out=bfloat16", "ftz=1", "daz=1",
+                                        "epilogue=init", "order=tree:"]),
+}
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def main():
+    if len(sys.argv) < 4 or sys.argv[3] not in CLIENTS:
+        print(__doc__)
+        sys.exit(2)
+    fplab, work, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    validate = int(sys.argv[4]) if len(sys.argv) > 4 else 20000
+    fresh = int(sys.argv[5]) if len(sys.argv) > 5 else 20000
+    c = CLIENTS[name]
+    try:
+        import numpy as np
+    except ImportError:
+        print("numpy is not installed: skipped")
+        sys.exit(77)
+    torch = None
+    if c["lib"] == "torch":
+        try:
+            import torch
+        except ImportError:
+            print("torch is not installed: skipped")
+            sys.exit(77)
+    os.makedirs(work, exist_ok=True)
+    model = os.path.join(work, name + ".model")
+    if os.path.exists(model):
+        os.remove(model)
+    script = os.path.join(HERE, "reveal", "kernel_%s.py" % c["lib"])
+
+    # ---- 1. reveal ----
+    if c["op"] == "sum":
+        shape = ["sum", "--n", str(c["n"])]
+        kargs = ["sum", c["dtype"], "{in}", "{out}"]
+    else:
+        shape = ["gemm", "--m", str(c["m"]), "--k", str(c["k"]), "--n",
+                 str(c["n"]), "--batch", str(c["batch"])]
+        kargs = ["matmul", c["dtype"], "{in}", "{in2}", "{out}"]
+    cmd = ([fplab, "reveal"] + shape +
+           ["--dtype", c["dtype"], "--model-out", model, "--validate",
+            str(validate), "--plot", os.path.join(work, name + "_plot"), "--",
+            sys.executable, script] + kargs)
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.time() - t0
+    with open(os.path.join(work, name + ".log"), "w") as f:
+        f.write(r.stdout + r.stderr)
+    if r.returncode != 0:
+        print(r.stdout[-3000:] + r.stderr[-2000:])
+        fail("%s: fplab reveal exited %d" % (name, r.returncode))
+    line = [ln for ln in open(model).read().splitlines()
+            if ln and not ln.startswith("#")]
+    if len(line) != 1:
+        fail("%s: the model file holds %d model lines" % (name, len(line)))
+    line = " " + line[0] + " "
+    for k in c["keys"]:
+        if (" " + k) not in line:
+            fail("%s: the model lacks '%s': %s" % (name, k, line[:300]))
+    m = re.search(r"^kernel calls: (\d+) \(([\d.]+) s in the kernel\); reveal "
+                  r"total ([\d.]+) s$", r.stdout, re.M)
+    if not m:
+        fail("%s: no 'kernel calls' line" % name)
+    calls = int(m.group(1))
+    mv = re.search(r"^validation: (\d+) of (\d+) cases bit-identical", r.stdout,
+                   re.M)
+    if not mv or mv.group(1) != mv.group(2) or int(mv.group(2)) < validate:
+        fail("%s: validation line missing or not complete" % name)
+    if "max_calls" in c and calls > c["max_calls"]:
+        fail("%s: %d kernel calls, more than %d" % (name, calls, c["max_calls"]))
+    print("reveal %s: %s cases bit-identical, %d kernel calls, %.1f s (%s s in "
+          "the kernel)" % (name, mv.group(2), calls, dt, m.group(2)))
+
+    # ---- 2. fresh inputs, the kernel here, the model through fplab ref ----
+    seed = int(os.environ.get("FPLAB_TEST_SEED", int(time.time()) % 1000003))
+    print("fresh inputs: seed %d (replay with FPLAB_TEST_SEED=%d)" % (seed, seed))
+    rng = np.random.default_rng(seed)
+    np.seterr(all="ignore")
+
+    def rows(R, n, specials=True):
+        """float64 rows of several kinds; the caller rounds them.  At most
+        one infinity or NaN per row (and none with specials=False): two
+        NaNs meeting in one addition leave the result's payload to the
+        implementation."""
+        x = rng.standard_normal((R, n))
+        kind = rng.integers(0, 8, R)
+        scale = 2.0 ** rng.integers(-12, 13, R)
+        x *= scale[:, None]
+        for i in np.nonzero(kind == 1)[0]:       # cancellation
+            h = n // 2
+            x[i, h:2 * h] = -x[i, :h][::-1]
+            x[i, rng.integers(0, n)] *= 1 + 2.0 ** -rng.integers(3, 20)
+        for i in np.nonzero(kind == 2)[0]:       # wide exponent range
+            x[i] = (rng.standard_normal(n) *
+                    2.0 ** rng.integers(-40, 40, n).astype(float))
+        for i in np.nonzero(kind == 3)[0]:       # positive, growing sums
+            x[i] = np.abs(x[i])
+        for i in np.nonzero(kind == 4)[0] if specials else []:
+            x[i, rng.integers(0, n)] = [np.inf, -np.inf, np.nan][i % 3]
+        return x
+
+    def to_dtype(x):
+        if c["dtype"] == "bfloat16":
+            t = torch.from_numpy(x.astype(np.float32)).bfloat16()
+            return t, t.view(torch.int16).numpy().view(np.uint16)
+        a = x.astype(c["dtype"])
+        return (torch.from_numpy(a) if torch is not None else a), a
+
+    def bits(a):
+        a = np.ascontiguousarray(a)
+        return a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
+
+    inf = ["--in-format", "bf16"] if c["dtype"] == "bfloat16" else []
+    ref_out = os.path.join(work, name + "_ref.npy")
+    if c["op"] == "sum":
+        n = c["n"]
+        xt, xa = to_dtype(rows(fresh, n))
+        if c["lib"] == "torch":
+            k = torch.sum(xt, dim=-1)
+            kb = (k.view(torch.int16).numpy().view(np.uint16)
+                  if k.dtype == torch.bfloat16 else bits(k.numpy()))
+        else:
+            kb = bits(np.sum(xa, axis=-1))
+        xin = os.path.join(work, name + "_x.npy")
+        np.save(xin, xa)
+        args = [fplab, "ref", "sum", xin]
+        cases = fresh
+    else:
+        M, K, N = c["m"], c["k"], c["n"]
+        B = max(1, -(-fresh // (M * N)))
+        A = rows(B * M, K).reshape(B, M, K)
+        Bm = np.swapaxes(rows(B * N, K, specials=False).reshape(B, N, K), 1, 2)
+        At, Aa = to_dtype(A)
+        Bt, Ba = to_dtype(Bm)
+        if c["lib"] == "torch":
+            k = torch.stack([torch.matmul(At[i], Bt[i]) for i in range(B)])
+            kb = (k.view(torch.int16).numpy().view(np.uint16)
+                  if k.dtype == torch.bfloat16 else bits(k.numpy()))
+        else:
+            kb = bits(np.stack([np.matmul(Aa[i], Ba[i]) for i in range(B)]))
+        ain = os.path.join(work, name + "_a.npy")
+        bin_ = os.path.join(work, name + "_b.npy")
+        np.save(ain, Aa)
+        np.save(bin_, np.ascontiguousarray(Ba))
+        args = [fplab, "ref", "gemm", ain, bin_]
+        cases = B * M * N
+    r = subprocess.run(args + ["--model", model] + inf + ["--out", ref_out],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: fplab ref --model exited %d: %s" % (name, r.returncode,
+                                                      r.stderr[-500:]))
+    mb = bits(np.load(ref_out))
+    if mb.shape != kb.shape:
+        fail("%s: reference shape %s, kernel %s" % (name, mb.shape, kb.shape))
+    same = int(np.sum(mb == kb))
+    print("fresh %s: %d of %d results bit-identical (kernel in this process, "
+          "model through fplab ref --model)" % (name, same, cases))
+    if kb.size != cases or cases < fresh:
+        fail("%s: %d cases checked, expected at least %d" % (name, kb.size, fresh))
+    if same != cases:
+        i = int(np.nonzero((mb != kb).ravel())[0][0])
+        fail("%s: element %d: kernel 0x%x, model 0x%x" %
+             (name, i, int(kb.ravel()[i]), int(mb.ravel()[i])))
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
