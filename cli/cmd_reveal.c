@@ -456,26 +456,6 @@ static int kernel_cb(void *user, fl_reveal_call *c, char *err, size_t errlen)
 /* ------------------------------------------------------------------------
  * The figure.
  * ---------------------------------------------------------------------- */
-static char *find_gnuplot(void)
-{
-    const char *e = getenv("FPLAB_GNUPLOT"), *path = getenv("PATH");
-    char *copy, *save = NULL, *found = NULL;
-    if (e && *e)
-        return access(e, X_OK) == 0 ? strdup(e) : NULL;
-    if (path == NULL)
-        return NULL;
-    copy = strdup(path);
-    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found;
-         d = strtok_r(NULL, ":", &save)) {
-        char buf[PATH_MAX + 16];
-        snprintf(buf, sizeof buf, "%s/gnuplot", d);
-        if (access(buf, X_OK) == 0)
-            found = strdup(buf);
-    }
-    free(copy);
-    return found;
-}
-
 static void gp_escape(char *dst, size_t len, const char *src)
 {
     size_t w = 0;
@@ -639,40 +619,23 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
     if (cli_out_commit(&o))
         return -1;
     {
-        char *gnuplot = find_gnuplot(), tmp[PATH_MAX + 64], expr[2 * PATH_MAX + 200];
-        posix_spawn_file_actions_t fa;
-        pid_t pid;
-        int rc, st2 = 0;
-        struct stat sb;
+        char *gnuplot = cli_find_gnuplot(), tmp[PATH_MAX + 64];
+        char qtmp[2 * PATH_MAX + 128], qdat[2 * PATH_MAX + 64];
+        char expr[4 * PATH_MAX + 256], why[512];
         if (gnuplot == NULL) {
             fprintf(stderr, "fplab: reveal: warning: no gnuplot (PATH or "
                     "$FPLAB_GNUPLOT): wrote %s and %s, no PNG\n", dat, gp);
             return 1;
         }
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", png, (long)getpid());
-        if (strchr(tmp, '\'') || strchr(dat, '\'')) {
-            free(gnuplot);
-            fprintf(stderr, "fplab: reveal: warning: --plot directory has a "
-                    "quote in its name: no PNG\n");
-            return 1;
-        }
-        snprintf(expr, sizeof expr, "out='%s'; dat='%s'", tmp, dat);
-        {
-            char *argv[] = {gnuplot, "-e", expr, gp, NULL};
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-            rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
-            posix_spawn_file_actions_destroy(&fa);
-        }
+        cli_gp_quote(qtmp, sizeof qtmp, tmp);
+        cli_gp_quote(qdat, sizeof qdat, dat);
+        snprintf(expr, sizeof expr, "out='%s'; dat='%s'", qtmp, qdat);
+        int rc = cli_run_gnuplot(gnuplot, expr, gp, tmp, png, gp, why,
+                                 sizeof why);
         free(gnuplot);
-        if (!rc)
-            while (waitpid(pid, &st2, 0) < 0 && errno == EINTR)
-                ;
-        if (rc || !WIFEXITED(st2) || WEXITSTATUS(st2) != 0 ||
-            stat(tmp, &sb) != 0 || rename(tmp, png) != 0) {
-            unlink(tmp);
-            fprintf(stderr, "fplab: reveal: warning: gnuplot failed on %s: no "
-                    "PNG\n", gp);
+        if (rc) {
+            fprintf(stderr, "fplab: reveal: warning: %s: no PNG\n", why);
             return 1;
         }
     }
