@@ -267,10 +267,7 @@ static int run_bf16flush(void)
 static uint64_t hp_operand(const fl_format *f, uint64_t *st)
 {
     const uint64_t fm = f->frac_mask, em = f->exp_mask, sm = f->sign_mask;
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = tc_splitmix(st);
     switch (z & 7) {
     case 0: return (z >> 8) & (sm | fm);                 /* subnormal, 0 */
     case 1: return (((z >> 8) & (sm | 15)) | f->max_bits) - 15; /* near the top */
