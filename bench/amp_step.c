@@ -6,21 +6,15 @@
  *
  * usage: bench_amp_step [DATA.csv[.gz]] [depth width batch steps]
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include "amp.h"
+#include "bench_common.h"
 
 #ifndef FPLAB_SOURCE_DIR
 #define FPLAB_SOURCE_DIR "."
 #endif
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Best of 5 repetitions of `steps` steps, seconds per step. */
 static double time_policy(const amp_dataset *d, const char *policy,
@@ -47,10 +41,10 @@ static double time_policy(const amp_dataset *d, const char *policy,
         }
         amp_step_record r;
         amp_trainer_step(t, &r, NULL);          /* warm up */
-        double t0 = now();
+        double t0 = bench_now(BENCH_WALL);
         for (int s = 0; s < steps; s++)
             amp_trainer_step(t, &r, NULL);
-        double dt = (now() - t0) / steps;
+        double dt = (bench_now(BENCH_WALL) - t0) / steps;
         if (dt < best)
             best = dt;
         amp_trainer_free(t);

@@ -16,78 +16,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "fplab/compare.h"
-
-static int use_wall;
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static uint64_t rng = 42;
 static uint64_t next(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return bench_next(&rng);
 }
 
 static int reps = 5;
 
-static void sort(double *r, int k)
-{
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
-            double t = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = t;
-        }
-}
+typedef struct cmp_job {
+    const fl_format *f;
+    size_t esize, n;
+    const void *k, *r;
+    const fl_cmp_tol *tol;
+    int threads;
+    fl_cmp_stats s;
+} cmp_job;
 
-/* GB/s of memcpy (bytes copied). */
-static void bench_memcpy(void *dst, const void *src, size_t bytes, double *med,
-                         double *lo, double *hi)
+static void cmp_run(void *arg)
 {
-    double r[64];
-    int k = reps < 64 ? reps : 64;
-    memcpy(dst, src, bytes);
-    for (int i = 0; i < k; i++) {
-        double t = now();
-        memcpy(dst, src, bytes);
-        t = now() - t;
-        r[i] = (double)bytes / t / 1e9;
-    }
-    sort(r, k);
-    *med = r[k / 2];
-    *lo = r[0];
-    *hi = r[k - 1];
-}
-
-/* GB/s of input read by the comparison (both arrays). */
-static void bench_cmp(const fl_format *f, size_t esize, const void *k,
-                      const void *r, size_t n, const fl_cmp_tol *tol,
-                      int threads, double *med, double *lo, double *hi,
-                      fl_cmp_stats *s)
-{
-    double rr[64];
-    int q = reps < 64 ? reps : 64;
-    fl_cmp_arrays(s, f, esize, k, r, n, tol, threads);
-    for (int i = 0; i < q; i++) {
-        double t = now();
-        fl_cmp_arrays(s, f, esize, k, r, n, tol, threads);
-        t = now() - t;
-        rr[i] = 2.0 * (double)n * (double)esize / t / 1e9;
-    }
-    sort(rr, q);
-    *med = rr[q / 2];
-    *lo = rr[0];
-    *hi = rr[q - 1];
+    cmp_job *j = arg;
+    fl_cmp_arrays(&j->s, j->f, j->esize, j->k, j->r, j->n, j->tol, j->threads);
 }
 
 int main(int argc, char **argv)
@@ -110,15 +64,18 @@ int main(int argc, char **argv)
     memset(c, 0, bytes);
     printf("bench_compare: n = %zu binary32 (%.0f MB per array), %d repeats, "
            "median [min..max]; %ld processors\n", n, bytes / 1e6, reps, np);
+    /* GB/s: memcpy counts the bytes copied, the comparison the bytes of
+     * both arrays it reads */
     double mm, ml, mh, wm, wl, wh;
-    bench_memcpy(c, r, bytes, &mm, &ml, &mh);
+    bench_copy cp = {c, r, bytes};
+    bench_measure(bench_copy_run, &cp, reps, BENCH_THREAD_CPU, bytes / 1e9, &mm,
+                  &ml, &mh);
     printf("  %-46s %6.2f GB/s [%.2f..%.2f] copied\n",
            "memcpy, 1 thread, CPU time (yardstick)", mm, ml, mh);
-    use_wall = 1;
-    bench_memcpy(c, r, bytes, &wm, &wl, &wh);
+    bench_measure(bench_copy_run, &cp, reps, BENCH_WALL, bytes / 1e9, &wm, &wl,
+                  &wh);
     printf("  %-46s %6.2f GB/s [%.2f..%.2f] copied\n",
            "memcpy, 1 thread, wall time (yardstick)", wm, wl, wh);
-    use_wall = 0;
 
     struct { const char *name; int half; double frac; fl_cmp_tol tol; int threads; } w[] = {
         {"identical, bit-identical required", 0, 0, {FL_CMP_TOL_EXACT, 0, 0, 0, 0, 0}, 1},
@@ -156,14 +113,16 @@ int main(int argc, char **argv)
             }
             prev = w[q].frac;
         }
-        use_wall = w[q].threads == 0;
-        fl_cmp_stats s;
+        /* the all-threads rows in wall time, the others in CPU time */
+        const int wall = w[q].threads == 0;
         double cm, cl, ch;
         /* binary16: the same bytes as 2n halves (the low halves differ) */
-        bench_cmp(w[q].half ? &fl_binary16 : &fl_binary32, w[q].half ? 2 : 4, k,
-                  r, w[q].half ? 2 * n : n, &w[q].tol, w[q].threads, &cm, &cl,
-                  &ch, &s);
-        double ratio = cm / (use_wall ? wm : mm);
+        cmp_job j = {w[q].half ? &fl_binary16 : &fl_binary32, w[q].half ? 2 : 4,
+                     w[q].half ? 2 * n : n, k, r, &w[q].tol, w[q].threads, {0}};
+        bench_measure(cmp_run, &j, reps, wall ? BENCH_WALL : BENCH_THREAD_CPU,
+                      2.0 * (double)j.n * (double)j.esize / 1e9, &cm, &cl, &ch);
+        const fl_cmp_stats s = j.s;
+        double ratio = cm / (wall ? wm : mm);
         if (ratio < 0.25)
             gaps++;
         printf("  compare %-38s %6.2f GB/s [%.2f..%.2f] read, %5.0f M elem/s, "
@@ -172,7 +131,6 @@ int main(int argc, char **argv)
                ratio >= 0.25 ? ">= 0.25 PASS" : "< 0.25 GAP",
                (unsigned long long)s.fail);
     }
-    use_wall = 0;
     printf("bench_compare: %s (target: >= 1/4 of memcpy bandwidth; ratios of "
            "wall-time rows against the wall-time memcpy)\n", gaps ? "GAP" : "PASS");
     free(r);

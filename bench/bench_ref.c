@@ -20,26 +20,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "fplab/fplab.h"
 #include "fplab/ref.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static uint64_t next(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return bench_next(&rng);
 }
 
 static int reps = 3;
@@ -47,41 +37,24 @@ static volatile float fsink;
 /* MACs per second of process CPU time, of the last measure() (median). */
 static double cpu_rate;
 
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 typedef void (*job_fn)(void *arg);
 
-/* Median rate in G MAC/s of reps runs of fn doing `macs` multiply-adds. */
+/* Median rate in G MAC/s of reps runs of fn doing `macs` multiply-adds,
+ * in wall time; the same in the process's CPU time into cpu_rate. */
 static double measure(job_fn fn, void *arg, double macs)
 {
-    double r[16], c[16];
-    int k = reps < 16 ? reps : 16;
+    double r[16], c[16], med, lo, hi;
+    int k = reps < 1 ? 1 : reps < 16 ? reps : 16;
     fn(arg);   /* warm up */
     for (int i = 0; i < k; i++) {
-        double t = now(), tc = cpu_now();
+        double t = bench_now(BENCH_WALL), tc = bench_now(BENCH_PROCESS_CPU);
         fn(arg);
-        r[i] = macs / (now() - t) / 1e9;
-        c[i] = macs / (cpu_now() - tc) / 1e9;
+        r[i] = macs / (bench_now(BENCH_WALL) - t) / 1e9;
+        c[i] = macs / (bench_now(BENCH_PROCESS_CPU) - tc) / 1e9;
     }
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
-            double x = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = x;
-        }
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && c[j] < c[j - 1]; j--) {
-            double x = c[j];
-            c[j] = c[j - 1];
-            c[j - 1] = x;
-        }
-    cpu_rate = c[k / 2];
-    return r[k / 2];
+    bench_summary(c, k, &cpu_rate, &lo, &hi);
+    bench_summary(r, k, &med, &lo, &hi);
+    return med;
 }
 
 /* ---- yardsticks --------------------------------------------------------- */
@@ -177,6 +150,8 @@ int main(int argc, char **argv)
         reps = atoi(argv[2]);
     if (n < 16)
         n = 16;
+    if (ns > n)
+        ns = n;   /* the generic rows use the first ns x ns of the inputs */
     nn = n * n;
     macs = (double)n * (double)n * (double)n;
     macs_s = (double)ns * ns * ns;
@@ -278,8 +253,13 @@ int main(int argc, char **argv)
     ROW("ref binary32 sequential (native), 2 threads", r2, c2);
     ROW("ref h100-fp16 tensor-core model (fast), 1 thread", rt1, ct1);
     ROW("ref h100-fp16 tensor-core model (fast), 2 threads", rt2, ct2);
-    ROW("ref binary32 sequential (generic, 128^3), 2 threads", rg, cg);
-    ROW("ref h100-fp16 (generic blocks, 128^3), 2 threads", rtg, ctg);
+    char gname[2][64];
+    snprintf(gname[0], sizeof gname[0], "ref binary32 sequential (generic, %zu^3), "
+             "2 threads", ns);
+    snprintf(gname[1], sizeof gname[1], "ref h100-fp16 (generic blocks, %zu^3), "
+             "2 threads", ns);
+    ROW(gname[0], rg, cg);
+    ROW(gname[1], rtg, ctg);
     printf("\n");
     printf("target binary32 sequential, 2 threads >= 1 G MAC/s: %.3f  %s\n", r2,
            r2 >= 1.0 ? "PASS" : "GAP");

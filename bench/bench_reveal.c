@@ -26,14 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_common.h"
 #include "fplab/reveal.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static fl_ref_model g_numpy;
 
@@ -49,7 +43,7 @@ static int numpy_kernel(void *user, fl_reveal_call *c, char *err, size_t errlen)
 /* Run a shell command line, its output into buf; wall seconds, or -1. */
 static double run(const char *cmd, char *buf, size_t len)
 {
-    double t0 = now();
+    double t0 = bench_now(BENCH_WALL);
     FILE *p = popen(cmd, "r");
     size_t got = 0;
     int st;
@@ -65,13 +59,7 @@ static double run(const char *cmd, char *buf, size_t len)
     st = pclose(p);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return -1;
-    return now() - t0;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    return bench_now(BENCH_WALL) - t0;
 }
 
 int main(int argc, char **argv)
@@ -99,9 +87,9 @@ int main(int argc, char **argv)
         fl_reveal_opts_init(&o);
         o.op = FL_REF_OP_SUM;
         o.n = n;
-        t0 = now();
+        t0 = bench_now(BENCH_WALL);
         fl_reveal(&o, numpy_kernel, NULL, &r);
-        t_rev = now() - t0;
+        t_rev = bench_now(BENCH_WALL) - t0;
         x = malloc(rows * n * sizeof *x);
         y = malloc(rows * sizeof *y);
         if (x == NULL || y == NULL)
@@ -110,9 +98,9 @@ int main(int argc, char **argv)
             s = s * 6364136223846793005ull + 1442695040888963407ull;
             x[i] = 0x3f800000u | ((s >> 40) & 0x7fffff) | ((s >> 63) << 31);
         }
-        t0 = now();
+        t0 = bench_now(BENCH_WALL);
         fl_ref_sum(&g_numpy, x, rows, n, y, 0, NULL, err, sizeof err);
-        t_ref = now() - t0;
+        t_ref = bench_now(BENCH_WALL) - t0;
         printf("in process (the reference as the kernel), n = %zu, %zu "
                "validation cases:\n  reveal %.2f s, %zu kernel calls, status "
                "%s\n  yardstick: one replay of %zu rows in the model %.3f s; "
@@ -144,8 +132,10 @@ int main(int argc, char **argv)
             printf("summary: %s\n", gap ? "GAP" : "PASS (in process only)");
             return 0;
         }
-        qsort(starts, 5, sizeof starts[0], cmp_d);
-        start = starts[2];
+        {
+            double lo, hi;
+            bench_summary(starts, 5, &start, &lo, &hi);
+        }
         snprintf(model, sizeof model, "/tmp/bench_reveal.%ld.model", (long)getpid());
         snprintf(cmd, sizeof cmd,
                  "'%s' reveal sum --n 256 --dtype float32 --model-out %s -- '%s' "

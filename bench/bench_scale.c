@@ -22,75 +22,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_common.h"
 #include "fplab/scale.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static uint64_t rng = 0x5CA1E5EEDull;
 static uint64_t next(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return bench_next(&rng);
 }
 
 static int reps = 7;
 
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef struct {
     const fl_scale_scheme *s;
     const float *x;
-    float *src2;
     size_t n;
     fl_scale_out o;
+    int failed;
 } job;
 
-static int run(job *j)
+static void run(void *arg)
 {
+    job *j = arg;
     char err[256];
-    if (j->s == NULL) {
-        memcpy(j->src2, j->x, j->n * sizeof *j->x);
-        return 0;
-    }
-    if (fl_scale_quantize(j->s, j->x, j->n, 4096, &j->o, err, sizeof err)) {
+    if (!j->failed &&
+        fl_scale_quantize(j->s, j->x, j->n, 4096, &j->o, err, sizeof err)) {
         fprintf(stderr, "bench_scale: %s\n", err);
-        return -1;
+        j->failed = 1;
     }
-    return 0;
-}
-
-/* median, min, max in G elements/s */
-static int measure(job *j, double *med, double *lo, double *hi)
-{
-    double r[64];
-    int k = reps < 64 ? reps : 64;
-    if (run(j))
-        return -1;
-    for (int i = 0; i < k; i++) {
-        double t = now();
-        if (run(j))
-            return -1;
-        t = now() - t;
-        r[i] = (double)j->n / t / 1e9;
-    }
-    qsort(r, (size_t)k, sizeof r[0], cmp);
-    *med = r[k / 2];
-    *lo = r[0];
-    *hi = r[k - 1];
-    return 0;
 }
 
 int main(int argc, char **argv)
@@ -124,14 +84,15 @@ int main(int argc, char **argv)
            "core, CPU time\n\n", n, reps);
     printf("%-28s %10s %20s %10s\n", "workload", "G elem/s", "min..max", "x memcpy");
 
+    /* G elements/s, in this thread's CPU time */
+    bench_copy cp = {y, x, n * sizeof *x};
+    double mc, lo, hi;
+    bench_measure(bench_copy_run, &cp, reps, BENCH_THREAD_CPU, n / 1e9, &mc, &lo,
+                  &hi);
     job j;
     memset(&j, 0, sizeof j);
     j.x = x;
-    j.src2 = y;
     j.n = n;
-    double mc, lo, hi;
-    if (measure(&j, &mc, &lo, &hi))
-        return 1;
     printf("%-28s %10.3f %9.3f..%-9.3f %10.2f\n", "memcpy", mc, lo, hi, 1.0);
 
     const char *schemes[] = {"mxfp8-e4m3", "mxfp4-e2m1", "mxfp8-e5m2", "mxfp6-e2m3",
@@ -156,7 +117,8 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "%s %s", schemes[q],
                      w == 0 ? "codes" : w == 1 ? "+deq" : "+stats");
             double med;
-            if (measure(&j, &med, &lo, &hi))
+            bench_measure(run, &j, reps, BENCH_THREAD_CPU, n / 1e9, &med, &lo, &hi);
+            if (j.failed)
                 return 1;
             const char *verdict = "";
             if (w == 0 && (!strcmp(schemes[q], "mxfp8-e4m3") ||

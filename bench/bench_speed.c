@@ -27,9 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <immintrin.h>
 
+#include "bench_common.h"
 #include "fplab/fplab.h"
 #include "fplab/parallel.h"
 #ifdef FPLAB_HAVE_MPFR
@@ -50,18 +50,13 @@ static int self_timed;
 static double fn_time;
 static double now(void)
 {
-    struct timespec t;
-    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return bench_now(use_wall ? BENCH_WALL : BENCH_THREAD_CPU);
 }
 
 static uint64_t rng = 0x1234567;
 static uint64_t next(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return bench_next(&rng);
 }
 
 typedef void (*work_fn)(size_t n, void *arg);
@@ -72,8 +67,8 @@ static volatile uint64_t sink;
 static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
                     double *hi)
 {
-    double r[64], t;
-    int i, j, k = reps < 64 ? reps : 64;
+    double r[BENCH_MAX_REPS], t;
+    int i, k = reps < BENCH_MAX_REPS ? reps : BENCH_MAX_REPS;
     size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1, m;
     fn(n, arg);                                       /* warm up */
     for (i = 0; i < k; i++) {
@@ -84,11 +79,7 @@ static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
         t = self_timed ? fn_time : now() - t;
         r[i] = (double)n * (double)inner / t / 1e6;
     }
-    for (i = 1; i < k; i++)
-        for (j = i; j > 0 && r[j] < r[j - 1]; j--) {
-            t = r[j]; r[j] = r[j - 1]; r[j - 1] = t;
-        }
-    *med = r[k / 2]; *lo = r[0]; *hi = r[k - 1];
+    bench_summary(r, k, med, lo, hi);
 }
 
 /* ---- data --------------------------------------------------------------- */
@@ -173,13 +164,11 @@ static void *half_worker(void *p)
 {
     half_t *h = p;
     fl_ctx c = cur_ctx;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    const double t0 = bench_now(BENCH_THREAD_CPU);
     c.sr_index += h->lo;
     fl_round_float_array(cur_fmt, fdst + h->lo, fsrc + h->lo, h->hi - h->lo,
                          &c, &h->fl);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    h->cpu = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    h->cpu = bench_now(BENCH_THREAD_CPU) - t0;
     return NULL;
 }
 static void w_round_f_cpu(size_t n, void *arg, int two)

@@ -17,15 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_common.h"
 
 int main(int argc, char **argv)
 {
@@ -68,12 +62,12 @@ int main(int argc, char **argv)
     for (i = 0; i < N; i++) fl_sweep_inputs(&cfg, (uint64_t)i * 4093u, &A[i], &B[i], &R[i]);
     memset(F, 0, sizeof F);
     fl_orc_core_compute(&cfg.job, N, A, B, NULL, R, flags ? F : NULL);
-    t0 = now_s();
+    t0 = bench_now(BENCH_WALL);
     fl_orc_core_compute(&cfg.job, N, A, B, NULL, R, flags ? F : NULL);
-    tc = now_s() - t0;
-    t0 = now_s();
+    tc = bench_now(BENCH_WALL) - t0;
+    t0 = bench_now(BENCH_WALL);
     fl_oracle_hw.compute(&cfg.job, N, A, B, NULL, R, flags ? F : NULL);
-    to = now_s() - t0;
+    to = bench_now(BENCH_WALL) - t0;
 
     if (fl_sweep_run(&cfg, &res) != 0) { fprintf(stderr, "threads failed\n"); return 1; }
     printf("cpu: %s\n", cpu);

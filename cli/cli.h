@@ -57,19 +57,6 @@ int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
 
-/* .npy output: descr "<f4", "|u1", ...; elsize bytes per element, C order,
- * ndim 0..32.  cli_npy_emit writes into fp (path names it in messages);
- * cli_npy_write writes one file atomically.  0, or -1 with a message. */
-int cli_npy_emit(FILE *fp, const char *path, const char *descr, size_t elsize,
-                 const void *data, const size_t *shape, int ndim);
-int cli_npy_write(const char *path, const char *descr, size_t elsize,
-                  const void *data, const size_t *shape, int ndim);
-
-/* An array read by amp_array_read (npy.h) into C order in place (blocks
- * of fplab/scale.h run along the last axis).  -1 on out of memory. */
-struct amp_array;
-int cli_array_c_order(struct amp_array *a);
-
 /* Create a directory (and parents) if missing; -1 + message on error,
  * starting with `what` (e.g. "hist: --out") unless it is NULL. */
 int cli_mkdir_p(const char *dir, const char *what);
@@ -86,6 +73,19 @@ int cli_mkdir_last(const char *dir, const char *what);
  * was built in.  Returns the directory (static storage) with *how saying
  * which ("installed", ...), or NULL with *how saying where it looked. */
 const char *cli_share_dir(const char **how);
+
+/* gnuplot (cli/gnuplot.c): $FPLAB_GNUPLOT when set (NULL when it is not
+ * executable), else the first on PATH; malloc'd, NULL if none. */
+char *cli_find_gnuplot(void);
+/* s for a gnuplot single-quoted string ('' stands for '), cut to len. */
+void cli_gp_quote(char *dst, size_t len, const char *s);
+/* Run `gnuplot -e EXPR SCRIPT` (stdin /dev/null), which is to write tmp;
+ * rename tmp to final when gnuplot succeeded and wrote it.  0, or -1 with
+ * a reason in why ("gnuplot failed on WHAT", WHAT NULL: the script; tmp
+ * removed). */
+int cli_run_gnuplot(const char *gnuplot, const char *expr, const char *script,
+                    const char *tmp, const char *final, const char *what,
+                    char *why, size_t wlen);
 
 /* Subcommands: each parses its own arguments and handles --help. */
 int cmd_info(int argc, char **argv);

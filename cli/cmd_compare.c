@@ -18,19 +18,15 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fplab/compare.h"
 #include "tensor.h"
-
-extern char **environ;
 
 #define NONE UINT64_MAX
 #define MAX_INPUTS 8
@@ -674,26 +670,6 @@ static const char *torch_defaults(const fl_format *f, double *rtol, double *atol
  * The heat map.
  * ------------------------------------------------------------------- */
 
-static char *find_gnuplot(void)
-{
-    const char *e = getenv("FPLAB_GNUPLOT");
-    if (e && *e)
-        return access(e, X_OK) == 0 ? strdup(e) : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    char *copy = strdup(path), *save = NULL, *found = NULL;
-    for (char *d = strtok_r(copy, ":", &save); d && !found;
-         d = strtok_r(NULL, ":", &save)) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s/gnuplot", d);
-        if (access(buf, X_OK) == 0)
-            found = strdup(buf);
-    }
-    free(copy);
-    return found;
-}
-
 /* Write DIR/compare_map.dat and .gp, run gnuplot for the PNG.  Returns 0,
  * 1 when gnuplot is missing or failed (a warning: the verdict stands), or
  * -1 when the files cannot be written. */
@@ -800,13 +776,13 @@ static int write_plot(const char *dir, const fl_cmp_grid *g, const char *title,
             "with image\n", g->cell_w, g->cell_h);
     if (cli_out_commit(&o))
         return -1;
-    char *gnuplot = find_gnuplot();
+    char *gnuplot = cli_find_gnuplot();
     if (!gnuplot) {
         fprintf(stderr, "fplab: compare: warning: no gnuplot (PATH or "
                 "$FPLAB_GNUPLOT): wrote %s and %s, no PNG\n", dat, gp);
         return 1;
     }
-    char tmp[4300], expr[9000];
+    char tmp[4300], expr[9000], why[512];
     snprintf(tmp, sizeof tmp, "%.4200s.tmp.%ld", png, (long)getpid());
     snprintf(expr, sizeof expr, "out='%s'; dat='%s'", tmp, dat);
     if (strchr(tmp, '\'') || strchr(dat, '\'')) {
@@ -815,22 +791,9 @@ static int write_plot(const char *dir, const fl_cmp_grid *g, const char *title,
                 "in its name: no PNG\n");
         return 1;
     }
-    char *argv[] = {gnuplot, "-e", expr, gp, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", 0, 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = cli_run_gnuplot(gnuplot, expr, gp, tmp, png, NULL, why, sizeof why);
     free(gnuplot);
-    int st = 0;
-    if (!rc)
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-            ;
-    struct stat sb;
-    if (rc || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || stat(tmp, &sb) != 0 ||
-        rename(tmp, png) != 0) {
-        unlink(tmp);
+    if (rc) {
         fprintf(stderr, "fplab: compare: warning: gnuplot failed on %s: no PNG\n",
                 gp);
         return 1;

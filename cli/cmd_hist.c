@@ -2,13 +2,16 @@
  * cmd_hist.c — `fplab hist`: where dumped gradients land in a format, for
  * several loss scales.
  *
- *   fplab hist FILE --format F [--scales 1,8,1024,65536] [--out DIR]
- *              [--dtype f16|f32|f64] [--lo -40] [--hi 16]
+ *   fplab hist FILE[:KEY] --format F [--scales 1,8,1024,65536] [--out DIR]
+ *              [--dtype f16|f32|f64] [--in-format F] [--lo -40] [--hi 16]
  *
- * FILE is a NumPy .npy (recognized by its magic), raw little-endian values
- * (with --dtype), or text/CSV numbers.  Values are taken as binary32 (the
- * dtype gradients are held in before the cast; binary64 input is rounded to
- * binary32 first and any value that changes class in doing so is counted).
+ * FILE is a tensor file recognized by content (.npy, or a member KEY of an
+ * .npz or .safetensors file; float16/32/64, bfloat16, fp8, or unsigned bit
+ * patterns of the format --in-format names), raw little-endian values
+ * (with --dtype), or text/CSV numbers (cli/values.h).  Values are taken as
+ * binary32 (the dtype gradients are held in before the cast; wider input
+ * is rounded to binary32 first and any value that changes class in doing
+ * so is counted).
  * For each scale S the values g*S are rounded (RNE) into F and counted as
  * underflowing to zero, landing in F's subnormal range, or overflowing;
  * fractions are of the nonzero finite values.
@@ -38,7 +41,7 @@
 #include "amp_hist.h"
 #include "cli.h"
 #include "fplab/scale.h"
-#include "npy.h"
+#include "values.h"
 
 #define MAX_SCALES 64
 #define MAX_SCHEMES 32
@@ -46,10 +49,12 @@
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: fplab hist FILE --format F [--scales S1,S2,...] [--out DIR]\n"
-            "                  [--dtype f16|f32|f64] [--lo L] [--hi H]\n"
+            "usage: fplab hist FILE[:KEY] --format F [--scales S1,S2,...] [--out DIR]\n"
+            "                  [--dtype f16|f32|f64] [--in-format F] [--lo L] [--hi H]\n"
             "                  [--scaling SCHEME1,SCHEME2,... [--last L]]\n\n"
-            "FILE: .npy (float16/32/64, any shape, C or Fortran order), raw\n"
+            "FILE: .npy, or a member KEY of an .npz or .safetensors file\n"
+            "(float16/32/64, bfloat16, fp8, any shape, C or Fortran order;\n"
+            "uint bit patterns of the format --in-format names), raw\n"
             "little-endian values with --dtype, or text/CSV numbers.\n"
             "--format: target format (binary16, bfloat16, fp8-e4m3, ieee:E:M, ...).\n"
             "--scales: loss scales to try (default 1,8,1024,65536).\n"
@@ -128,15 +133,28 @@ static int parse_schemes(const char *s, fl_scale_scheme *v, int *n)
     return 0;
 }
 
-/* Base name without directory and extension, for output names. */
-static void stem_of(const char *path, char *out, size_t len)
+/* Base name without directory and extension, for output names; a member
+ * of an .npz or .safetensors file adds its key ("w.npz:grad" -> w_grad). */
+static void stem_of(const char *spec, char *out, size_t len)
 {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
+    char *path = NULL, *key = NULL;
+    if (tensor_spec_split(spec, &path, &key)) {
+        free(path);
+        path = key = NULL;
+    }
+    const char *p0 = path ? path : spec;
+    const char *b = strrchr(p0, '/');
+    b = b ? b + 1 : p0;
     snprintf(out, len, "%s", b);
     char *dot = strrchr(out, '.');
     if (dot && dot != out)
         *dot = 0;
+    if (key) {
+        size_t o = strlen(out);
+        snprintf(out + o, len > o ? len - o : 0, "_%s", key);
+    }
+    free(path);
+    free(key);
     for (char *p = out; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
@@ -160,9 +178,9 @@ static int land(const fl_format *f, double x)
 int cmd_hist(int argc, char **argv)
 {
     const char *file = NULL, *fmt = NULL, *scales_s = "1,8,1024,65536", *out = "out";
-    const char *scaling_s = NULL;
+    const char *scaling_s = NULL, *dtype = NULL, *in_format = NULL;
     uint64_t lastopt = 0;
-    int dtype = -1, have_lo = 0, have_hi = 0;
+    int have_lo = 0, have_hi = 0;
     long lo = -40, hi = 16;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -172,12 +190,15 @@ int cmd_hist(int argc, char **argv)
         }
         if (!strcmp(a, "--format") || !strcmp(a, "--scales") || !strcmp(a, "--out") ||
             !strcmp(a, "--dtype") || !strcmp(a, "--lo") || !strcmp(a, "--hi") ||
-            !strcmp(a, "--scaling") || !strcmp(a, "--last")) {
+            !strcmp(a, "--scaling") || !strcmp(a, "--last") ||
+            !strcmp(a, "--in-format")) {
             if (i + 1 >= argc)
                 return cli_error("hist: %s needs a value", a);
             const char *v = argv[++i];
             if (!strcmp(a, "--scaling"))
                 scaling_s = v;
+            else if (!strcmp(a, "--in-format"))
+                in_format = v;
             else if (!strcmp(a, "--last")) {
                 if (cli_parse_u64(v, &lastopt) || lastopt == 0 ||
                     lastopt > ((uint64_t)1 << 40))
@@ -189,8 +210,8 @@ int cmd_hist(int argc, char **argv)
             else if (!strcmp(a, "--out"))
                 out = v;
             else if (!strcmp(a, "--dtype")) {
-                dtype = amp_dtype_parse(v);
-                if (dtype < 0)
+                dtype = v;
+                if (cli_values_dtype(v) < 0)
                     return cli_error("hist: --dtype: '%s' is not f16, f32 or f64", v);
             } else {
                 char *end;
@@ -241,56 +262,42 @@ int cmd_hist(int argc, char **argv)
     if (scaling_s && parse_schemes(scaling_s, schemes, &nsch))
         return CLI_USAGE;
 
-    amp_array arr;
-    char err[512];
-    if (amp_array_read(&arr, file, dtype, err, sizeof err))
-        return cli_error("hist: %s", err);
+    cli_values in;
+    if (cli_values_read(&in, "hist", file, dtype, in_format))
+        return CLI_USAGE;
+    const tensor *t = &in.t;
+    const size_t n = t->n;
     size_t last = 0;
     if (nsch) {
-        /* blocks run along the last axis: C order, and whole blocks */
-        if (cli_array_c_order(&arr)) {
-            amp_array_free(&arr);
-            return cli_error("hist: out of memory");
-        }
-        last = arr.ndim ? arr.shape[arr.ndim - 1] : 1;
+        /* blocks run along the last axis (the data are in C order) */
+        last = t->ndim ? t->shape[t->ndim - 1] : 1;
         if (lastopt) {
-            if (arr.ndim >= 2 && last != lastopt) {
-                amp_array_free(&arr);
+            if (t->ndim >= 2 && last != lastopt) {
+                cli_values_free(&in);
                 return cli_error("hist: --last %llu contradicts %s's last axis of %zu",
                                  (unsigned long long)lastopt, file, last);
             }
             last = (size_t)lastopt;
-            if (arr.n % last) {
-                amp_array_free(&arr);
+            if (n % last) {
+                cli_values_free(&in);
                 return cli_error("hist: --last %llu: %s holds %zu values, not whole rows "
-                                 "of %llu", (unsigned long long)lastopt, file, arr.n,
+                                 "of %llu", (unsigned long long)lastopt, file, n,
                                  (unsigned long long)lastopt);
             }
         }
         for (int q = 0; q < nsch; q++)
             if (schemes[q].kind != FL_SCALE_TENSOR && last % schemes[q].block) {
-                amp_array_free(&arr);
+                cli_values_free(&in);
                 return cli_error("hist: --scaling %s: %s's last axis has length %zu, "
                                  "which is not a multiple of the block size %u (give "
                                  "--last L for a raw or text input)", schemes[q].name,
                                  file, last, (unsigned)schemes[q].block);
             }
     }
-    float *g = amp_array_to_float(&arr);
-    if (arr.n && !g) {
-        amp_array_free(&arr);
-        return cli_error("hist: out of memory");
-    }
-    /* what the binary32 conversion changed */
-    size_t conv_zero = 0, conv_inf = 0;
+    const float *g = in.x;
     double maxabs = 0, minabs = INFINITY;
     size_t nonfinite = 0, zeros = 0;
-    for (size_t i = 0; i < arr.n; i++) {
-        double d = arr.data[i];
-        if (d != 0 && isfinite(d) && g[i] == 0)
-            conv_zero++;
-        if (isfinite(d) && isinf(g[i]))
-            conv_inf++;
+    for (size_t i = 0; i < n; i++) {
         if (!isfinite(g[i]))
             nonfinite++;
         else if (g[i] == 0)
@@ -301,17 +308,16 @@ int cmd_hist(int argc, char **argv)
             minabs = a < minabs ? a : minabs;
         }
     }
-    size_t live = arr.n - nonfinite - zeros;
+    size_t live = n - nonfinite - zeros;
     char shp[256];
-    amp_array_shape_str(&arr, shp, sizeof shp);
-    const char *src = arr.version_major ? "npy" : arr.dtype == AMP_DT_TEXT ? "text" : "raw";
+    tensor_shape_str(t, shp, sizeof shp);
+    const int text = t->container == TENSOR_TEXT;
     printf("%s: %s%s%s, shape %s, %zu values: %zu nonzero finite, %zu zero, "
-           "%zu inf/nan\n", file, src, arr.dtype == AMP_DT_TEXT ? "" :
-           arr.big_endian ? " >" : " ", arr.dtype == AMP_DT_TEXT ? "" :
-           amp_dtype_name(arr.dtype), shp, arr.n, live, zeros, nonfinite);
-    if (conv_zero || conv_inf)
+           "%zu inf/nan\n", file, in.kind, text ? "" : in.big_endian ? " >" : " ",
+           text ? "" : in.dtype, shp, n, live, zeros, nonfinite);
+    if (in.to_zero || in.to_inf)
         printf("note: rounding to binary32 turned %zu values into zero and %zu into "
-               "infinity\n", conv_zero, conv_inf);
+               "infinity\n", in.to_zero, in.to_inf);
     if (live)
         printf("|g| range: %.6g (2^%.2f) .. %.6g (2^%.2f)\n", minabs, log2(minabs),
                maxabs, log2(maxabs));
@@ -326,12 +332,12 @@ int cmd_hist(int argc, char **argv)
     memset(hs, 0, sizeof hs);
     for (int k = 0; k < ns; k++) {
         memset(&st[k], 0, sizeof st[k]);
-        amp_range_stats_add(&st[k], &f, g, arr.n, (float)sc[k]);
+        amp_range_stats_add(&st[k], &f, g, n, (float)sc[k]);
         if (amp_hist_init(&hs[k], (int)lo, (int)hi)) {
             rc = cli_error("hist: out of memory");
             goto done;
         }
-        amp_hist_add(&hs[k], g, arr.n, (float)sc[k]);
+        amp_hist_add(&hs[k], g, n, (float)sc[k]);
         double den = live ? (double)live : 1;
         uint64_t normal = live - st[k].underflow - st[k].subnormal - st[k].overflow;
         printf("%12.6g %12.6f %12.6f %12.6f %12.6f\n", sc[k], st[k].underflow / den,
@@ -405,7 +411,7 @@ int cmd_hist(int argc, char **argv)
             fl_scale_out so;
             char e2[512];
             memset(&so, 0, sizeof so);
-            if (fl_scale_quantize(&schemes[q], g, arr.n, last, &so, e2, sizeof e2)) {
+            if (fl_scale_quantize(&schemes[q], g, n, last, &so, e2, sizeof e2)) {
                 rc = cli_error("hist: --scaling %s: %s", schemes[q].name, e2);
                 goto done;
             }
@@ -439,7 +445,7 @@ int cmd_hist(int argc, char **argv)
                   "shape %s, %zu values)\n# format: %s (emin %d, emax %d, prec %d)\n"
                   "# params: lo=%ld hi=%ld scales=%s\n# outside the bins: zeros=%llu "
                   "nonfinite=%llu\n",
-            FPLAB_VERSION, file, src, amp_dtype_name(arr.dtype), shp, arr.n, f.name,
+            FPLAB_VERSION, file, in.kind, in.dtype, shp, n, f.name,
             f.emin, f.emax, f.prec, lo, hi, scales_s,
             (unsigned long long)(ns ? hs[0].zeros : 0),
             (unsigned long long)(ns ? hs[0].nonfinite : 0));
@@ -471,7 +477,7 @@ int cmd_hist(int argc, char **argv)
     fprintf(o.fp, "# fplab %s: range statistics of g*S rounded (RNE) into %s\n"
                   "# input: %s (%zu values, %zu nonzero finite)\n# params: scales=%s\n"
                   "# columns: scale underflow subnormal overflow normal (counts of the "
-                  "nonzero finite values)\n", FPLAB_VERSION, f.name, file, arr.n, live,
+                  "nonzero finite values)\n", FPLAB_VERSION, f.name, file, n, live,
             scales_s);
     for (int k = 0; k < ns; k++)
         fprintf(o.fp, "%.9g %llu %llu %llu %llu\n", sc[k],
@@ -494,7 +500,7 @@ int cmd_hist(int argc, char **argv)
                       "scaling=%s\n# columns: scheme nonzero underflow subnormal "
                       "saturated lost rel_n rel_max rel_mean rel_rms tensor_amax "
                       "tensor_scale_inv (counts of the nonzero finite values; tensor "
-                      "columns 0 for MX)\n", FPLAB_VERSION, file, file, arr.n, live,
+                      "columns 0 for MX)\n", FPLAB_VERSION, file, file, n, live,
                 last, scaling_s);
         for (int q = 0; q < nsch; q++)
             fprintf(o.fp, "%s %llu %llu %llu %llu %llu %llu %.9g %.9g %.9g %.9g %.9g\n",
@@ -518,7 +524,6 @@ int cmd_hist(int argc, char **argv)
 done:
     for (int k = 0; k < ns; k++)
         amp_hist_free(&hs[k]);
-    free(g);
-    amp_array_free(&arr);
+    cli_values_free(&in);
     return rc;
 }

@@ -12,19 +12,16 @@
  * the report are still written and the report says the plots were skipped.
  */
 #include <errno.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "lab.h"
 
-extern char **environ;
 
 static void usage(FILE *fp)
 {
@@ -74,40 +71,6 @@ static int file_exists(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* gnuplot on PATH (or $FPLAB_GNUPLOT); NULL if none. */
-static char *find_gnuplot(void)
-{
-    const char *e = getenv("FPLAB_GNUPLOT");
-    if (e && *e)
-        return access(e, X_OK) == 0 ? strdup(e) : NULL;
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    char *copy = strdup(path), *save = NULL;
-    char *found = NULL;
-    for (char *d = strtok_r(copy, ":", &save); d && !found;
-         d = strtok_r(NULL, ":", &save)) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s/gnuplot", d);
-        if (access(buf, X_OK) == 0)
-            found = strdup(buf);
-    }
-    free(copy);
-    return found;
-}
-
-/* Quote s for a gnuplot single-quoted string ('' stands for '). */
-static void gp_quote(char *dst, size_t len, const char *s)
-{
-    size_t o = 0;
-    for (; *s && o + 3 < len; s++) {
-        if (*s == '\'')
-            dst[o++] = '\'';
-        dst[o++] = *s;
-    }
-    dst[o] = 0;
-}
-
 /* Run one plot script for one output; 0 on success (output renamed into
  * place), -1 with a reason. */
 static int run_gnuplot(const char *gp, const char *script, const char *dir,
@@ -116,37 +79,12 @@ static int run_gnuplot(const char *gp, const char *script, const char *dir,
     char final[4096], tmp[4200], qd[4096], qo[4400], expr[9000];
     snprintf(final, sizeof final, "%s/%s.%s", dir, stem, ext);
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", final, (long)getpid());
-    gp_quote(qd, sizeof qd, dir);
-    gp_quote(qo, sizeof qo, tmp);
+    cli_gp_quote(qd, sizeof qd, dir);
+    cli_gp_quote(qo, sizeof qo, tmp);
     snprintf(expr, sizeof expr, "dir='%s'; ext='%s'; out='%s'", qd, ext, qo);
-    char *argv[] = {(char *)gp, "-e", expr, (char *)script, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", 0, 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, gp, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc) {
-        snprintf(why, wlen, "cannot start %.150s: %s", gp, strerror(rc));
-        return -1;
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) {
-            snprintf(why, wlen, "waitpid: %s", strerror(errno));
-            return -1;
-        }
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !file_exists(tmp)) {
-        remove(tmp);
-        snprintf(why, wlen, "gnuplot failed on %.180s (%s)", script, ext);
-        return -1;
-    }
-    if (rename(tmp, final)) {
-        snprintf(why, wlen, "cannot rename %.150s: %s", tmp, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    char what[4200];
+    snprintf(what, sizeof what, "%.180s (%s)", script, ext);
+    return cli_run_gnuplot(gp, expr, script, tmp, final, what, why, wlen);
 }
 
 static int write_file(const char *dir, const char *name, const char *data,
@@ -316,7 +254,7 @@ int cmd_lab(int argc, char **argv)
         }
 
     /* plots */
-    char *gp = plots ? find_gnuplot() : NULL;
+    char *gp = plots ? cli_find_gnuplot() : NULL;
     const char *plot_note = !plots ? "plots not requested (--no-plots)"
                             : !gp ? "gnuplot not found: plots skipped, data and "
                                     "report written"

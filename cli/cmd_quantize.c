@@ -2,21 +2,26 @@
  * cmd_quantize.c — `fplab quantize`: a tensor quantized with an MX, NVFP4
  * or FP8 per-tensor scheme (fplab/scale.h), bit for bit.
  *
- *   fplab quantize --scheme S IN --dequant-out D.npy [--codes-out C.npy]
+ *   fplab quantize --scheme S IN[:KEY] --dequant-out D.npy [--codes-out C.npy]
  *                  [--scales-out S.npy] [--tensor-scale-out T.npy]
  *                  [--blocks-out B.tsv] [--seed N] [--last L] [--worst K]
- *                  [--dtype f16|f32|f64]
+ *                  [--dtype f16|f32|f64] [--in-format F]
  *
- * IN is a NumPy .npy (float16/32/64, any shape, C or Fortran order), raw
- * little-endian values with --dtype, or text numbers; its values are taken
- * as binary32 (the dtype a tensor is quantized from), and values that the
- * conversion changes (a float64 that becomes 0 or inf) are reported.
+ * IN is a tensor file (.npy, or a member KEY of an .npz or .safetensors
+ * file: float16/32/64, bfloat16, fp8, any shape, C or Fortran order, or
+ * unsigned bit patterns of the format --in-format names), raw
+ * little-endian values with --dtype, or text numbers (cli/values.h); its
+ * values are taken as binary32 (the dtype a tensor is quantized from), and
+ * values that the conversion changes (a float64 that becomes 0 or inf) are
+ * reported.
  * Blocks run along the last axis (raw and text inputs are one row unless
  * --last says otherwise); a last axis that is not a multiple of the block
  * is an error that names both.
  *
  * Outputs, each written to a temporary name and renamed into place only
- * when every output is complete: the dequantized tensor (float32, the
+ * when every output is complete (tensors through fplab_tensor: .npz or
+ * .safetensors by name, with the keys dequant, codes, scales and
+ * tensor_scale, else .npy): the dequantized tensor (float32, the
  * input's shape), the element codes (uint8, the input's shape; fp4 and fp6
  * codes in the low bits, MXINT8 two's complement), the block scales (uint8
  * E8M0 or E4M3 bits, shape (..., L / block); per-tensor schemes: float32
@@ -30,15 +35,15 @@
 
 #include "cli.h"
 #include "fplab/scale.h"
-#include "npy.h"
+#include "values.h"
 
 static void usage(FILE *fp)
 {
     fprintf(fp,
-            "usage: fplab quantize --scheme S IN --dequant-out D.npy [--codes-out C.npy]\n"
+            "usage: fplab quantize --scheme S IN[:KEY] --dequant-out D.npy [--codes-out C.npy]\n"
             "                      [--scales-out S.npy] [--tensor-scale-out T.npy]\n"
             "                      [--blocks-out B.tsv] [--seed N] [--last L]\n"
-            "                      [--worst K] [--dtype f16|f32|f64]\n\n"
+            "                      [--worst K] [--dtype f16|f32|f64] [--in-format F]\n\n"
             "S: mxfp8-e4m3 mxfp8-e5m2 mxfp6-e2m3 mxfp6-e3m2 mxfp4-e2m1 mxint8\n"
             "   (OCP MX v1.0: blocks of 32, E8M0 scale), nvfp4 (blocks of 16, E4M3\n"
             "   scale, FP32 tensor scale), fp8-e4m3-tensor fp8-e5m2-tensor\n"
@@ -47,8 +52,12 @@ static void usage(FILE *fp)
             "   :rne :rna :rtz :sr         element rounding (rne default)\n"
             "   :nonsat :pow2              per-tensor: overflow to inf/NaN;\n"
             "                              scale rounded down to a power of two\n"
-            "IN: .npy (float16/32/64, any shape, C or Fortran order), raw\n"
-            "little-endian values with --dtype, or text numbers; taken as binary32.\n"
+            "IN: .npy, or a member KEY of an .npz or .safetensors file (float16/32/64,\n"
+            "bfloat16, fp8, any shape, C or Fortran order; uint bit patterns of the\n"
+            "format --in-format names), raw little-endian values with --dtype, or\n"
+            "text numbers; taken as binary32.\n"
+            "Outputs named .npz or .safetensors hold the key dequant, codes, scales\n"
+            "or tensor_scale; any other name is a .npy.\n"
             "Blocks run along the last axis (--last L: rows of L for raw/text).\n"
             "--codes-out: uint8 codes; --scales-out: uint8 E8M0/E4M3 block scales\n"
             "(float32 (1,) decoding scale for per-tensor schemes);\n"
@@ -61,6 +70,19 @@ static void usage(FILE *fp)
 static int same_path(const char *a, const char *b)
 {
     return a && b && !strcmp(a, b);
+}
+
+/* The file a spec names ("w.npz:x" -> "w.npz"); the spec when it cannot
+ * be split.  Caller frees. */
+static char *spec_path(const char *spec)
+{
+    char *path = NULL, *key = NULL;
+    if (tensor_spec_split(spec, &path, &key)) {
+        free(path);
+        path = NULL;
+    }
+    free(key);
+    return path ? path : strdup(spec);
 }
 
 typedef struct worst {
@@ -93,8 +115,9 @@ static void scale_str(const fl_scale_scheme *s, uint8_t c, char *buf, size_t len
 int cmd_quantize(int argc, char **argv)
 {
     const char *file = NULL, *scheme_s = NULL, *deq_out = NULL, *codes_out = NULL,
-               *scales_out = NULL, *tscale_out = NULL, *blocks_out = NULL;
-    int dtype = -1, have_seed = 0;
+               *scales_out = NULL, *tscale_out = NULL, *blocks_out = NULL,
+               *dtype = NULL, *in_format = NULL;
+    int have_seed = 0;
     uint64_t seed = 0, lastopt = 0, worstk = 5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -106,7 +129,7 @@ int cmd_quantize(int argc, char **argv)
             !strcmp(a, "--codes-out") || !strcmp(a, "--scales-out") ||
             !strcmp(a, "--tensor-scale-out") || !strcmp(a, "--blocks-out") ||
             !strcmp(a, "--dtype") || !strcmp(a, "--seed") || !strcmp(a, "--last") ||
-            !strcmp(a, "--worst")) {
+            !strcmp(a, "--worst") || !strcmp(a, "--in-format")) {
             if (i + 1 >= argc)
                 return cli_error("quantize: %s needs a value", a);
             const char *v = argv[++i];
@@ -122,9 +145,11 @@ int cmd_quantize(int argc, char **argv)
                 tscale_out = v;
             else if (!strcmp(a, "--blocks-out"))
                 blocks_out = v;
+            else if (!strcmp(a, "--in-format"))
+                in_format = v;
             else if (!strcmp(a, "--dtype")) {
-                dtype = amp_dtype_parse(v);
-                if (dtype < 0)
+                dtype = v;
+                if (cli_values_dtype(v) < 0)
                     return cli_error("quantize: --dtype: '%s' is not f16, f32 or f64", v);
             } else if (!strcmp(a, "--seed")) {
                 if (cli_parse_u64(v, &seed))
@@ -174,84 +199,77 @@ int cmd_quantize(int argc, char **argv)
         const char *outs[5] = {deq_out, codes_out, scales_out, tscale_out, blocks_out};
         const char *names[5] = {"--dequant-out", "--codes-out", "--scales-out",
                                 "--tensor-scale-out", "--blocks-out"};
+        char *in_path = spec_path(file);
+        if (!in_path)
+            return cli_error("quantize: out of memory");
         for (int p = 0; p < 5; p++) {
-            if (same_path(outs[p], file))
+            if (same_path(outs[p], in_path)) {
+                free(in_path);
                 return cli_error("quantize: %s '%s' is the input file", names[p],
                                  outs[p]);
+            }
             for (int q = p + 1; q < 5; q++)
-                if (same_path(outs[p], outs[q]))
+                if (same_path(outs[p], outs[q])) {
+                    free(in_path);
                     return cli_error("quantize: %s and %s name the same file '%s'",
                                      names[p], names[q], outs[p]);
+                }
         }
+        free(in_path);
     }
 
-    amp_array arr;
-    if (amp_array_read(&arr, file, dtype, err, sizeof err))
-        return cli_error("quantize: %s", err);
+    cli_values in;
+    if (cli_values_read(&in, "quantize", file, dtype, in_format))
+        return CLI_USAGE;
+    const tensor *arr = &in.t;
     int rc = CLI_OK;
-    float *x = NULL, *deq = NULL;
+    float *deq = NULL;
     uint8_t *codes = NULL, *scales = NULL;
     fl_scale_block_stats *blocks = NULL;
     worst *wl = NULL;
     char shp[256];
-    amp_array_shape_str(&arr, shp, sizeof shp);
-    if (arr.n == 0) {
+    tensor_shape_str(arr, shp, sizeof shp);
+    if (arr->n == 0) {
         rc = cli_error("quantize: %s (shape %s) holds no values", file, shp);
         goto done;
     }
-    if (cli_array_c_order(&arr)) {
-        rc = cli_error("quantize: out of memory");
-        goto done;
-    }
-    /* output shape and last axis */
-    size_t oshape[AMP_NPY_MAXDIM + 1];
+    /* output shape and last axis (the data are in C order) */
+    size_t oshape[TENSOR_MAXDIM];
     int ondim;
     size_t last;
     if (lastopt) {
-        if (arr.ndim >= 2 && arr.shape[arr.ndim - 1] != lastopt) {
+        if (arr->ndim >= 2 && arr->shape[arr->ndim - 1] != lastopt) {
             rc = cli_error("quantize: --last %llu contradicts %s's shape %s (last axis "
                            "%zu)", (unsigned long long)lastopt, file, shp,
-                           arr.shape[arr.ndim - 1]);
+                           arr->shape[arr->ndim - 1]);
             goto done;
         }
-        if (arr.n % lastopt) {
+        if (arr->n % lastopt) {
             rc = cli_error("quantize: --last %llu: %s holds %zu values, not whole rows "
-                           "of %llu", (unsigned long long)lastopt, file, arr.n,
+                           "of %llu", (unsigned long long)lastopt, file, arr->n,
                            (unsigned long long)lastopt);
             goto done;
         }
         last = (size_t)lastopt;
-        if (arr.ndim >= 2) {
-            ondim = arr.ndim;
-            memcpy(oshape, arr.shape, sizeof arr.shape[0] * (size_t)arr.ndim);
+        if (arr->ndim >= 2) {
+            ondim = arr->ndim;
+            memcpy(oshape, arr->shape, sizeof arr->shape[0] * (size_t)arr->ndim);
         } else {
             ondim = 2;
-            oshape[0] = arr.n / last;
+            oshape[0] = arr->n / last;
             oshape[1] = last;
         }
-    } else if (arr.ndim == 0) {
+    } else if (arr->ndim == 0) {
         last = 1;
         ondim = 0;
     } else {
-        last = arr.shape[arr.ndim - 1];
-        ondim = arr.ndim;
-        memcpy(oshape, arr.shape, sizeof arr.shape[0] * (size_t)arr.ndim);
+        last = arr->shape[arr->ndim - 1];
+        ondim = arr->ndim;
+        memcpy(oshape, arr->shape, sizeof arr->shape[0] * (size_t)arr->ndim);
     }
 
-    x = amp_array_to_float(&arr);
-    if (!x) {
-        rc = cli_error("quantize: out of memory");
-        goto done;
-    }
-    size_t conv_zero = 0, conv_inf = 0;
-    for (size_t i = 0; i < arr.n; i++) {
-        const double d = arr.data[i];
-        if (d != 0 && isfinite(d) && x[i] == 0)
-            conv_zero++;
-        if (isfinite(d) && isinf(x[i]))
-            conv_inf++;
-    }
-    const size_t n = arr.n, nb = fl_scale_nblocks(&s, n);
+    const float *x = in.x;
+    const size_t n = arr->n, nb = fl_scale_nblocks(&s, n);
     deq = malloc(n * sizeof *deq);
     codes = malloc(n);
     scales = malloc(nb ? nb : 1);
@@ -275,9 +293,9 @@ int cmd_quantize(int argc, char **argv)
     {
         cli_out outs[5];
         int nouts = 0, bad = 0;
-        const float tsc[1] = {o.tensor.scale_inv};
+        float tsc[1] = {o.tensor.scale_inv};
         const size_t one[1] = {1};
-        size_t sshape[AMP_NPY_MAXDIM + 1];
+        size_t sshape[TENSOR_MAXDIM];
         int sndim = ondim > 0 ? ondim : 1;
         if (ondim > 0)
             memcpy(sshape, oshape, sizeof oshape[0] * (size_t)ondim);
@@ -285,20 +303,19 @@ int cmd_quantize(int argc, char **argv)
             sshape[0] = 1;
         if (s.kind != FL_SCALE_TENSOR)
             sshape[sndim - 1] = last / s.block;
+        const int pt = s.kind == FL_SCALE_TENSOR;
         struct {
-            const char *path, *descr;
-            size_t el;
-            const void *data;
+            const char *path, *key;
+            tensor_dtype dtype;
+            void *data;
             const size_t *shape;
             int ndim;
         } w[4] = {
-            {deq_out, "<f4", 4, deq, oshape, ondim},
-            {codes_out, "|u1", 1, codes, oshape, ondim},
-            {scales_out, s.kind == FL_SCALE_TENSOR ? "<f4" : "|u1",
-             s.kind == FL_SCALE_TENSOR ? 4 : 1,
-             s.kind == FL_SCALE_TENSOR ? (const void *)tsc : (const void *)scales,
-             s.kind == FL_SCALE_TENSOR ? one : sshape, s.kind == FL_SCALE_TENSOR ? 1 : sndim},
-            {tscale_out, "<f4", 4, tsc, one, 1},
+            {deq_out, "dequant", TENSOR_F32, deq, oshape, ondim},
+            {codes_out, "codes", TENSOR_U8, codes, oshape, ondim},
+            {scales_out, "scales", pt ? TENSOR_F32 : TENSOR_U8,
+             pt ? (void *)tsc : (void *)scales, pt ? one : sshape, pt ? 1 : sndim},
+            {tscale_out, "tensor_scale", TENSOR_F32, tsc, one, 1},
         };
         for (int q = 0; q < 4 && !bad; q++) {
             if (!w[q].path)
@@ -308,9 +325,21 @@ int cmd_quantize(int argc, char **argv)
                 break;
             }
             nouts++;
-            if (cli_npy_emit(outs[nouts - 1].fp, w[q].path, w[q].descr, w[q].el,
-                             w[q].data, w[q].shape, w[q].ndim))
+            /* the tensor over the buffer: nothing to free */
+            tensor t;
+            memset(&t, 0, sizeof t);
+            t.dtype = w[q].dtype;
+            t.ndim = w[q].ndim;
+            t.n = 1;
+            for (int d = 0; d < t.ndim; d++)
+                t.n *= t.shape[d] = w[q].shape[d];
+            t.data = w[q].data;
+            const tensor *tp = &t;
+            if (tensor_write_fp(outs[nouts - 1].fp, w[q].path, &tp, &w[q].key, 1,
+                                TENSOR_WRITE_NPY_ANY, err, sizeof err)) {
+                cli_error("quantize: %s", err);
                 bad = 1;
+            }
         }
         if (!bad && blocks_out) {
             if (cli_out_open(&outs[nouts], blocks_out)) {
@@ -364,19 +393,17 @@ int cmd_quantize(int argc, char **argv)
     /* ---- summary ------------------------------------------------------ */
     {
         const fl_scale_stats *st = &o.stats;
-        const char *src = arr.version_major ? "npy" : arr.dtype == AMP_DT_TEXT ? "text"
-                                                                              : "raw";
+        const int text = arr->container == TENSOR_TEXT;
         char desc[256];
         fl_scale_scheme_describe(&s, desc, sizeof desc);
         printf("input: %s (%s%s%s, shape %s, %zu values: %llu nonzero finite, %llu "
-               "zero, %llu NaN, %llu inf)\n", file, src,
-               arr.dtype == AMP_DT_TEXT ? "" : " ",
-               arr.dtype == AMP_DT_TEXT ? "" : amp_dtype_name(arr.dtype), shp, n,
+               "zero, %llu NaN, %llu inf)\n", file, in.kind, text ? "" : " ",
+               text ? "" : in.dtype, shp, n,
                (unsigned long long)st->nonzero, (unsigned long long)st->zero,
                (unsigned long long)st->nan_in, (unsigned long long)st->inf_in);
-        if (conv_zero || conv_inf)
+        if (in.to_zero || in.to_inf)
             printf("note: rounding to binary32 turned %zu values into zero and %zu into "
-                   "infinity\n", conv_zero, conv_inf);
+                   "infinity\n", in.to_zero, in.to_inf);
         printf("scheme: %s\n  %s\n", s.name, desc);
         if (s.rm == FL_RSR)
             printf("  stochastic rounding seed %llu\n", (unsigned long long)s.seed);
@@ -459,11 +486,10 @@ int cmd_quantize(int argc, char **argv)
     }
 done:
     free(wl);
-    free(x);
     free(deq);
     free(codes);
     free(scales);
     free(blocks);
-    amp_array_free(&arr);
+    cli_values_free(&in);
     return rc;
 }

@@ -340,46 +340,24 @@ static int run_command(kcmd *k, size_t call, char *err, size_t errlen)
     return 0;
 }
 
+/* The kernel's input {in} / {in2}: a .npy of float32, float16 or bfloat16
+ * (bfloat16 as uint16 bit patterns, numpy having no bfloat16), written
+ * atomically by fplab_tensor. */
 static int write_input(const char *path, const char *dtype, const uint64_t *v,
                        const size_t *shape, int ndim, char *err, size_t errlen)
 {
-    size_t n = 1, es = !strcmp(dtype, "float32") ? 4 : 2;
-    const char *descr = !strcmp(dtype, "float32") ? "<f4"
-                      : !strcmp(dtype, "float16") ? "<f2" : "<u2";
-    unsigned char *buf;
-    FILE *fp;
+    const fl_format *f = !strcmp(dtype, "float32") ? &fl_binary32
+                       : !strcmp(dtype, "float16") ? &fl_binary16 : &fl_bfloat16;
+    tensor t;
+    const tensor *tp = &t;
     int rc;
-    for (int d = 0; d < ndim; d++)
-        n *= shape[d];
-    buf = malloc(n * es + 1);
-    if (buf == NULL) {
+    if (tensor_from_bits(&t, f, ndim, shape, v) != 0) {
         snprintf(err, errlen, "out of memory for %s", path);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (es == 4) {
-            uint32_t x = (uint32_t)v[i];
-            memcpy(buf + 4 * i, &x, 4);   /* little-endian host (x86, ARM) */
-        } else {
-            uint16_t x = (uint16_t)v[i];
-            memcpy(buf + 2 * i, &x, 2);
-        }
-    }
-    fp = fopen(path, "wb");
-    if (fp == NULL) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        free(buf);
-        return -1;
-    }
-    rc = cli_npy_emit(fp, path, descr, es, buf, shape, ndim);
-    if (fclose(fp) != 0)
-        rc = -1;
-    free(buf);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot write %s", path);
-        return -1;
-    }
-    return 0;
+    rc = tensor_write(path, &tp, NULL, 1, 0, err, errlen);
+    tensor_free(&t);
+    return rc;
 }
 
 static int kernel_cb(void *user, fl_reveal_call *c, char *err, size_t errlen)
@@ -478,26 +456,6 @@ static int kernel_cb(void *user, fl_reveal_call *c, char *err, size_t errlen)
 /* ------------------------------------------------------------------------
  * The figure.
  * ---------------------------------------------------------------------- */
-static char *find_gnuplot(void)
-{
-    const char *e = getenv("FPLAB_GNUPLOT"), *path = getenv("PATH");
-    char *copy, *save = NULL, *found = NULL;
-    if (e && *e)
-        return access(e, X_OK) == 0 ? strdup(e) : NULL;
-    if (path == NULL)
-        return NULL;
-    copy = strdup(path);
-    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found;
-         d = strtok_r(NULL, ":", &save)) {
-        char buf[PATH_MAX + 16];
-        snprintf(buf, sizeof buf, "%s/gnuplot", d);
-        if (access(buf, X_OK) == 0)
-            found = strdup(buf);
-    }
-    free(copy);
-    return found;
-}
-
 static void gp_escape(char *dst, size_t len, const char *src)
 {
     size_t w = 0;
@@ -661,40 +619,23 @@ static int write_plot(const char *dir, const fl_reveal_tree *t,
     if (cli_out_commit(&o))
         return -1;
     {
-        char *gnuplot = find_gnuplot(), tmp[PATH_MAX + 64], expr[2 * PATH_MAX + 200];
-        posix_spawn_file_actions_t fa;
-        pid_t pid;
-        int rc, st2 = 0;
-        struct stat sb;
+        char *gnuplot = cli_find_gnuplot(), tmp[PATH_MAX + 64];
+        char qtmp[2 * PATH_MAX + 128], qdat[2 * PATH_MAX + 64];
+        char expr[4 * PATH_MAX + 256], why[512];
         if (gnuplot == NULL) {
             fprintf(stderr, "fplab: reveal: warning: no gnuplot (PATH or "
                     "$FPLAB_GNUPLOT): wrote %s and %s, no PNG\n", dat, gp);
             return 1;
         }
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", png, (long)getpid());
-        if (strchr(tmp, '\'') || strchr(dat, '\'')) {
-            free(gnuplot);
-            fprintf(stderr, "fplab: reveal: warning: --plot directory has a "
-                    "quote in its name: no PNG\n");
-            return 1;
-        }
-        snprintf(expr, sizeof expr, "out='%s'; dat='%s'", tmp, dat);
-        {
-            char *argv[] = {gnuplot, "-e", expr, gp, NULL};
-            posix_spawn_file_actions_init(&fa);
-            posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-            rc = posix_spawn(&pid, gnuplot, &fa, NULL, argv, environ);
-            posix_spawn_file_actions_destroy(&fa);
-        }
+        cli_gp_quote(qtmp, sizeof qtmp, tmp);
+        cli_gp_quote(qdat, sizeof qdat, dat);
+        snprintf(expr, sizeof expr, "out='%s'; dat='%s'", qtmp, qdat);
+        int rc = cli_run_gnuplot(gnuplot, expr, gp, tmp, png, gp, why,
+                                 sizeof why);
         free(gnuplot);
-        if (!rc)
-            while (waitpid(pid, &st2, 0) < 0 && errno == EINTR)
-                ;
-        if (rc || !WIFEXITED(st2) || WEXITSTATUS(st2) != 0 ||
-            stat(tmp, &sb) != 0 || rename(tmp, png) != 0) {
-            unlink(tmp);
-            fprintf(stderr, "fplab: reveal: warning: gnuplot failed on %s: no "
-                    "PNG\n", gp);
+        if (rc) {
+            fprintf(stderr, "fplab: reveal: warning: %s: no PNG\n", why);
             return 1;
         }
     }

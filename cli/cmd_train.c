@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "amp_tc.h"
 #include "amp.h"
+#include "tensor.h"
 
 static void usage(FILE *fp)
 {
@@ -61,7 +62,8 @@ static void usage(FILE *fp)
 "                    apart), with a '#' header (written atomically)\n"
 "  --dump-grads FILE the last step's weight gradients, every layer one after\n"
 "                    the other, divided by that step's loss scale, as a\n"
-"                    binary32 NumPy .npy of shape (N,): input for 'fplab hist'\n"
+"                    binary32 NumPy .npy of shape (N,) (.npz or .safetensors\n"
+"                    by name, key grads): input for 'fplab hist'\n"
 "\n"
 "exit status: 0 success, 2 bad usage or bad data.\n");
 }
@@ -135,35 +137,22 @@ static void hist_step(void *user, const amp_step_view *v)
                 (float)((double)v->wgrad[l][i] / (double)v->scale_used);
 }
 
-/* A binary32 vector as a NumPy .npy file, format version 1.0: magic, a
- * little-endian 16-bit header length, a Python dict literal padded with
- * spaces and a newline so the data starts at a multiple of 64 bytes, then
- * the values as little-endian binary32. */
-static int write_npy_f32(FILE *fp, const float *x, size_t n)
+/* The dump: a binary32 vector as a .npy (or an .npz or .safetensors,
+ * key "grads", when the name says so) into the open temp file. */
+static int write_dump(FILE *fp, const char *path, float *x, size_t n)
 {
-    char dict[128];
-    int dl = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': "
-                      "False, 'shape': (%zu,), }", n);
-    size_t hlen = (size_t)dl + 1;              /* with the final newline */
-    hlen += (64 - (10 + hlen) % 64) % 64;      /* 10: magic, version, length */
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                             (unsigned char)(hlen & 0xFF),
-                             (unsigned char)(hlen >> 8)};
-    if (fwrite(pre, 1, 10, fp) != 10 || fputs(dict, fp) == EOF)
-        return -1;
-    for (size_t k = (size_t)dl; k + 1 < hlen; k++)
-        if (fputc(' ', fp) == EOF)
-            return -1;
-    if (fputc('\n', fp) == EOF)
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &x[i], sizeof u);
-        unsigned char b[4] = {(unsigned char)u, (unsigned char)(u >> 8),
-                              (unsigned char)(u >> 16), (unsigned char)(u >> 24)};
-        if (fwrite(b, 1, 4, fp) != 4)
-            return -1;
-    }
+    tensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = TENSOR_F32;
+    t.ndim = 1;
+    t.shape[0] = t.n = n;
+    t.data = (unsigned char *)x;
+    const tensor *tp = &t;
+    const char *key = "grads";
+    char err[512];
+    if (tensor_write_fp(fp, path, &tp, &key, 1, TENSOR_WRITE_NPY_ANY, err,
+                        sizeof err))
+        return cli_error("train: --dump-grads: %s", err), -1;
     return 0;
 }
 
@@ -389,10 +378,9 @@ int cmd_train(int argc, char **argv)
             cli_error("train: --dump-grads: out of memory");
         else if (cli_out_open(&d, dump_path))
             bad = 1;
-        else if (write_npy_f32(d.fp, hs.dump, hs.ndump)) {
+        else if (write_dump(d.fp, dump_path, hs.dump, hs.ndump)) {
             cli_out_abort(&d);
             bad = 1;
-            cli_error("train: --dump-grads: cannot write '%s'", dump_path);
         } else if (cli_out_commit(&d))
             bad = 1;
         free(hs.dump);

@@ -5,9 +5,9 @@
 #   fuzz/build.sh [OUT_DIR]
 #
 # Each harness fuzz/fuzz_NAME.c becomes OUT_DIR/fuzz_NAME.  The sources
-# they exercise (the core, the MPFR oracle, the .npy/text/CSV readers, the
-# tensor files and the calc/testfloat commands) are compiled once with
-# coverage instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt
+# they exercise (the core, the MPFR oracle, the CSV reader, the tensor
+# files with their raw and text readers, the calc/testfloat commands) are
+# compiled once with coverage instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt
 # (libFuzzer), MPFR, GMP, zlib and jansson.  CC overrides the compiler
 # (default clang).
 set -euo pipefail
@@ -22,7 +22,7 @@ common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
         -Isrc/amp -Isrc/tensor -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
         -ffp-contract=off)
 
-srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c src/amp/npy.c
+srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c
       src/amp/amp_data.c src/amp/amp_err.c cli/util.c cli/cmd_calc.c
       cli/cmd_testfloat.c src/ref/*.c src/tensor/*.c)
 objs=()

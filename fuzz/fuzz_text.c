@@ -1,19 +1,20 @@
 /*
- * fuzz_text.c — the file readers of `fplab hist`: text/CSV numbers, raw
- * binary and the magic-sniffing amp_array_read, through a real path (an
- * anonymous memory file, /proc/self/fd/N).
+ * fuzz_text.c — the headerless readers of `fplab hist` and `fplab
+ * quantize`: numbers as text, raw values, and tensor_read_any (a tensor
+ * file by content, else text), through a real path (an anonymous memory
+ * file, /proc/self/fd/N).
  *
- * Input: byte 0 picks the reader (text, raw f16/f32/f64, auto); the rest
+ * Input: byte 0 picks the reader (text, raw float16/32/64, any); the rest
  * is the file.  Properties: no crash, no sanitizer report, no leak; on
- * success n values are there, ndim is 1 (or as the .npy header says);
- * on failure the message names the file.
+ * success n elements are there, 1-D for text and raw, with a source; on
+ * failure the message names the file and nothing is left behind.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "npy.h"
+#include "tensor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,33 +32,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    amp_array a;
+    tensor t;
     char err[512] = "";
     int rc;
     switch (sel) {
-    case 0: rc = amp_text_read(&a, path, err, sizeof err); break;
-    case 1: rc = amp_raw_read(&a, path, AMP_DT_F16, err, sizeof err); break;
-    case 2: rc = amp_raw_read(&a, path, AMP_DT_F32, err, sizeof err); break;
-    case 3: rc = amp_raw_read(&a, path, AMP_DT_F64, err, sizeof err); break;
-    default: rc = amp_array_read(&a, path, -1, err, sizeof err); break;
+    case 0: rc = tensor_read_text(&t, path, err, sizeof err); break;
+    case 1: rc = tensor_read_raw(&t, path, TENSOR_F16, "f16", err, sizeof err); break;
+    case 2: rc = tensor_read_raw(&t, path, TENSOR_F32, NULL, err, sizeof err); break;
+    case 3: rc = tensor_read_raw(&t, path, TENSOR_F64, NULL, err, sizeof err); break;
+    default: rc = tensor_read_any(&t, path, err, sizeof err); break;
     }
     close(fd);
     if (rc != 0) {
         if (strncmp(err, path, strlen(path)) != 0)
             FZ_FAIL("reader %u: message does not name the file: '%s'", sel,
                     err);
-        amp_array_free(&a);
+        if (t.data != NULL || t.n != 0 || t.source != NULL)
+            FZ_FAIL("reader %u: a failed read left data behind", sel);
         return 0;
     }
-    if (a.n > 0 && a.data == NULL)
-        FZ_FAIL("reader %u: %zu values but no data", sel, a.n);
-    if (sel < 4 && (a.ndim != 1 || a.shape[0] != a.n))
-        FZ_FAIL("reader %u: ndim %d shape[0] %zu n %zu", sel, a.ndim,
-                a.shape[0], a.n);
-    double sum = 0;
-    for (size_t i = 0; i < a.n; i++)
-        sum += a.data[i];
+    if (t.n > 0 && t.data == NULL)
+        FZ_FAIL("reader %u: %zu values but no data", sel, t.n);
+    if (!t.source || strncmp(t.source, path, strlen(path)) != 0)
+        FZ_FAIL("reader %u: source '%s'", sel, t.source ? t.source : "(null)");
+    if ((sel < 4 || t.container == TENSOR_TEXT) &&
+        (t.ndim != 1 || t.shape[0] != t.n))
+        FZ_FAIL("reader %u: ndim %d shape[0] %zu n %zu", sel, t.ndim,
+                t.shape[0], t.n);
+    size_t bytes = t.n * tensor_dtype_size(t.dtype);
+    unsigned sum = 0;
+    for (size_t b = 0; b < bytes; b++)
+        sum += t.data[b];   /* every byte is read (ASan checks the reads) */
     (void)sum;
-    amp_array_free(&a);
+    tensor_free(&t);
     return 0;
 }

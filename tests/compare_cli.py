@@ -13,16 +13,18 @@ K-block attribution of a dropped block; relative errors against the exact
 result recomputed with numpy; the model line from safetensors metadata and
 from a .model sidecar; the same verdict on 1 and 2 threads.
 
-Seeded (COMPARE_CLI_SEED); every check counted, the count asserted.
+Seeded (the seed is printed; FPLAB_TEST_SEED replays it, default 7);
+every check counted, the count asserted (tests/testlib.py).
 Exits 77 when torch is missing (numpy alone cannot decide the torch cases).
 """
 import json
 import os
-import struct
 import subprocess
 import sys
 
 import numpy as np
+
+from testlib import check, finish, seed, st_write
 
 try:
     import torch
@@ -35,18 +37,7 @@ except ImportError:
 torch.set_num_threads(1)
 FPLAB, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-SEED = int(os.environ.get("COMPARE_CLI_SEED", "7"))
-print("compare_cli: seed %d (replay: COMPARE_CLI_SEED=%d)" % (SEED, SEED))
-rng = np.random.default_rng(SEED)
-cases = failures = 0
-
-
-def check(cond, msg):
-    global cases, failures
-    cases += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg, file=sys.stderr)
+rng = np.random.default_rng(seed("compare_cli", 7))
 
 
 def p(name):
@@ -70,21 +61,6 @@ def jrun(*args):
         return rc, None, so
     with open(out) as fp:
         return rc, json.load(fp), so
-
-
-def st_write(path, tensors, metadata=None):
-    header, blobs, off = {}, [], 0
-    if metadata is not None:
-        header["__metadata__"] = metadata
-    for name, (dt, shape, data) in tensors.items():
-        header[name] = {"dtype": dt, "shape": list(shape),
-                        "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as fp:
-        fp.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
 # ---- A. planted differences ----------------------------------------------
@@ -407,9 +383,4 @@ rc, j, so = jrun(p("k_d.npy"), p("k_d.npy"), "--inputs", p("k_a.npy"),
 check(rc == 0 and j["max_ulp"]["operands"]["layout"] == "elementwise",
       "K same shapes without --gemm: element-wise")
 
-EXPECTED = 74
-print("compare_cli: %d checks, %d failures" % (cases, failures))
-if cases != EXPECTED:
-    print("FAIL: ran %d checks, expected %d" % (cases, EXPECTED), file=sys.stderr)
-    sys.exit(1)
-sys.exit(1 if failures else 0)
+finish("compare_cli", 74)

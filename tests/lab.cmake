@@ -1,7 +1,7 @@
 # The lab: .npy/raw/text readers, fplab hist, fplab lab (reproducibility
 # and a --quick smoke run).
 add_executable(test_npy ${CMAKE_CURRENT_SOURCE_DIR}/test_npy.c)
-target_link_libraries(test_npy PRIVATE fplab_amp fplab_warnings)
+target_link_libraries(test_npy PRIVATE fplab_tensor fplab fplab_warnings)
 
 # Committed fixtures, written by numpy (tests/data/gen_npy.py).
 add_test(NAME lab_npy_fixtures

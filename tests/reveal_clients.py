@@ -27,6 +27,8 @@ import subprocess
 import sys
 import time
 
+import testlib  # tests/testlib.py, beside this file
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 CLIENTS = {
@@ -133,9 +135,7 @@ def main():
           "the kernel)" % (name, mv.group(2), calls, dt, m.group(2)))
 
     # ---- 2. fresh inputs, the kernel here, the model through fplab ref ----
-    seed = int(os.environ.get("FPLAB_TEST_SEED", int(time.time()) % 1000003))
-    print("fresh inputs: seed %d (replay with FPLAB_TEST_SEED=%d)" % (seed, seed))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(testlib.seed("fresh inputs"))
     np.seterr(all="ignore")
 
     def rows(R, n, specials=True):

@@ -10,38 +10,30 @@ usage: tensor_interop.py TENSOR_TOOL WORKDIR
    reads fplab's files: the bytes of every array must be the same, in C
    order and little-endian.  fplab's .npy files must be byte-identical to
    what np.save writes for the same array.
-2. safetensors: a hand-made writer (json + struct: the `safetensors`
-   package is not used) writes every safetensors dtype with __metadata__;
+2. safetensors: a hand-made writer (tests/testlib.py, json + struct: the
+   `safetensors` package is not used) writes every safetensors dtype with __metadata__;
    fplab reads it and writes it again; the reader checks the layout
    (header length, 8-byte padding, offsets tiling the data area) and the
    bytes.  torch.frombuffer reads fplab's BF16 data as bfloat16 values.
 3. Damaged numpy files: fplab must exit 2 naming the file.
 
-Every case is counted; the count is asserted at the end.
+Every case is counted; the count is asserted at the end (tests/testlib.py).
+The random data come from a fixed seed, printed; FPLAB_TEST_SEED replays
+another.
 """
 import io
-import json
 import os
-import struct
 import subprocess
 import sys
 import zipfile
 
 import numpy as np
 
+from testlib import check, finish, seed, st_parse, st_write
+
 TOOL, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-rng = np.random.default_rng(20240611)
-cases = 0
-failures = 0
-
-
-def check(cond, msg):
-    global cases, failures
-    cases += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", msg, file=sys.stderr)
+rng = np.random.default_rng(seed("tensor_interop", 20240611))
 
 
 def p(name):
@@ -164,32 +156,12 @@ ST_DTYPES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "U16": 2, "I32": 4,
              "F64": 8, "F8_E4M3": 1, "F8_E5M2": 1}
 
 
-def st_write(path, tensors, metadata=None):
-    """tensors: name -> (dtype, shape, bytes)."""
-    header, blobs, off = {}, [], 0
-    if metadata is not None:
-        header["__metadata__"] = metadata
-    for name, (dt, shape, data) in tensors.items():
-        header[name] = {"dtype": dt, "shape": list(shape),
-                        "data_offsets": [off, off + len(data)]}
-        blobs.append(data)
-        off += len(data)
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as fp:
-        fp.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
-
-
 def st_read(path):
     """name -> (dtype, shape, bytes), metadata; checks the layout."""
-    with open(path, "rb") as fp:
-        raw = fp.read()
-    (n,) = struct.unpack("<Q", raw[:8])
+    n, header, meta, data = st_parse(path)
     check((8 + n) % 8 == 0, "%s: data area not 8-aligned" % path)
-    check(raw[8:9] == b"{", "%s: header does not start with '{'" % path)
-    header = json.loads(raw[8:8 + n])
-    data = raw[8 + n:]
-    meta = header.pop("__metadata__", None)
+    with open(path, "rb") as fp:
+        check(fp.read(9)[8:9] == b"{", "%s: header does not start with '{'" % path)
     spans = sorted((v["data_offsets"][0], v["data_offsets"][1], k)
                    for k, v in header.items())
     at = 0
@@ -297,10 +269,4 @@ for name, data in damaged.items():
 r = tool("info", p("flip.npz") + ":a", expect=2)
 check("flip.npz:a: CRC mismatch" in r.stderr, "flip.npz: " + r.stderr)
 
-EXPECTED = 2144
-print("tensor_interop: %d checks, %d failures" % (cases, failures))
-if cases != EXPECTED:
-    print("FAIL: ran %d checks, expected %d" % (cases, EXPECTED),
-          file=sys.stderr)
-    sys.exit(1)
-sys.exit(1 if failures else 0)
+finish("tensor_interop", 2144)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "amp.h"
+#include "test_common.h"
 
 static int n_cases;
 
@@ -116,10 +117,7 @@ END_TEST
  * both must classify random data identically. */
 START_TEST(range_stats_fast_path_matches_core)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL);
-    printf("range_stats_fast_path_matches_core: seed %" PRIu64
-           " (replay with FPLAB_TEST_SEED)\n", seed);
+    const uint64_t seed = tc_seed("range_stats_fast_path_matches_core");
     fl_format sat;
     char err[128];
     ck_assert_int_eq(fl_format_make(&sat, "sat16", 5, 11, FL_NANSTYLE_IEEE,

@@ -30,19 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "amp.h"
+#include "test_common.h"
 
 static int n_cases;
 static amp_dataset tiny, digits;
 
 enum { DIM = 40, ROWS = 24, CLASSES = 3, BATCH = 4 };
-
-static uint64_t sm(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* A CSV of ROWS rows: DIM features m * 2^e (m in [1, 2) on 8 bits, e in
  * -14..3, either sign; one in seven zero), label i % 3. */
@@ -53,7 +46,7 @@ static int make_tiny(void)
     uint64_t s = 42;
     for (int i = 0; i < ROWS; i++) {
         for (int j = 0; j < DIM; j++) {
-            uint64_t r = sm(&s);
+            uint64_t r = tc_splitmix(&s);
             double v = (1.0 + (double)(r & 0xFF) / 256.0) *
                        ldexp(1.0, (int)((r >> 8) % 18) - 14);
             if ((r >> 16) & 1)

@@ -19,7 +19,7 @@
  */
 #include <check.h>
 
-#include "test_common.h"
+#include "test_oracle.h"
 
 static const char *fmt_name = "binary16";
 static int long_run;

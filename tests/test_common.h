@@ -1,11 +1,12 @@
 /*
- * test_common.h — shared helpers of the core's test programs: seeds and a
- * small PRNG, the run-time format list, the comparison of a core result
- * with the MPFR oracle and a bounded mismatch report.
+ * test_common.h — what fplab's C test programs share: the seed and a
+ * small PRNG, the case-count scale, counted checks for the programs that
+ * do not use Check, and the core's formats and contexts by name.  The
+ * comparison with the MPFR oracle is in test_oracle.h.
  *
  * Every random test takes its seed from FPLAB_TEST_SEED when set (replay),
- * else from the clock, and prints it.  FPLAB_TEST_SCALE (default 1)
- * multiplies the random case counts.
+ * else from the clock (or the test's fixed default), and prints it.
+ * FPLAB_TEST_SCALE (default 1) multiplies the random case counts.
  */
 #ifndef FPLAB_TEST_COMMON_H
 #define FPLAB_TEST_COMMON_H
@@ -17,7 +18,6 @@
 #include <time.h>
 
 #include "fplab/fplab.h"
-#include "mpfr_oracle.h"
 
 #define TC_SKIP 77
 
@@ -29,8 +29,9 @@ static inline uint64_t tc_splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* The seed of this run: FPLAB_TEST_SEED or the clock; printed once. */
-static inline uint64_t tc_seed(const char *who)
+/* The seed of this run: FPLAB_TEST_SEED, else deflt when fixed is set,
+ * else the clock; the same on every call of a run, printed each time. */
+static inline uint64_t tc_seed_pick(const char *who, int fixed, uint64_t deflt)
 {
     static uint64_t seed;
     static int have;
@@ -38,6 +39,8 @@ static inline uint64_t tc_seed(const char *who)
         const char *e = getenv("FPLAB_TEST_SEED");
         if (e && *e)
             seed = strtoull(e, NULL, 0);
+        else if (fixed)
+            seed = deflt;
         else
             seed = (uint64_t)time(NULL) * 1000003u ^ (uint64_t)clock();
         have = 1;
@@ -46,6 +49,19 @@ static inline uint64_t tc_seed(const char *who)
            ")\n", who, seed, seed);
     fflush(stdout);
     return seed;
+}
+
+/* A random test's seed: FPLAB_TEST_SEED or the clock. */
+static inline uint64_t tc_seed(const char *who)
+{
+    return tc_seed_pick(who, 0, 0);
+}
+
+/* A test whose data are pinned (its expected count depends on them):
+ * FPLAB_TEST_SEED or deflt. */
+static inline uint64_t tc_seed_fixed(const char *who, uint64_t deflt)
+{
+    return tc_seed_pick(who, 1, deflt);
 }
 
 static inline long tc_scale(void)
@@ -88,58 +104,35 @@ static inline const char *tc_ctx_str(const fl_ctx *c, char *buf, size_t n)
     return buf;
 }
 
-/* Does a core result (value, flag word) match the oracle?  NaN results
- * match any NaN; flags compare on the five IEEE bits; the ternary when
- * asked and the result is a number. */
-static inline int tc_same(const fl_format *f, uint64_t got, unsigned gfl,
-                          const fl_mpfr_res *x, int ternary)
+/* Counted checks for the test programs without Check: every CHECK is a
+ * case; a false one prints where and why and counts as a failure.
+ * tc_finish compares the count with the one the tables fix (a loop that
+ * stopped running fails) and gives the exit status. */
+typedef struct tc_counts {
+    int cases, failures;
+} tc_counts;
+
+static inline tc_counts *tc_counter(void)
 {
-    if (x->is_nan) {
-        if (!fl_is_nan(f, got))
-            return 0;
-    } else if (got != x->bits) {
-        return 0;
+    static tc_counts c;
+    return &c;
+}
+
+#define CHECK(cond, ...) do { tc_counts *tc_c_ = tc_counter(); tc_c_->cases++; \
+    if (!(cond)) { tc_c_->failures++; \
+        fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static inline int tc_finish(const char *who, int expected)
+{
+    const tc_counts *c = tc_counter();
+    printf("%s: %d checks, %d failures\n", who, c->cases, c->failures);
+    if (c->cases != expected) {
+        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", c->cases,
+                expected);
+        return 1;
     }
-    if ((gfl & FL_IEEE_FLAGS) != x->flags)
-        return 0;
-    if (ternary && !x->is_nan && fl_ternary(gfl) != x->ternary)
-        return 0;
-    return 1;
-}
-
-/* A bounded mismatch log: the first few are printed in full. */
-typedef struct tc_log {
-    const char *test;
-    long cases;
-    long bad;
-    long oracle_err;
-} tc_log;
-
-static inline void tc_report(tc_log *lg, const char *fmt_name, const char *op,
-                             const fl_ctx *c, const uint64_t *ops, int n,
-                             const fl_mpfr_res *x, uint64_t got, unsigned gfl)
-{
-    char cs[96];
-    lg->bad++;
-    if (lg->bad > 12)
-        return;
-    printf("MISMATCH %s: %s %s [%s]", lg->test, fmt_name, op,
-           tc_ctx_str(c, cs, sizeof cs));
-    for (int i = 0; i < n; i++)
-        printf(" %#" PRIx64, ops[i]);
-    printf(" expected %s%#" PRIx64 " flags %02x tern %d, got %#" PRIx64
-           " flags %02x tern %d\n", x->is_nan ? "NaN " : "", x->bits,
-           x->flags, x->ternary, got, gfl & FL_IEEE_FLAGS, fl_ternary(gfl));
-    fflush(stdout);
-}
-
-static inline void tc_oracle_fail(tc_log *lg, int rc, const char *what,
-                                  const fl_mpfr_res *x)
-{
-    lg->oracle_err++;
-    if (lg->oracle_err <= 5)
-        printf("ORACLE ERROR %d in %s: %s (ours %#" PRIx64 ", MPFR path %#"
-               PRIx64 ")\n", rc, lg->test, what, x->bits, x->check_bits);
+    return c->failures ? 1 : 0;
 }
 
 #endif /* FPLAB_TEST_COMMON_H */

@@ -15,8 +15,8 @@
  *  - the GEMM grid with a planted 16x16 tile, in 2-D and 3-D;
  *  - K-block attribution of a dropped block and of rounding noise;
  *  - relative error statistics against sorting.
- * Seeded (TEST_COMPARE_SEED); every check is counted and the count
- * asserted.
+ * Seeded (11, printed; FPLAB_TEST_SEED gives another); every check is
+ * counted and the count asserted.
  */
 #include <math.h>
 #include <stdint.h>
@@ -25,19 +25,12 @@
 #include <string.h>
 
 #include "fplab/compare.h"
-
-static int failures, cases;
-#define CHECK(cond, ...) do { cases++; if (!(cond)) { failures++; \
-    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "test_common.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return tc_splitmix(&rng_state);
 }
 
 static fl_format fmt(const char *s)
@@ -675,11 +668,7 @@ static void test_relerr(void)
 
 int main(void)
 {
-    const char *env = getenv("TEST_COMPARE_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : 11;
-    rng_state = seed;
-    printf("test_compare: seed %llu (replay: TEST_COMPARE_SEED=%llu)\n",
-           (unsigned long long)seed, (unsigned long long)seed);
+    rng_state = tc_seed_fixed("test_compare", 11);
     test_buckets();
     test_distance_exhaustive();
     test_planted();
@@ -690,11 +679,5 @@ int main(void)
     test_grid();
     test_kblocks();
     test_relerr();
-    const int expected = 230;
-    printf("test_compare: %d checks, %d failures\n", cases, failures);
-    if (cases != expected) {
-        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", cases, expected);
-        return 1;
-    }
-    return failures ? 1 : 0;
+    return tc_finish("test_compare", 230);
 }

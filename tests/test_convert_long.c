@@ -9,7 +9,7 @@
 #include <check.h>
 #include <pthread.h>
 
-#include "test_common.h"
+#include "test_oracle.h"
 
 static const char *fmt_name = "binary16";
 static int all_modes;

@@ -44,31 +44,11 @@
 #include "fplab/fplab.h"
 #include "fast.h"
 #include "fplab/parallel.h"
+#include "test_common.h"
 
 static uint64_t sm_next(uint64_t *s)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t get_seed(void)
-{
-    const char *e = getenv("FPLAB_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0)
-                            : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)clock();
-    printf("test_fastpath: seed %" PRIu64 " (replay with FPLAB_TEST_SEED=%"
-           PRIu64 ")\n", seed, seed);
-    fflush(stdout);
-    return seed;
-}
-
-static long get_scale(void)
-{
-    const char *e = getenv("FPLAB_TEST_SCALE");
-    long s = e && *e ? strtol(e, NULL, 0) : 1;
-    return s < 1 ? 1 : s;
+    return tc_splitmix(s);
 }
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_FMA, OP_DIV, OP_SQRT, OP_CVT32, OP_CVT64,
@@ -1412,8 +1392,8 @@ static long never_fast(uint64_t *s, uint64_t *cases);
 
 static int run_random(void)
 {
-    uint64_t seed = get_seed(), s = seed;
-    const uint64_t per_op = 1000000ull * (uint64_t)get_scale();
+    uint64_t seed = tc_seed("test_fastpath"), s = seed;
+    const uint64_t per_op = 1000000ull * (uint64_t)tc_scale();
     int op, bad = 0;
     for (op = 0; op < OP_COUNT; op++) {
         uint64_t cases = 0, handled = 0;

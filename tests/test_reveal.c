@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fplab/reveal.h"
+#include "test_common.h"
 
 static int verbose;
 static int failures, cases;
@@ -306,11 +307,8 @@ static unsigned rnd(unsigned n)
 
 static void group_random(void)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
     int found = 0, unrevealed = 0, near = 0, other = 0, total = 100;
-    rs = e && *e ? strtoull(e, NULL, 0) : 777;
-    printf("random: seed %llu (replay with FPLAB_TEST_SEED=%llu)\n",
-           (unsigned long long)rs, (unsigned long long)rs);
+    rs = tc_seed_fixed("random", 777);
     for (int it = 0; it < total; it++) {
         static const char *const ins[] = {"binary32", "binary16", "bfloat16"};
         static const char *const accs[] = {"binary32", "binary64", "binary16",

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "fplab/scale.h"
+#include "test_common.h"
 
 static long n_cases, n_skipped_formats;
 
@@ -37,10 +38,7 @@ static uint64_t seed0;
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return tc_splitmix(&rng_state);
 }
 
 static uint32_t f2u(float f)
@@ -1248,12 +1246,7 @@ END_TEST
 
 int main(void)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
-    rng_state = e && *e ? strtoull(e, NULL, 0)
-                        : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)clock();
-    seed0 = rng_state;
-    printf("test_scale: seed %" PRIu64 " (replay with FPLAB_TEST_SEED=%" PRIu64 ")\n",
-           rng_state, rng_state);
+    rng_state = seed0 = tc_seed("test_scale");
     Suite *s = suite_create("scale");
     TCase *tc = tcase_create("scale");
     tcase_set_timeout(tc, 600);

@@ -27,7 +27,7 @@
 #include <check.h>
 #include <math.h>
 
-#include "test_common.h"
+#include "test_oracle.h"
 
 static const char *fmt_name = "float8_e4m3fnuz";
 static uint64_t seed;

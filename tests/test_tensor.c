@@ -7,7 +7,7 @@
  * with the words its message must contain.
  *
  * usage: test_tensor SCRATCH_DIR
- * Random data come from a fixed seed (TEST_TENSOR_SEED overrides it; the
+ * Random data come from a fixed seed (FPLAB_TEST_SEED overrides it; the
  * seed is printed).  Every case is counted and the count asserted.
  */
 #include <errno.h>
@@ -20,22 +20,14 @@
 #include <zlib.h>
 
 #include "tensor.h"
+#include "test_common.h"
 
-static int failures, cases;
 static const char *scratch;
-
-#define CHECK(cond, ...) do { cases++; if (!(cond)) { failures++; \
-    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
 {
-    /* splitmix64 */
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return tc_splitmix(&rng_state);
 }
 
 static char pbuf[8][4096];
@@ -311,6 +303,39 @@ static void test_meta(void)
     tensor_free(&a);
 }
 
+/* tensor_write_fp writes the bytes tensor_write does, into the caller's
+ * stream; TENSOR_WRITE_NPY_ANY makes any other name a .npy.  5 checks. */
+static void test_write_fp(void)
+{
+    tensor a;
+    static const size_t s[2] = {3, 5};
+    char err[512] = "";
+    make(&a, TENSOR_BF16, 2, s);
+    const tensor *ts[1] = {&a};
+    const char *keys[1] = {"w"};
+    static const char *const names[4] = {"fp.npy", "fp.npz", "fp.safetensors",
+                                         "fp.bits"};
+    for (int k = 0; k < 4; k++) {
+        const char *want_name = k < 3 ? names[k] : "fp.npy";
+        int r = tensor_write(path(want_name), ts, keys, 1, 0, err, sizeof err);
+        FILE *fp = fopen(path("fp.out"), "wb");
+        r = r ? r : tensor_write_fp(fp, names[k], ts, keys, 1,
+                                    TENSOR_WRITE_NPY_ANY, err, sizeof err);
+        fclose(fp);
+        size_t l1 = 0, l2 = 0;
+        unsigned char *b1 = slurp(path(want_name), &l1), *b2 = slurp(path("fp.out"), &l2);
+        CHECK(r == 0 && b1 && b2 && l1 == l2 && !memcmp(b1, b2, l1),
+              "tensor_write_fp %s: %s", names[k], err);
+        free(b1);
+        free(b2);
+    }
+    FILE *fp = fopen(path("fp.out"), "wb");
+    int r = tensor_write_fp(fp, "fp.bits", ts, keys, 1, 0, err, sizeof err);
+    fclose(fp);
+    CHECK(r == -1 && strstr(err, "fp.bits: unknown container"), "no flag: %s", err);
+    tensor_free(&a);
+}
+
 static void test_formats(void)
 {
     tensor t;
@@ -529,6 +554,27 @@ static void st_file(const char *name, const char *json, size_t data_len)
 }
 
 struct defect { const char *file, *key, *frag1, *frag2; };
+
+/* A safetensors file whose header length's low byte is 0x93 starts like
+ * a .npy: the full magic decides, not the first byte.  (fplab pads its
+ * headers to 8 bytes; other writers need not.)  2 checks. */
+static void test_sniff_0x93(void)
+{
+    static const char head[] = "{\"x\":{\"dtype\":\"U8\",\"shape\":[3],"
+                               "\"data_offsets\":[0,3]},\"__metadata__\":"
+                               "{\"pad\":\"";
+    char json[0x93 + 1];
+    const size_t pad = 0x93 - (sizeof head - 1) - 3;   /* 3: the closing "}} */
+    snprintf(json, sizeof json, "%s%*s\"}}", head, (int)pad, "");
+    CHECK(strlen(json) == 0x93, "header of %zu bytes", strlen(json));
+    st_file("h93.safetensors", json, 3);
+    tensor t;
+    char err[512] = "";
+    int r = tensor_read(&t, path("h93.safetensors:x"), err, sizeof err);
+    CHECK(r == 0 && t.container == TENSOR_SAFETENSORS && t.dtype == TENSOR_U8 &&
+          t.n == 3 && t.data[2] == 2, "header length 0x93: %s", err);
+    tensor_free(&t);
+}
 
 static void expect_error(const struct defect *d)
 {
@@ -787,26 +833,18 @@ int main(int argc, char **argv)
     }
     scratch = argv[1];
     mkdir(scratch, 0777);
-    const char *env = getenv("TEST_TENSOR_SEED");
-    uint64_t seed = env ? strtoull(env, NULL, 0) : 20240611;
-    rng_state = seed;
-    printf("test_tensor: seed %llu (replay: TEST_TENSOR_SEED=%llu)\n",
-           (unsigned long long)seed, (unsigned long long)seed);
+    rng_state = tc_seed_fixed("test_tensor", 20240611);
     test_dtypes();
     test_round_trips();
     test_members();
     test_meta();
+    test_sniff_0x93();
+    test_write_fp();
     test_formats();
     test_defect_sweeps();
     test_safetensors_defects();
     test_npz_defects();
     test_npy_layouts();
     test_npy_bytes();
-    const int expected = 1507;
-    printf("test_tensor: %d checks, %d failures\n", cases, failures);
-    if (cases != expected) {
-        fprintf(stderr, "FAIL: ran %d checks, expected %d\n", cases, expected);
-        return 1;
-    }
-    return failures ? 1 : 0;
+    return tc_finish("test_tensor", 1514);
 }

@@ -12,7 +12,7 @@
  */
 #include <check.h>
 
-#include "test_common.h"
+#include "test_oracle.h"
 
 #ifdef FPLAB_HAVE_MPFR
 #include <gmp.h>

@@ -8,7 +8,7 @@
 #include <check.h>
 #include <pthread.h>
 
-#include "test_common.h"
+#include "test_oracle.h"
 
 enum { N = 100000, REPS = 4 };
 

@@ -20,22 +20,17 @@
  *              op and mode; `hwpaths all`: every pair (2^32 per op and
  *              mode, hours).
  *
- * Seeds: FPLAB_SEED=<n> replays a run; the seed is always printed.
+ * Seeds: fixed per check, always printed; FPLAB_TEST_SEED=<n> gives another.
  * Exit: 0 pass, 1 fail, 77 skipped (the oracles needed are missing).
  */
 #include "oracle.h"
 #include "sweep.h"
+#include "test_common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t seed_from_env(uint64_t dflt)
-{
-    const char *s = getenv("FPLAB_SEED");
-    return s ? strtoull(s, NULL, 0) : dflt;
-}
 
 static int can(const fl_oracle *o)
 {
@@ -97,14 +92,12 @@ static int run_xcheck(void)
                                &fl_binary64};
     const fl_oracle *orcs[] = {&fl_oracle_hw, &fl_oracle_cuda_host};
     const int rms[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP, FL_RTO, FL_RNA};
-    const uint64_t seed = seed_from_env(20240601);
+    const uint64_t seed = tc_seed_fixed("xcheck", 20240601);
     const uint64_t per_job = 20000;
     uint64_t cases = 0, bad = 0, jobs = 0;
     size_t oi, fi, si, ri;
     int op, daz;
 
-    printf("xcheck: seed=%llu (replay with FPLAB_SEED)\n",
-           (unsigned long long)seed);
     if (!can(&fl_oracle_mpfr)) {
         printf("SKIP: MPFR oracle not built\n");
         return 77;
@@ -175,15 +168,13 @@ static uint64_t fma_via_fmaf(uint64_t a, uint64_t b, uint64_t c)
 
 static int run_fmaf(void)
 {
-    const uint64_t seed = seed_from_env(7);
+    const uint64_t seed = tc_seed_fixed("fmaf", 7);
     const uint64_t limit = 20000000;
     fl_orc_job j;
     fl_sweep_cfg cfg;
     uint64_t i, found = 0, tried = 0;
     char why[256];
 
-    printf("fmaf: seed=%llu (replay with FPLAB_SEED)\n",
-           (unsigned long long)seed);
     if (!can(&fl_oracle_mpfr)) {
         printf("SKIP: MPFR oracle not built\n");
         return 77;
@@ -276,10 +267,7 @@ static int run_bf16flush(void)
 static uint64_t hp_operand(const fl_format *f, uint64_t *st)
 {
     const uint64_t fm = f->frac_mask, em = f->exp_mask, sm = f->sign_mask;
-    uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
+    const uint64_t z = tc_splitmix(st);
     switch (z & 7) {
     case 0: return (z >> 8) & (sm | fm);                 /* subnormal, 0 */
     case 1: return (((z >> 8) & (sm | 15)) | f->max_bits) - 15; /* near the top */
@@ -298,14 +286,12 @@ static int run_hwpaths(int all)
     const int rms[] = {FL_RNE, FL_RTZ, FL_RDN, FL_RUP};
     const int ops[] = {FL_ORC_ADD, FL_ORC_SUB, FL_ORC_MUL, FL_ORC_DIV,
                        FL_ORC_SQRT};
-    const uint64_t seed = seed_from_env(7);
+    const uint64_t seed = tc_seed_fixed("hwpaths", 7);
     uint64_t cases = 0, bad = 0, expect = 0;
     const fl_format *fmts[] = {&fl_binary16, &fl_bfloat16};
     size_t oi, ri, fi;
     char why[256];
 
-    printf("hwpaths: seed=%llu (replay with FPLAB_SEED)\n",
-           (unsigned long long)seed);
     if (!can(&fl_oracle_hw)) {
         printf("SKIP: hw oracle cannot run here\n");
         return 77;

@@ -57,6 +57,8 @@ const char *tensor_container_name(tensor_container c)
     case TENSOR_NPY: return "npy";
     case TENSOR_NPZ: return "npz";
     case TENSOR_SAFETENSORS: return "safetensors";
+    case TENSOR_RAW: return "raw";
+    case TENSOR_TEXT: return "text";
     }
     return "?";
 }
@@ -349,6 +351,24 @@ int tensor_from_bits(tensor *t, const fl_format *f, int ndim,
  * Opening.
  * ------------------------------------------------------------------- */
 
+int tsniff(const unsigned char *head, size_t k)
+{
+    if (k >= 6 && !memcmp(head, "\x93NUMPY", 6))
+        return TENSOR_NPY;
+    /* before the lone 0x93: a safetensors header of 0x93 + 256 j bytes
+     * starts the file with that byte.  Neither a .npy (byte 8 is the low
+     * byte of a header length of 64 j - 10 or 64 j - 12) nor a zip (byte 8
+     * is a compression method) has '{' there. */
+    if (k >= 9 && head[8] == '{')
+        return TENSOR_SAFETENSORS;
+    if (k >= 4 && head[0] == 'P' && head[1] == 'K' &&
+        ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6)))
+        return TENSOR_NPZ;
+    if (k >= 1 && head[0] == 0x93)
+        return TENSOR_NPY;   /* a damaged magic: the .npy parser says so */
+    return -1;
+}
+
 static int file_open_common(tensor_file *tf, char *err, size_t errlen)
 {
     unsigned char head[9];
@@ -361,22 +381,22 @@ static int file_open_common(tensor_file *tf, char *err, size_t errlen)
     if (tsrc_read(&tf->src, 0, head, k, &io))
         return terr(err, errlen, "%s: read error: %s", tf->name,
                     strerror(errno));
-    if (head[0] == 0x93) {
+    switch (tsniff(head, k)) {
+    case TENSOR_NPY:
         tf->kind = TENSOR_NPY;
         tf->m = calloc(1, sizeof *tf->m);
         if (!tf->m || !(tf->m[0].key = strdup("")))
             return terr(err, errlen, "%s: out of memory", tf->name);
         tf->count = 1;
         return 0;
-    }
-    if (k >= 4 && head[0] == 'P' && head[1] == 'K' &&
-        ((head[2] == 3 && head[3] == 4) || (head[2] == 5 && head[3] == 6))) {
+    case TENSOR_NPZ:
         tf->kind = TENSOR_NPZ;
         return tzip_open(tf, err, errlen);
-    }
-    if (k == 9 && head[8] == '{') {
+    case TENSOR_SAFETENSORS:
         tf->kind = TENSOR_SAFETENSORS;
         return tst_open(tf, err, errlen);
+    default:
+        break;
     }
     if (size < 9 && head[0] != '{' && size >= 1) {
         /* too short for any container but maybe a cut safetensors file */
@@ -410,18 +430,31 @@ int tensor_file_open_mem(tensor_file **out, const void *buf, size_t len,
     return 0;
 }
 
+FILE *topen(const char *path, uint64_t *size, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
+        fclose(fp);
+        terr(err, errlen, "%s: not a regular file", path);
+        return NULL;
+    }
+    *size = (uint64_t)st.st_size;
+    return fp;
+}
+
 int tensor_file_open(tensor_file **out, const char *path, char *err,
                      size_t errlen)
 {
     *out = NULL;
-    FILE *fp = fopen(path, "rb");
+    uint64_t size;
+    FILE *fp = topen(path, &size, err, errlen);
     if (!fp)
-        return terr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(fp), &st) || !S_ISREG(st.st_mode)) {
-        fclose(fp);
-        return terr(err, errlen, "%s: not a regular file", path);
-    }
+        return -1;
     tensor_file *tf = calloc(1, sizeof *tf);
     if (!tf || !(tf->name = strdup(path))) {
         free(tf);
@@ -430,7 +463,7 @@ int tensor_file_open(tensor_file **out, const char *path, char *err,
     }
     tf->fp = fp;
     tf->src.fp = fp;
-    tf->src.size = (uint64_t)st.st_size;
+    tf->src.size = size;
     if (file_open_common(tf, err, errlen)) {
         tensor_file_close(tf);
         return -1;
@@ -576,6 +609,8 @@ int tensor_file_get(const tensor_file *tf, const char *key, tensor *t,
     }
     if (r)
         tensor_free(t);
+    else
+        t->container = tf->kind;
     return r;
 }
 
@@ -740,36 +775,40 @@ static int fill_line(FILE *fp, void *vc, char *err, size_t errlen)
     return 0;
 }
 
-int tensor_write_meta(const char *path, const tensor *const *ts,
-                      const char *const *keys, size_t count, int flags,
-                      const tensor_meta *meta, size_t nmeta, char *err,
-                      size_t errlen)
+/* The checks of a write (container by name, tensors, keys, metadata);
+ * fills c's kind and model line.  0 or -1 with err. */
+static int prepare(struct wctx *c, char *err, size_t errlen)
 {
-    struct wctx c = {path, ts, keys, count, flags, meta, nmeta, TENSOR_NPY,
-                     NULL};
+    const char *path = c->path;
+    const tensor *const *ts = c->ts;
+    const char *const *keys = c->keys;
+    const size_t count = c->count, nmeta = c->nmeta;
+    const tensor_meta *meta = c->meta;
     if (!path || !*path)
         return terr(err, errlen, "output: empty file name");
     if (ends_with(path, ".npy"))
-        c.kind = TENSOR_NPY;
+        c->kind = TENSOR_NPY;
     else if (ends_with(path, ".npz"))
-        c.kind = TENSOR_NPZ;
+        c->kind = TENSOR_NPZ;
     else if (ends_with(path, ".safetensors"))
-        c.kind = TENSOR_SAFETENSORS;
+        c->kind = TENSOR_SAFETENSORS;
+    else if (c->flags & TENSOR_WRITE_NPY_ANY)
+        c->kind = TENSOR_NPY;
     else
         return terr(err, errlen, "%s: unknown container: name the output "
                     ".npy, .npz or .safetensors", path);
-    if (c.kind == TENSOR_NPY && count != 1)
+    if (c->kind == TENSOR_NPY && count != 1)
         return terr(err, errlen, "%s: a .npy file holds exactly one tensor, "
                     "not %zu (write an .npz or .safetensors)", path, count);
     for (size_t i = 0; i < count; i++) {
         const char *k = keys ? keys[i] : NULL;
         if (check_tensor(ts[i], path, k, err, errlen))
             return -1;
-        if (c.kind == TENSOR_NPY)
+        if (c->kind == TENSOR_NPY)
             continue;
         if (!k || !*k)
             return terr(err, errlen, "%s: tensor %zu has no key", path, i);
-        if (c.kind == TENSOR_SAFETENSORS && !strcmp(k, "__metadata__"))
+        if (c->kind == TENSOR_SAFETENSORS && !strcmp(k, "__metadata__"))
             return terr(err, errlen, "%s: '__metadata__' is reserved in "
                         "safetensors and cannot name a tensor", path);
         for (size_t j = 0; j < i; j++)
@@ -784,19 +823,31 @@ int tensor_write_meta(const char *path, const tensor *const *ts,
             if (!strcmp(meta[j].key, meta[i].key))
                 return terr(err, errlen, "%s: metadata key '%s' given twice",
                             path, meta[i].key);
-        if (c.kind == TENSOR_SAFETENSORS)
+        if (c->kind == TENSOR_SAFETENSORS)
             continue;
         if (strcmp(meta[i].key, TENSOR_MODEL_KEY))
             return terr(err, errlen, "%s: .%s files have no metadata: only "
                         "the model line (%s) can go with them, in %s.model; "
                         "write .safetensors to keep '%s'", path,
-                        tensor_container_name(c.kind), TENSOR_MODEL_KEY, path,
+                        tensor_container_name(c->kind), TENSOR_MODEL_KEY, path,
                         meta[i].key);
         if (strchr(meta[i].value, '\n') || strchr(meta[i].value, '\r'))
             return terr(err, errlen, "%s: the model line must be one line",
                         path);
-        c.line = meta[i].value;
+        c->line = meta[i].value;
     }
+    return 0;
+}
+
+int tensor_write_meta(const char *path, const tensor *const *ts,
+                      const char *const *keys, size_t count, int flags,
+                      const tensor_meta *meta, size_t nmeta, char *err,
+                      size_t errlen)
+{
+    struct wctx c = {path, ts, keys, count, flags, meta, nmeta, TENSOR_NPY,
+                     NULL};
+    if (prepare(&c, err, errlen))
+        return -1;
     char *tmp = NULL, *stmp = NULL, *side = NULL;
     if (c.kind != TENSOR_SAFETENSORS) {
         size_t sl = strlen(path) + 8;
@@ -830,6 +881,21 @@ int tensor_write_meta(const char *path, const tensor *const *ts,
     free(stmp);
     free(side);
     return r;
+}
+
+int tensor_write_fp(FILE *fp, const char *path, const tensor *const *ts,
+                    const char *const *keys, size_t count, int flags,
+                    char *err, size_t errlen)
+{
+    struct wctx c = {path, ts, keys, count, flags, NULL, 0, TENSOR_NPY, NULL};
+    if (prepare(&c, err, errlen))
+        return -1;
+    if (fill_main(fp, &c, err, errlen))
+        return -1;
+    if (ferror(fp) || fflush(fp) != 0)
+        return terr(err, errlen, "%s: write error: %s", path,
+                    strerror(errno ? errno : EIO));
+    return 0;
 }
 
 int tensor_write(const char *path, const tensor *const *ts,

@@ -13,14 +13,22 @@
  * Sizes claimed by a file are checked against the bytes really there
  * before anything is allocated for them.
  *
+ * Headerless inputs are tensors too: raw little-endian elements of a
+ * dtype the caller names (tensor_read_raw) and numbers as text
+ * (tensor_read_text, float64); tensor_read_any takes a tensor file or,
+ * when the content is no tensor container, text.
+ *
  * Writers are atomic: they write "<path>.tmp.<pid>" and rename it over the
- * path, so a failed write leaves nothing behind and never a half file.
+ * path, so a failed write leaves nothing behind and never a half file.  A
+ * command that commits several files together writes each into its own
+ * temp stream with tensor_write_fp.
  */
 #ifndef FPLAB_TENSOR_H
 #define FPLAB_TENSOR_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fplab/fplab.h"
 
@@ -39,6 +47,13 @@ typedef enum tensor_dtype {
 /* NumPy 1.x allows 32 dimensions. */
 #define TENSOR_MAXDIM 32
 
+typedef enum tensor_container {
+    TENSOR_NPY, TENSOR_NPZ, TENSOR_SAFETENSORS,
+    TENSOR_RAW, TENSOR_TEXT       /* headerless: tensor_read_raw, _text */
+} tensor_container;
+/* "npy", "npz", "safetensors", "raw", "text" */
+const char *tensor_container_name(tensor_container c);
+
 typedef struct tensor {
     tensor_dtype dtype;
     int ndim;                     /* 0 = scalar */
@@ -47,6 +62,11 @@ typedef struct tensor {
     unsigned char *data;          /* n elements, C order, little-endian,
                                      tensor_dtype_size(dtype) bytes each */
     char *source;                 /* "x.npz:key" or "x.npy", for messages */
+    /* Set by the readers, for messages and summaries: the container the
+     * tensor came from and its dtype as that file spells it ("<f4" or
+     * ">f2" in .npy/.npz, "BF16" in safetensors; "" for raw and text). */
+    tensor_container container;
+    char descr[16];
 } tensor;
 
 size_t tensor_dtype_size(tensor_dtype d);
@@ -77,10 +97,25 @@ int tensor_read(tensor *t, const char *spec, char *err, size_t errlen);
  * strings malloc'd; -1 on out of memory. */
 int tensor_spec_split(const char *spec, char **path, char **key);
 
-typedef enum tensor_container {
-    TENSOR_NPY, TENSOR_NPZ, TENSOR_SAFETENSORS
-} tensor_container;
-const char *tensor_container_name(tensor_container c);   /* "npy", "npz", "safetensors" */
+/* Raw little-endian elements of dtype, the whole file: a 1-D tensor.  A
+ * size that is not a whole number of elements is an error; dname names
+ * the dtype in that message as the user spelled it ("f16"; NULL: the
+ * numpy name). */
+int tensor_read_raw(tensor *t, const char *path, tensor_dtype dtype,
+                    const char *dname, char *err, size_t errlen);
+
+/* Numbers as text: a 1-D float64 tensor.  Numbers are separated by commas,
+ * semicolons, spaces or tabs, one or many per line; blank lines and lines
+ * starting with '#' are skipped; each is what strtod reads (decimal,
+ * hex-float, inf, nan), rounded to binary64.  Errors name the place
+ * ("g.csv:3:2: 'x' is not a number", "g.csv:1:2: empty field"). */
+int tensor_read_text(tensor *t, const char *path, char *err, size_t errlen);
+
+/* A tensor file as tensor_read reads it when spec names a member or the
+ * file's content is a tensor container (by its first bytes, as
+ * tensor_file_open decides); otherwise numbers as text (tensor_read_text).
+ * t->container says which. */
+int tensor_read_any(tensor *t, const char *spec, char *err, size_t errlen);
 
 /* An opened, validated tensor file: its members and metadata.  Opening
  * reads and checks the directory (zip central directory, safetensors
@@ -139,14 +174,26 @@ typedef struct tensor_meta {
 /* flags of tensor_write_meta */
 enum {
     TENSOR_WRITE_DEFLATE = 1,   /* .npz members deflated (np.savez_compressed) */
-    TENSOR_WRITE_ZIP64 = 2      /* .npz: ZIP64 records even for small members
+    TENSOR_WRITE_ZIP64 = 2,     /* .npz: ZIP64 records even for small members
                                    (the layout numpy uses for members of 4 GiB
                                    and more; for tests) */
+    TENSOR_WRITE_NPY_ANY = 4    /* a path not named .npz or .safetensors is
+                                   written as .npy (without the flag only
+                                   a .npy name is) */
 };
 int tensor_write_meta(const char *path, const tensor *const *ts,
                       const char *const *keys, size_t count, int flags,
                       const tensor_meta *meta, size_t nmeta, char *err,
                       size_t errlen);
+
+/* Write tensors into fp, an open stream that the caller commits: the
+ * temp file of a command that writes several outputs and renames them
+ * all into place only when every one is complete (cli_out).  path names
+ * the output (its container by name and flags, as tensor_write_meta) and
+ * appears in messages; no metadata, no sidecar.  0 or -1 with err. */
+int tensor_write_fp(FILE *fp, const char *path, const tensor *const *ts,
+                    const char *const *keys, size_t count, int flags,
+                    char *err, size_t errlen);
 
 /* The model line stored with a tensor file (spec as for tensor_read):
  * safetensors metadata key "fplab-model", else the sidecar "<path>.model".
@@ -191,8 +238,8 @@ int tensor_from_bits(tensor *t, const fl_format *f, int ndim,
 tensor_dtype tensor_dtype_for_format(const fl_format *f);
 
 /* ------------------------------------------------------------------------
- * The .npy header, for readers that keep their own element conversion
- * (fplab hist's amp_npy_parse).
+ * The .npy header of an image in memory (format version and layout, which
+ * a tensor read does not keep).
  * ---------------------------------------------------------------------- */
 typedef struct tensor_npy_info {
     int version_major, version_minor;

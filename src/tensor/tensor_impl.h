@@ -75,6 +75,9 @@ int tshape_count(const size_t *shape, int ndim, size_t esize, size_t *n,
                  size_t *bytes);
 /* "(3, 4)" of a bare shape. */
 void tshape_str(const size_t *shape, int ndim, char *buf, size_t len);
+/* Open a regular file for reading, its size in *size; NULL with err
+ * ("cannot open: ...", "not a regular file"). */
+FILE *topen(const char *path, uint64_t *size, char *err, size_t errlen);
 /* strdup that tolerates NULL (gives NULL). */
 char *tstrdup(const char *s);
 
@@ -91,6 +94,12 @@ int tnpy_load(tsrc *src, const char *name, const tensor_npy_info *h,
 int tnpy_header(const tensor *t, unsigned char **out, size_t *len);
 /* The dtype a .npy/.npz carries for t's dtype (bf16, fp8 -> uint). */
 tensor_dtype tnpy_dtype(tensor_dtype d);
+
+/* The container whose signature starts head (k bytes: the first 9 of the
+ * file, or all of a shorter one), or -1: "\x93NUMPY" .npy, '{' at offset
+ * 8 safetensors, "PK\3\4" or "PK\5\6" .npz, else a first byte 0x93 a
+ * .npy whose magic is damaged. */
+int tsniff(const unsigned char *head, size_t k);
 
 /* A file handle's member table: one entry per tensor. */
 typedef struct tmember {

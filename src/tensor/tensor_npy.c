@@ -1,6 +1,6 @@
 /*
  * tensor_npy.c — the NumPy .npy format: the one parser of .npy headers in
- * fplab (fplab hist's reader calls it too), the data loader, the writer.
+ * fplab, the data loader, the writer.
  *
  * Layout (numpy/lib/format.py, "NPY format"):
  *   bytes 0..5   magic "\x93NUMPY"
@@ -408,6 +408,8 @@ int tnpy_load(tsrc *src, const char *name, const tensor_npy_info *h,
     memcpy(t->shape, h->shape, sizeof t->shape);
     t->n = h->n;
     t->data = d;
+    _Static_assert(sizeof t->descr == sizeof h->descr, "descr sizes");
+    memcpy(t->descr, h->descr, sizeof t->descr);
     return 0;
 }
 

@@ -313,6 +313,7 @@ int tst_get(const tensor_file *tfc, const tmember *m, tensor *t, char *err,
     (void)tshape_count(t->shape, t->ndim, 1, &t->n, NULL);
     t->data = d;
     t->source = name;
+    snprintf(t->descr, sizeof t->descr, "%s", tensor_dtype_st_name(t->dtype));
     return 0;
 }
 

@@ -11,19 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
-
-static int cases, fails;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        cases++;                                                           \
-        if (!(cond)) {                                                     \
-            fails++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
+#include "../test_common.h"
 
 static int exists(const char *p)
 {
@@ -147,10 +135,5 @@ int main(int argc, char **argv)
                   "inexact,underflow,overflow,divbyzero,invalid"),
           "got %s", names);
 
-    printf("%d checks, %d failed\n", cases, fails);
-    if (cases != 43) {
-        fprintf(stderr, "ran %d checks, expected 43\n", cases);
-        return 1;
-    }
-    return fails ? 1 : 0;
+    return tc_finish("cli_util_test", 43);
 }

@@ -101,6 +101,8 @@ mk ref_trunc.npz   'PK\003\004\024\000\000\000\010\000'
 mk ref_trunc.safetensors '\100\000\000\000\000\000\000\000{"x": {"dtype": "F32"'
 "$FPLAB" ref cast "$N/c_f4_2d.npy" --out-format bf16 --out "$W/ref_bf16.npy" \
     > /dev/null 2>&1 || true
+"$FPLAB" ref cast "$N/c_f4_2d.npy" --out-format bf16 --out "$W/ref_bf16.safetensors" \
+    > /dev/null 2>&1 || true
 
 # ---- cases --------------------------------------------------------------
 is_root=0

@@ -21,6 +21,7 @@
 
 #include "fplab/fplab.h"
 #include "fplab/parallel.h"
+#include "../test_common.h"
 
 /* 3 parts of 2^15 + 5: big enough that the threaded API uses 2 and 3
  * threads (it keeps at least 2^14 elements per thread). */
@@ -31,10 +32,7 @@ static long compared, failures;
 
 static uint64_t next(void)
 {
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return tc_splitmix(&rng);
 }
 
 /* Inputs: random bit patterns (all classes), values near the target's
@@ -111,12 +109,7 @@ static void check(int same, unsigned flags_a, unsigned flags_b,
 
 int main(void)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0)
-                            : (uint64_t)time(NULL) * 1000003u;
-    printf("sr_threads: seed %" PRIu64 " (replay with FPLAB_TEST_SEED=%" PRIu64
-           ")\n", seed, seed);
-    rng = seed;
+    rng = tc_seed("sr_threads");
 
     static float x[N], r1[N], r2[N], rs[N];
     static double y[N], d1[N], d2[N], ds[N];

@@ -7,6 +7,10 @@ binary32 steps of the NVIDIA recipes), on a seeded random float32 tensor
 with zeros, binary32 subnormals, ties of the element grids, huge and tiny
 blocks, a NaN and an Inf; the dequantized tensor, the codes and the block
 scales written by fplab must equal these to the bit (NaN where NaN).
+The same tensor read from an .npz and a .safetensors member, and rounded
+to bfloat16 (safetensors BF16, .npy uint16 with --in-format), outputs
+written to .npz and .safetensors, and fplab hist over each input against
+its report over the equivalent .npy.
 
   MX (OCP MX v1.0 section 6.3): shared = floor(log2 max|V|) - emax_elem,
     clamped at -127 (NaN scale 0xFF for a block with Inf/NaN); P = V / 2^s
@@ -21,7 +25,6 @@ The seed is printed; FPLAB_TEST_SEED replays it.  Exit 77 without numpy.
 import os
 import subprocess
 import sys
-import time
 
 try:
     import numpy as np
@@ -29,11 +32,12 @@ except ImportError:
     print("numpy_check: no numpy in this python: skipped")
     sys.exit(77)
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import seed, st_parse, st_write  # noqa: E402 (tests/testlib.py)
+
 FPLAB, WORK = sys.argv[1], sys.argv[2]
 os.makedirs(WORK, exist_ok=True)
-seed = int(os.environ.get("FPLAB_TEST_SEED", "0") or 0) or int(time.time() * 1000) % (2**32)
-print("numpy_check: seed %d (replay with FPLAB_TEST_SEED=%d)" % (seed, seed))
-rng = np.random.default_rng(seed)
+rng = np.random.default_rng(seed("numpy_check"))
 np.seterr(all="ignore")
 F32 = np.float32
 FLT_MAX = F32(np.finfo(np.float32).max)
@@ -255,12 +259,92 @@ for src, arr in (("x", x),):
         compare(src + " " + sch, d, wd, "dequant")
         compare(src + " " + sch, np.where(nan, 0, c), np.where(nan, 0, wc), "codes")
 
-# 12 MX runs and NVFP4 (dequant, codes, scales) and 2 per-tensor runs
+# Inputs and outputs in every container (fplab_tensor): the tensor as a
+# member of an .npz and of a .safetensors file, and rounded to bfloat16 as
+# safetensors BF16 and as .npy uint16 bits (--in-format bfloat16), each
+# against the model of the values it holds; outputs to .npz (numpy reads
+# them) and .safetensors (read here with json and struct).
+
+
+def st_read(path, key):
+    _, header, _, data = st_parse(path)
+    e = header[key]
+    dt = {"F32": np.float32, "U8": np.uint8}[e["dtype"]]
+    a, b = e["data_offsets"]
+    return np.frombuffer(data[a:b], dtype=dt).reshape(e["shape"])
+
+
+def to_bf16_bits(a):
+    """float32 to bfloat16 bits, nearest even (NaN stays NaN)."""
+    u = a.view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def run_io(scheme, spec, out, extra=()):
+    cmd = [FPLAB, "quantize", "--scheme", scheme, spec, "--dequant-out", out + "_d.npz",
+           "--codes-out", out + "_c.safetensors", "--scales-out", out + "_s.npy"] + list(extra)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("numpy_check: %s failed: %s" % (" ".join(cmd), p.stderr.decode()))
+    with np.load(out + "_d.npz") as z:
+        d = z["dequant"]
+    return d, st_read(out + "_c.safetensors", "codes"), np.load(out + "_s.npy")
+
+
+def hist_lines(spec, extra=()):
+    """fplab hist's report without its first line (which names the input)."""
+    cmd = [FPLAB, "hist", spec, "--format", "fp8-e4m3", "--out", os.path.join(WORK, "h"),
+           "--scaling", "mxfp8-e4m3,nvfp4"] + list(extra)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        sys.exit("numpy_check: %s failed: %s" % (" ".join(cmd), p.stderr.decode()))
+    return p.stdout.decode().splitlines()[1:-1]
+
+
+hist_runs = 0
+
+
+def compare_hist(name, got, want):
+    global fails, hist_runs
+    hist_runs += 1
+    if got != want or len(got) < 20:
+        fails += 1
+        print("FAIL hist %s: %d lines differ from the .npy run's" %
+              (name, sum(a != b for a, b in zip(got, want)) + abs(len(got) - len(want))))
+
+
+xb_bits = to_bf16_bits(x)
+xb = (xb_bits.astype(np.uint32) << 16).view(np.float32)
+np.savez(os.path.join(WORK, "w.npz"), x=x, other=x[:2])
+# unpadded, as some writers leave the header
+st_write(os.path.join(WORK, "w.safetensors"),
+         {"x": ("F32", x.shape, x.tobytes()), "g": ("BF16", x.shape, xb_bits.tobytes())},
+         pad=False)
+np.save(os.path.join(WORK, "xb_bits.npy"), xb_bits)
+np.save(os.path.join(WORK, "xb.npy"), xb)
+io_cases = (
+    ("npz member", os.path.join(WORK, "w.npz") + ":x", (), x),
+    ("safetensors F32", os.path.join(WORK, "w.safetensors") + ":x", (), x),
+    ("safetensors BF16", os.path.join(WORK, "w.safetensors") + ":g", (), xb),
+    ("npy bf16 bits", os.path.join(WORK, "xb_bits.npy"), ("--in-format", "bfloat16"), xb),
+)
+for k, (name, spec, extra, arr) in enumerate(io_cases):
+    d, c, s = run_io("mxfp8-e4m3", spec, os.path.join(WORK, "io%d" % k), extra)
+    wd, wc, ws = mx_ref(arr, "e4m3", "floor")
+    compare(name + " mxfp8-e4m3", d, wd, "dequant")
+    compare(name + " mxfp8-e4m3", c, wc, "codes")
+    compare(name + " mxfp8-e4m3", s, ws, "scales")
+    plain = os.path.join(WORK, "x.npy" if arr is x else "xb.npy")
+    compare_hist(name, hist_lines(spec, extra), hist_lines(plain))
+
+# 12 MX runs and NVFP4 (dequant, codes, scales), 2 per-tensor runs and the
+# 4 container runs (MX: dequant, codes, scales)
 want_checked = (12 * (2 * x.size + x.size // 32) + 2 * x.size + x.size // 16 +
-                2 * 2 * x.size)
+                2 * 2 * x.size + 4 * (2 * x.size + x.size // 32))
 print("numpy_check: %d values compared bit for bit, %d mismatching arrays" %
       (checked, fails))
-if checked != want_checked:
-    print("numpy_check: expected %d comparisons" % want_checked)
+if checked != want_checked or hist_runs != len(io_cases):
+    print("numpy_check: expected %d comparisons and %d hist runs" %
+          (want_checked, len(io_cases)))
     sys.exit(1)
 sys.exit(1 if fails else 0)
