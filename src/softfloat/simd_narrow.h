@@ -435,7 +435,9 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
     K.wzero = zero + P->zerofl;
     /* lowsub: mask of the sh0 low bits; the quotient's last bit is bit
      * sh0 of a, or for p = 1 the hidden bit, always 1 */
-    K.vm0 = zero + (((uint32_t)1 << (P->C - 1)) - 1);
+    /* (read only by lowsub formats, where C - 1 = sh0 < 24; other
+     * formats' C may exceed 32) */
+    K.vm0 = zero + (P->lowsub ? ((uint32_t)1 << (P->C - 1)) - 1 : 0);
     K.lsbm = zero + (uint32_t)(P->C - 1 < 23);
     K.lsb1 = zero + (uint32_t)(P->C - 1 >= 23);
     K.podd = zero - (uint32_t)(P->C - 1 < 23);
