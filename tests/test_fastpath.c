@@ -1388,6 +1388,60 @@ static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
     return cases;
 }
 
+/* fl_mul on binary16 for every pair with an infinite or NaN operand:
+ * the 2048 such encodings against themselves and against 64 finite ones
+ * (signed zeros, subnormal and normal extremes, one, random), both
+ * orders, under the x86 and SoftFloat NaN rules (the hardware path takes
+ * every encoding there) and one other rule, random tininess, every level;
+ * against the generic code, value and flag word.  Returns the case count. */
+static uint64_t h16_special_cases(uint64_t *s)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    static const uint64_t fixed[12] = { 0x0000, 0x0001, 0x03FF, 0x0400,
+                                        0x3C00, 0x7BFF, 0x3555, 0x0200,
+                                        0x1000, 0x5800, 0x7000, 0x2E66 };
+    uint64_t ops[2048 + 64], cases = 0;
+    size_t n = 0, i, j;
+    int lv, r;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (i = 0; i < 1024; i++) {
+        ops[n++] = 0x7C00 + i;
+        ops[n++] = 0xFC00 + i;
+    }
+    for (i = 0; i < 12; i++) {
+        ops[n++] = fixed[i];
+        ops[n++] = fixed[i] | 0x8000;
+    }
+    while (n < 2048 + 64) {
+        const uint64_t x = sm_next(s) & 0xFFFF;
+        if ((x & 0x7C00) != 0x7C00)
+            ops[n++] = x;
+    }
+    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        for (r = 0; r < 3; r++) {
+            fl_ctx c = fl_ctx_make(FL_RNE);
+            c.nan = (uint8_t)(r == 0 ? FL_NANP_X86 : r == 1 ? FL_NANP_SOFTFLOAT
+                                     : 1 + sm_next(s) % 3);
+            for (i = 0; i < n; i++)
+                for (j = 0; j < (i < 2048 ? n : 2048); j++) {
+                    unsigned wf = 0, gf = 0;
+                    uint64_t w, g;
+                    c.tininess = (uint8_t)(sm_next(s) & 1);
+                    w = fl_mul(&sf, ops[i], ops[j], &c, &wf);
+                    g = fl_mul(ff, ops[i], ops[j], &c, &gf);
+                    if (w != g || wf != gf)
+                        report(OP_MUL, ff, &c, ops[i], ops[j], 0, w, wf, g, gf);
+                    cases++;
+                }
+        }
+    }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
 static long never_fast(uint64_t *s, uint64_t *cases);
 
 static int run_random(void)
@@ -1471,6 +1525,16 @@ static int run_random(void)
     {
         uint64_t lvs = 0, hc = h16_cases(&s, per_op, &lvs), hb;
         hb = h16_border_cases(&s);
+        {
+            const uint64_t hs = h16_special_cases(&s);
+            printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
+                   "binary16 mul inf/NaN", hs, failures);
+            /* (2048 * 2112 + 64 * 2048) pairs, 3 NaN rules, >= 1 level */
+            if (hs < 3ull * (2048 * 2112 + 64 * 2048)) {
+                printf("FAIL: binary16 mul inf/NaN: too few cases\n");
+                bad = 1;
+            }
+        }
         printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
                "binary16 tiny border", hb, failures);
         if (hb < 10000) {

@@ -743,6 +743,17 @@ FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
            (w & 0xFFFFFF00FFull) == 0;
 }
+
+/* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of
+ * the context 0 or 4) and F16C: fl__h16_mul_hw takes every encoding. */
+FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
+{
+    uint64_t w;
+    __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
+    return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
+           (w & 0xFBFFFFFF00FFull) == 0 &&
+           __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0;
+}
 #endif /* FL__H16_SSE */
 
 static inline int fl__fast_add(const fl_format *f, uint64_t a, uint64_t b,

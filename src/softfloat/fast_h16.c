@@ -3,8 +3,10 @@
  * even through the host's F16C conversions (x86-64 with GCC or Clang; run
  * only when CPUID reports F16C, see fl__h16_hw).  fl_mul and fl_fma call
  * them for finite operands when fl__h16_take accepts the format and the
- * context (fast.h), in place of the SSE2 versions there; tests/
- * test_fastpath.c proves both against the generic code.
+ * context (fast.h), in place of the SSE2 versions there, and fl_mul calls
+ * fl__h16_mul_hw for every encoding when the context's NaN rule is the
+ * host's (fl__h16_take_host); tests/test_fastpath.c proves both against
+ * the generic code (every pair with an infinite or NaN operand included).
  *
  * Multiplication: vcvtph2ps turns both operands into binary32 exactly
  * (subnormals included); their product is exact in binary32 (22 bits,
@@ -56,7 +58,6 @@ static const uint8_t fl__h16_hwfw[32] = {
     FL__H16_HW(20), FL__H16_HW(21), FL__H16_HW(22), FL__H16_HW(23),
     FL__H16_HW(24), FL__H16_HW(25), FL__H16_HW(26), FL__H16_HW(27),
     FL__H16_HW(28), FL__H16_HW(29), FL__H16_HW(30), FL__H16_HW(31) };
-#undef FL__H16_HW
 
 /* The tininess border (binary32) by c->tininess: before, after. */
 static const float fl__h16_tb[2] = { 0x1p-14f - 0x1p-26f, 0x1p-14f };
@@ -85,10 +86,14 @@ __attribute__((constructor)) static void fl__h16_detect(void)
 
 #define FL__H16_TARGET __attribute__((target("avx,f16c")))
 
-/* |x| as binary32. */
+/* |x| as binary32, lane 0; all four lanes. */
 FL__H16_TARGET static inline __m128 fl__h16_absf(__m128 x)
 {
     return _mm_andnot_ps(_mm_set_ss(-0.0f), x);
+}
+FL__H16_TARGET static inline __m128 fl__h16_absf4(__m128 x)
+{
+    return _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
 }
 
 /* The flags of a result: ab = |binary16 result| and ax = |exact value|
@@ -109,20 +114,94 @@ FL__H16_TARGET static inline unsigned fl__h16_hwflags(__m128 ab, __m128 ax,
                         (unsigned)(code >> 11 & 0x10)];
 }
 
+/* Multiplication of any two encodings (NaN and infinite operands too)
+ * when the context's NaN rule is the host's (x86, SoftFloat 8086-SSE: the
+ * first NaN operand quieted, else the default NaN 0xFE00), and of finite
+ * ones for every rule (mul.c).  The host's product gives the value:
+ * vcvtph2ps keeps a NaN's sign and payload and sets its quiet bit,
+ * vmulss returns its first operand when that is a NaN and else its second
+ * (operand order pinned below), 0 * inf gives the default NaN -0x1.8p128
+ * (0xFE00 once converted), inf times a nonzero finite value the signed
+ * infinity; vcvtps2ph keeps the sign and the top 10 payload bits and sets
+ * the quiet bit.
+ *
+ * The flags come from one table, fl__h16_mulfw, indexed by four lanes of
+ * one comparison, each true where unordered, and the NaN classes of the
+ * operands.  Lanes: down (result < x, x the exact product, both signed),
+ * up (x < result), tiny (|x| below the tininess border), big (|x| beyond
+ * the largest binary32 below 65520: overflow, the operands being finite).
+ * A NaN result sets down and up, which no number does; an infinite operand
+ * sets big alone (result and x the same infinity); a finite overflow sets
+ * big and one direction.  Classes, on 16-bit lanes beside the product:
+ * na, nb (magnitude above 0x7C00), qa, qb (above 0x7DFF, quiet).  Invalid:
+ * a signaling operand, or a NaN result from no NaN operand (0 * inf). */
+#define FL__H16_MF(i)                                                        \
+    (((i) & 3) == 3                                 /* NaN result */         \
+         ? ((((i) >> 4 & 1) & !((i) >> 6 & 1)) |    /* a signaling */        \
+                    (((i) >> 5 & 1) & !((i) >> 7 & 1)) | /* b signaling */   \
+                    !(((i) >> 4 | (i) >> 5) & 1)    /* 0 * inf */            \
+                ? FL_INVALID : 0)                                            \
+     : ((i) & 0xB) == 8 ? 0                         /* an infinite operand */ \
+     : ((i) & 3 ? FL_INEXACT | ((i) & 2 ? FL_TERN_UP : FL_TERN_DOWN) |       \
+                      ((i) & 4 ? FL_UNDERFLOW : 0)                           \
+                : 0) |                                                       \
+           ((i) & 8 ? FL_OVERFLOW : 0))
+#define FL__H16_MF8(i)                                                       \
+    FL__H16_MF(i), FL__H16_MF((i) + 1), FL__H16_MF((i) + 2),                 \
+        FL__H16_MF((i) + 3), FL__H16_MF((i) + 4), FL__H16_MF((i) + 5),       \
+        FL__H16_MF((i) + 6), FL__H16_MF((i) + 7)
+#define FL__H16_MF64(i)                                                      \
+    FL__H16_MF8(i), FL__H16_MF8((i) + 8), FL__H16_MF8((i) + 16),             \
+        FL__H16_MF8((i) + 24), FL__H16_MF8((i) + 32), FL__H16_MF8((i) + 40), \
+        FL__H16_MF8((i) + 48), FL__H16_MF8((i) + 56)
+static const uint8_t fl__h16_mulfw[256] = {
+    FL__H16_MF64(0), FL__H16_MF64(64), FL__H16_MF64(128), FL__H16_MF64(192) };
+#undef FL__H16_MF64
+#undef FL__H16_MF8
+#undef FL__H16_MF
+#undef FL__H16_HW
+
+/* Lanes 2 and 3 of the right and left comparison operands: the tininess
+ * border by c->tininess, and the largest binary32 below 65520. */
+static const float fl__h16_tbv[2][4] __attribute__((aligned(16))) = {
+    { 0, 0, 0x1p-14f - 0x1p-26f, 0x1.ffdffep15f },
+    { 0, 0, 0x1p-14f, 0x1.ffdffep15f } };
+static const int16_t fl__h16_nanlim[2][8] __attribute__((aligned(16))) = {
+    { 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF },
+    { 0x7C00, 0x7C00, 0x7DFF, 0x7DFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF } };
+
 FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
                                        uint64_t b, const fl_ctx *c,
                                        unsigned *flags)
 {
-    const __m128 v = _mm_cvtph_ps(
-        _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16)));
+    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 vb = _mm_movehdup_ps(v);
+    /* 16-bit lanes |a| |b| |a| |b| against 0x7C00 0x7C00 0x7DFF 0x7DFF (the
+     * other lanes zero against 0x7FFF: false); bits na nb qa qb */
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi32(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
+    const unsigned cls =
+        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    __m128 p;
     (void)f;
-    const __m128 p = _mm_mul_ss(v, _mm_movehdup_ps(v));
-    const uint64_t code = (uint16_t)_mm_cvtsi128_si32(
-        _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT));
-    *flags |= fl__h16_hwflags(
-        fl__h16_absf(_mm_cvtph_ps(_mm_cvtsi32_si128((int)code))),
-        fl__h16_absf(p), code, c);
-    return code;
+    /* p = a * b with a the first source operand (the NaN it returns) */
+    __asm__("vmulss %2, %1, %0" : "=x"(p) : "x"(v), "x"(vb));
+    {
+        const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
+        const __m128 rv = _mm_cvtph_ps(h);
+        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
+        const __m128 AX = fl__h16_absf4(X);
+        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+        /* result x |x| big  against  x result border |x| */
+        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
+        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
+        *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
+                                cls << 4];
+        return (uint16_t)_mm_cvtsi128_si32(h);
+    }
 }
 
 FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,

@@ -48,11 +48,13 @@ FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
+    if (fl__h16_take_host(f, c))        /* every encoding, no branch */
+        return fl__h16_mul_hw(f, a, b, c, flags);
     if (fl__h16_take(f, c)) {
         if (fl__h16_special(a) | fl__h16_special(b))
             return fl__h16_mul_special(a, b, c, flags);
         if (__atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0)
-            return fl__h16_mul_hw(f, a, b, c, flags);
+            return fl__h16_mul_hw(f, a, b, c, flags);     /* finite */
         return fl__h16_mul(a, b, c, flags);
     }
 #endif
