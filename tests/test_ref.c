@@ -31,30 +31,12 @@
 #include "fplab/fplab.h"
 #include "fplab/ref.h"
 #include "fplab/tensorcore.h"
+#include "test_common.h"
 
 static uint64_t rng;
-static long failures;
 
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return tc_splitmix(&rng); }
 static size_t rndn(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            if (failures <= 20) {                                              \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-                printf(__VA_ARGS__);                                           \
-                printf("\n");                                                  \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
 
 /* ------------------------------------------------------------------------
  * Formats and inputs.
@@ -1461,16 +1443,11 @@ static void known_values(void)
 
 int main(int argc, char **argv)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0)
-                            : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+    const uint64_t seed = tc_seed("test_ref");
     long scale = getenv("FPLAB_TEST_SCALE") ? atol(getenv("FPLAB_TEST_SCALE")) : 1;
     long nb = 2500 * (scale < 1 ? 1 : scale), ntc = 600 * (scale < 1 ? 1 : scale),
          nf = 300 * (scale < 1 ? 1 : scale), nt = 40;
     const char *only = argc > 1 ? argv[1] : NULL;
-    printf("test_ref: seed %" PRIu64 " (replay with FPLAB_TEST_SEED=%" PRIu64 ")\n",
-           seed, seed);
-    fflush(stdout);
     rng = seed;
     if (!only || !strcmp(only, "text")) {
         text_tests();
@@ -1512,10 +1489,10 @@ int main(int argc, char **argv)
         printf("threads: %ld comparisons\n", n_threads);
         CHECK(n_threads == nt * 3, "threads ran %ld", n_threads);
     }
-    if (failures) {
-        printf("test_ref: %ld failures (seed %" PRIu64 ")\n", failures, seed);
-        return 1;
+    {
+        const tc_counts *k = tc_counter();
+        printf("test_ref: %d checks, %d failures (seed %" PRIu64 ")\n", k->cases,
+               k->failures, seed);
+        return k->failures ? 1 : 0;
     }
-    printf("test_ref: all passed\n");
-    return 0;
 }

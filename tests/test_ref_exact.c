@@ -23,6 +23,7 @@
 #include "fplab/fplab.h"
 #include "fplab/ref.h"
 #include "mpfr_oracle.h"
+#include "test_common.h"
 
 #ifndef FPLAB_HAVE_MPFR
 int main(void)
@@ -35,28 +36,10 @@ int main(void)
 #include <mpfr.h>
 
 static uint64_t rng;
-static long failures, cases;
+static long cases;
 
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return tc_splitmix(&rng); }
 static size_t rndn(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
-
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            failures++;                                                        \
-            if (failures <= 20) {                                              \
-                printf("FAIL %s:%d: ", __FILE__, __LINE__);                    \
-                printf(__VA_ARGS__);                                           \
-                printf("\n");                                                  \
-            }                                                                  \
-        }                                                                      \
-    } while (0)
 
 #define PREC 8192
 
@@ -363,17 +346,13 @@ static void specials(void)
 
 int main(void)
 {
-    const char *e = getenv("FPLAB_TEST_SEED");
-    uint64_t seed = e && *e ? strtoull(e, NULL, 0)
-                            : (uint64_t)time(NULL) * 1000003u ^ (uint64_t)getpid();
+    const uint64_t seed = tc_seed("test_ref_exact");
     long scale = getenv("FPLAB_TEST_SCALE") ? atol(getenv("FPLAB_TEST_SCALE")) : 1;
     long count = 1500 * (scale < 1 ? 1 : scale);
     static const char *const names[] = {"binary16", "bfloat16", "binary32",
         "binary64", "tf32", "fp8-e5m2", "fp8-e4m3", "ieee:3:2", "ieee:11:10",
         "ieee:6:30"};
     char err[128];
-    printf("test_ref_exact: seed %" PRIu64 " (replay with FPLAB_TEST_SEED=%" PRIu64
-           ")\n", seed, seed);
     rng = seed;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (fl_format_parse(&fmts[nfmts], names[i], err, sizeof err) == 0)
@@ -384,11 +363,11 @@ int main(void)
     printf("exact: %ld elements against MPFR, %ld hand-made special cases\n", cases,
            nspec);
     CHECK(cases >= count && nspec == 11, "ran %ld elements, %ld specials", cases, nspec);
-    if (failures) {
-        printf("test_ref_exact: %ld failures (seed %" PRIu64 ")\n", failures, seed);
-        return 1;
+    {
+        const tc_counts *k = tc_counter();
+        printf("test_ref_exact: %d checks, %d failures (seed %" PRIu64 ")\n", k->cases,
+               k->failures, seed);
+        return k->failures ? 1 : 0;
     }
-    printf("test_ref_exact: all passed\n");
-    return 0;
 }
 #endif

@@ -274,11 +274,6 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_ACC(acc, m, w) ((acc) |= (m) & (w))
 #include "simd_narrow.h"
 
-/* 2 = AVX-512, 1 = AVX2, 0 = none (the same rule as fast_simd.c). */
-static int fl__nsimd_level(void)
-{
-    return fl__simd_available();
-}
 #endif /* FL__NSIMD */
 
 /* The kernel for level (-1: the best this CPU runs) over the first
@@ -291,7 +286,7 @@ static size_t fl__narrow_kernel(const fl_format *f, float *dst,
     fl__npar P;
     *ok = 0;
     if (level < 0)
-        level = fl__nsimd_level();
+        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
     if (level == 0 || !fl__npar_init(&P, f, c))
         return 0;
     *ok = 1;
@@ -324,7 +319,7 @@ size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
 #ifdef FL__NSIMD
     fl__npar P;
     if (level < 0)
-        level = fl__nsimd_level();
+        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
     if (level == 0 || !fl__npar_init(&P, f, c))
         return 0;
 #ifdef FPLAB_AVX512
