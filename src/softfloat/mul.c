@@ -48,7 +48,7 @@ FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
-    if (fl__h16_take_host(f, c))        /* every encoding, no branch */
+    if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
         return fl__h16_mul_hw(f, a, b, c, flags);
     if (fl__h16_take(f, c)) {
         if (fl__h16_special(a) | fl__h16_special(b))
