@@ -86,6 +86,13 @@ int fl__mx_fast(const fl__sc_elem *e, const fl_scale_scheme *s,
                 uint8_t *scales, float *deq, uint32_t *nsub,
                 uint32_t *nsat, uint8_t *done);
 
+/* Codes of y[0..n) in e's format (e->fast: the plain layout) in context
+ * c, element i with stochastic-rounding index c->sr_index + i: q[i] and
+ * ov[i] (1 where the conversion raises overflow) exactly as fl_from_float
+ * gives them, through the bulk rounding (bulk.c). */
+void fl__sc_round_codes(const fl__sc_elem *e, const float *y, size_t n,
+                        const fl_ctx *c, uint8_t *q, uint8_t *ov);
+
 /* Statistics of one block (or tensor) from inputs and dequantized values;
  * nan_scale: the block's scale is NaN.  Adds to st, fills bs if not NULL
  * (nsub and nsat come from the quantizer). */
