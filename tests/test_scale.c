@@ -756,9 +756,10 @@ static long sweep(const char *name)
             }
             nb++;
         }
-        static const int rms[3] = {FL_RNE, FL_RNA, FL_RTZ};
+        /* stochastic rounding: the bulk route, not the integer kernel */
+        static const int rms[4] = {FL_RNE, FL_RNA, FL_RTZ, FL_RSR};
         for (int rule = 0; rule < FL_MX_RULE_COUNT; rule++)
-            for (int q = 0; q < 3; q++) {
+            for (int q = 0; q < 4; q++) {
                 s.rule = g.rule = rule;
                 s.rm = g.rm = rms[q];
                 quant(&s, x, (size_t)nb * 32, 32, &r1);
@@ -817,7 +818,8 @@ START_TEST(mx_fast_equals_generic_random)
                     x[b * 32 + i] = rand_elem(center, specials);
             }
             s.rule = (int)(rnd() % FL_MX_RULE_COUNT);
-            s.rm = (int[]){FL_RNE, FL_RNA, FL_RTZ}[rnd() % 3];
+            s.rm = (int[]){FL_RNE, FL_RNA, FL_RTZ, FL_RSR}[rnd() % 4];
+            s.seed = rnd();
             g = s;
             g.force_generic = 1;
             quant(&s, x, NB * 32, 64, &r1);

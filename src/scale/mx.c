@@ -158,6 +158,83 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
     *nsat = sat;
 }
 
+/* Stochastic rounding through the bulk rounding (bulk.c), a chunk of
+ * blocks at a time.  P_i = V_i * 2^-s is exact in binary32 where it is
+ * zero or at least 2^-126 (V_i / X is below 2^(emax_elem + 1) under every
+ * rule: no overflow); the few elements below that are rounded by the core
+ * from their exact binary64 value, as the general route does (for
+ * exactness by construction: they lie so far below half an element step
+ * that no random draw rounds them up, rounded in binary32 or not).  Element i
+ * of the chunk has stochastic-rounding index base + i there as here.
+ * Blocks with a NaN scale are left to the general route (done = 0). */
+static int mx_bulk(const fl__sc_elem *e, const fl_scale_scheme *s, const float *x,
+                   size_t nb, uint64_t base, uint8_t *codes, uint8_t *scales,
+                   float *deq, uint32_t *nsub, uint32_t *nsat, uint8_t *done)
+{
+    const size_t k = s->block, n = nb * k;
+    float *y = malloc(n * sizeof *y);
+    uint8_t *q = malloc(n), *ov = malloc(n), *tiny = malloc(n);
+    int32_t *sh = malloc(nb * sizeof *sh);
+    if (!y || !q || !ov || !tiny || !sh) {
+        free(y), free(q), free(ov), free(tiny), free(sh);
+        return 0;   /* the general route then */
+    }
+    fl_ctx c = fl_ctx_make(s->rm);
+    c.saturate = 1;
+    c.sr_seed = s->seed;
+    for (size_t j = 0; j < nb; j++) {
+        const float *xb = x + j * k;
+        uint32_t amax = 0, nan = 0;
+        for (size_t i = 0; i < k; i++) {
+            const uint32_t u = fl__f2u(xb[i]) & 0x7FFFFFFFu;
+            nan |= u > 0x7F800000u;
+            amax = u > amax ? u : amax;
+        }
+        const unsigned code = nan ? FL__E8M0_NAN : fl__mx_scale_code(e, s->rule, amax);
+        done[j] = code != FL__E8M0_NAN;
+        sh[j] = (int32_t)code - 127;
+        if (scales)
+            scales[j] = (uint8_t)code;
+        /* 2^-s in binary32 (2^-127 a subnormal, exact) */
+        const float p = done[j] ? ldexpf(1.0f, -sh[j]) : 0.0f;
+        for (size_t i = 0; i < k; i++) {
+            const float v = xb[i] * p;
+            const uint32_t a = fl__f2u(v) & 0x7FFFFFFFu;
+            tiny[j * k + i] = (uint8_t)(done[j] && a != 0 && a < 0x00800000u);
+            y[j * k + i] = v;
+        }
+    }
+    c.sr_index = base;
+    fl__sc_round_codes(e, y, n, &c, q, ov);
+    for (size_t j = 0; j < nb; j++) {
+        if (!done[j])
+            continue;
+        uint32_t sub = 0, sat = 0;
+        const double p2 = ldexp(1.0, sh[j]);
+        for (size_t i = 0; i < k; i++) {
+            const size_t t = j * k + i;
+            if (tiny[t]) {
+                unsigned fl = 0;
+                c.sr_index = base + t;
+                q[t] = (uint8_t)fl_from_double(e->f, ldexp((double)x[t], -sh[j]), &c, &fl);
+                ov[t] = (fl & FL_OVERFLOW) != 0;
+            }
+            sat += ov[t];
+            sub += e->sub[q[t]];
+            /* X * P_i exact in binary64; one rounding to binary32 (the
+             * host's, in its default state as fast.h assumes) */
+            if (deq)
+                deq[t] = (float)(e->val[q[t]] * p2);
+        }
+        if (codes)
+            memcpy(codes + j * k, q + j * k, k);
+        nsub[j] = sub;
+        nsat[j] = sat;
+    }
+    free(y), free(q), free(ov), free(tiny), free(sh);
+    return 1;
+}
+
 #define CHUNK 1024   /* blocks per pass: inputs, codes and dequant in cache */
 
 int fl__scale_quantize_mx(const fl_scale_scheme *s, const float *x, size_t n,
@@ -172,6 +249,8 @@ int fl__scale_quantize_mx(const fl_scale_scheme *s, const float *x, size_t n,
     const int stats = !o->skip_stats;
     const int fast_ok = !s->force_generic && e.fast && k == 32 &&
                         (s->rm == FL_RNE || s->rm == FL_RNA || s->rm == FL_RTZ);
+    /* modes the integer kernel lacks (stochastic rounding) */
+    const int bulk_ok = !s->force_generic && !fast_ok && e.fast && e.f;
     const size_t ch = nb < CHUNK ? (nb ? nb : 1) : CHUNK;
     uint32_t *nsub = malloc(ch * sizeof *nsub), *nsat = malloc(ch * sizeof *nsat);
     uint8_t *done = malloc(ch);
@@ -193,6 +272,9 @@ int fl__scale_quantize_mx(const fl_scale_scheme *s, const float *x, size_t n,
         int fast = 0;
         if (fast_ok)
             fast = fl__mx_fast(&e, s, xc, nbc, cc, sc, dc, nsub, nsat, done);
+        else if (bulk_ok)
+            fast = mx_bulk(&e, s, xc, nbc, (uint64_t)(b0 * k), cc, sc, dc, nsub, nsat,
+                           done);
         for (size_t j = 0; j < nbc; j++) {
             const float *xb = xc + j * k;
             unsigned code;
