@@ -1388,7 +1388,8 @@ static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
     return cases;
 }
 
-/* fl_mul on binary16 for every pair with an infinite or NaN operand:
+/* fl_mul and fl_add on binary16 for every pair with an infinite or NaN
+ * operand (and fl_fma on triples with one, below):
  * the 2048 such encodings against themselves and against 64 finite ones
  * (signed zeros, subnormal and normal extremes, one, random), both
  * orders, under the x86 and SoftFloat NaN rules (the hardware path takes
@@ -1434,8 +1435,47 @@ static uint64_t h16_special_cases(uint64_t *s)
                     g = fl_mul(ff, ops[i], ops[j], &c, &gf);
                     if (w != g || wf != gf)
                         report(OP_MUL, ff, &c, ops[i], ops[j], 0, w, wf, g, gf);
+                    wf = gf = 0;
+                    w = fl_add(&sf, ops[i], ops[j], &c, &wf);
+                    g = fl_add(ff, ops[i], ops[j], &c, &gf);
+                    if (w != g || wf != gf)
+                        report(OP_ADD, ff, &c, ops[i], ops[j], 0, w, wf, g, gf);
+                    cases += 2;
+                }
+            /* fl_fma: every triple of a small set of each class (signed
+             * zeros, infinities, quiet and signaling NaNs, finite values),
+             * then each of the 2048 specials in each place with 64 random
+             * pairs of the others */
+            {
+                static const uint64_t few[14] = { 0x0000, 0x8000, 0x7C00, 0xFC00,
+                                                  0x7E00, 0xFE01, 0x7C01, 0xFD55,
+                                                  0x3C00, 0xBC00, 0x7BFF, 0x0001,
+                                                  0x8400, 0x4500 };
+                uint64_t t[3];
+                int p;
+                for (i = 0; i < 14 * 14 * 14 + 3 * 2048 * 64; i++) {
+                    unsigned wf = 0, gf = 0;
+                    uint64_t w, g;
+                    if (i < 14 * 14 * 14) {
+                        t[0] = few[i % 14];
+                        t[1] = few[i / 14 % 14];
+                        t[2] = few[i / 196];
+                    } else {
+                        const size_t k = i - 14 * 14 * 14;
+                        p = (int)(k / (2048 * 64));
+                        t[0] = ops[sm_next(s) % n];
+                        t[1] = ops[sm_next(s) % n];
+                        t[2] = ops[sm_next(s) % n];
+                        t[p] = ops[k / 64 % 2048];
+                    }
+                    c.tininess = (uint8_t)(sm_next(s) & 1);
+                    w = fl_fma(&sf, t[0], t[1], t[2], &c, &wf);
+                    g = fl_fma(ff, t[0], t[1], t[2], &c, &gf);
+                    if (w != g || wf != gf)
+                        report(OP_FMA, ff, &c, t[0], t[1], t[2], w, wf, g, gf);
                     cases++;
                 }
+            }
         }
     }
     __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
@@ -1528,10 +1568,11 @@ static int run_random(void)
         {
             const uint64_t hs = h16_special_cases(&s);
             printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
-                   "binary16 mul inf/NaN", hs, failures);
-            /* (2048 * 2112 + 64 * 2048) pairs, 3 NaN rules, >= 1 level */
-            if (hs < 3ull * (2048 * 2112 + 64 * 2048)) {
-                printf("FAIL: binary16 mul inf/NaN: too few cases\n");
+                   "binary16 add/mul/fma inf/NaN", hs, failures);
+            /* (2048 * 2112 + 64 * 2048) pairs for two operations and
+             * (14^3 + 3 * 2048 * 64) triples, 3 NaN rules, >= 1 level */
+            if (hs < 3ull * (2 * (2048 * 2112 + 64 * 2048) + 14 * 14 * 14 + 3 * 2048 * 64)) {
+                printf("FAIL: binary16 add/mul/fma inf/NaN: too few cases\n");
                 bad = 1;
             }
         }

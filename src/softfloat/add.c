@@ -87,10 +87,16 @@ FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
-    if (fl__h16_take(f, c))
-        return fl__h16_special(a) | fl__h16_special(b)
-                   ? fl__h16_add_special(a, b, c, flags)
-                   : fl__h16_add(a, b, flags);
+#ifdef FPLAB_AVX512
+    if (__builtin_expect(fl__h16_take_host(f, c) &&
+                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
+        return fl__h16_add_hw512(f, a, b, c, flags);   /* every encoding */
+#endif
+    if (fl__h16_take(f, c)) {
+        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b), 0))
+            return fl__h16_add_special(a, b, c, flags);
+        return fl__h16_add(a, b, flags);
+    }
 #endif
     return fl__add_rest(f, a, b, c, flags);
 }

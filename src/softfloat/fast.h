@@ -719,6 +719,44 @@ FL__AINLINE uint64_t fl__h16_mul_special(uint64_t a, uint64_t b,
     return ((a ^ b) & 0x8000) | 0x7C00;
 }
 
+/* a * b + d with an infinite or NaN operand (fma.c), fl__fma_rest's rules
+ * for binary16 in a fl__h16_take context: a signaling NaN operand raises
+ * invalid; x86 and SoftFloat return the first NaN operand quieted, the
+ * other rules the default NaN; 0 * inf + NaN raises invalid except under
+ * x86 (FMA3 does not), and gives the default NaN under SoftFloat
+ * (softfloat_mulAddF16's propagateNaN_ZC).  Without a NaN: 0 * inf and
+ * inf - inf are invalid, an infinite product is the result, else the
+ * infinite addend. */
+FL__AINLINE uint64_t fl__h16_fma_special(uint64_t a, uint64_t b, uint64_t d,
+                                         const fl_ctx *c, unsigned *flags)
+{
+    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF, md = d & 0x7FFF;
+    const int na = ma > 0x7C00, nb = mb > 0x7C00, nd = md > 0x7C00;
+    const int infzero = (ma == 0x7C00 && mb == 0) || (ma == 0 && mb == 0x7C00);
+    if (na | nb | nd) {
+        uint64_t r;
+        if ((na && !(a & 0x200)) || (nb && !(b & 0x200)) || (nd && !(d & 0x200)))
+            *flags |= FL_INVALID;
+        r = fl__nan_propagates(c->nan) ? (na ? a : nb ? b : d) | 0x200
+                                       : fl_default_nan(&fl__k_binary16, c->nan);
+        if (c->nan != FL_NANP_X86 && !na && !nb && infzero) {
+            *flags |= FL_INVALID;
+            if (c->nan == FL_NANP_SOFTFLOAT)
+                r = fl_default_nan(&fl__k_binary16, c->nan);
+        }
+        return r;
+    }
+    if (ma == 0x7C00 || mb == 0x7C00) {
+        const uint64_t ps = (a ^ b) & 0x8000;
+        if (infzero || (md == 0x7C00 && (d & 0x8000) != ps)) {
+            *flags |= FL_INVALID;                      /* 0 * inf, inf - inf */
+            return fl_default_nan(&fl__k_binary16, c->nan);
+        }
+        return ps | 0x7C00;
+    }
+    return d;                                          /* the infinite addend */
+}
+
 /* The same multiplication and fma through the host's F16C conversions
  * (fast_h16.c), when fl__h16_hw > 0: the CPU has F16C (set at start-up;
  * -1 until then, and tests may set 0 to prove the SSE2 versions). */
@@ -733,6 +771,10 @@ uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a, uint64_t b,
  * fma by rounding-controlled binary32 fused multiply-adds. */
 uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            uint64_t d, const fl_ctx *c, unsigned *flags);
+/* fl__h16_hw == 2 and the host's NaN rule: the addition of any two
+ * encodings by rounding-controlled binary32 additions. */
+uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags);
 
 /* f is binary16 (the preset, or a descriptor equal to it in every
  * parameter) and c nearest even without ftz, daz or saturation. */

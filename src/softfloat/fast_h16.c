@@ -262,6 +262,62 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
 
 #ifdef FPLAB_AVX512
 /*
+ * Addition of any two encodings under the host's NaN rule (add.c), as the
+ * multiplication above with the sum in place of the product.  The exact
+ * sum X = a + b is not always a binary32 value (it may need 41 bits), so
+ * it is rounded to odd at 24 bits as in fl__h16_fma_hw512: binary32
+ * additions rounded down and up (AVX-512 rounding per instruction), which
+ * differ iff X is not a binary32 value, and then the one toward zero with
+ * its last bit set; else the nearest-even sum, whose zero is signed as
+ * IEEE requires (-0 only from -0 + -0).  Rounding that to 11 bits in
+ * nearest even is X's rounding (24 >= 11 + 2), and it lies on the same
+ * side as X of every binary16 value and of the tininess border, so the
+ * flags come from fl__h16_mulfw as for the product: a sum below 2^-14 is
+ * a multiple of 2^-24, exact, raising nothing.  The NaN a binary32
+ * addition returns is its first source operand's when that is a NaN, else
+ * the second's (operand order pinned below); inf - inf gives the default
+ * NaN -0x1.8p128 (0xFE00 converted), and fl__h16_mulfw calls a NaN result
+ * from no NaN operand invalid.  A NaN keeps its sign and top payload
+ * bits through the odd rounding (its last bit set) and vcvtps2ph.
+ */
+__attribute__((target("avx512f,f16c")))
+uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags)
+{
+    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 vb = _mm_movehdup_ps(v);
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi32(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
+    const unsigned cls =
+        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    __m128 rn, rd, ru;
+    (void)f;
+    /* a + b rounded three ways, a the first source operand */
+    __asm__("vaddss %{rn-sae%}, %2, %1, %0" : "=v"(rn) : "v"(v), "v"(vb));
+    __asm__("vaddss %{rd-sae%}, %2, %1, %0" : "=v"(rd) : "v"(v), "v"(vb));
+    __asm__("vaddss %{ru-sae%}, %2, %1, %0" : "=v"(ru) : "v"(v), "v"(vb));
+    {
+        const __m128 inx = _mm_cmpneq_ss(rd, ru);
+        const __m128 tz = _mm_blendv_ps(rd, ru, rn);
+        const __m128 p = _mm_blendv_ps(
+            rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+        const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
+        const __m128 rv = _mm_cvtph_ps(h);
+        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
+        const __m128 AX = fl__h16_absf4(X);
+        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
+        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
+        *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
+                                cls << 4];
+        return (uint16_t)_mm_cvtsi128_si32(h);
+    }
+}
+
+/*
  * The fma with AVX-512's rounding given per instruction: the binary32 fused
  * multiply-add of the three (exact) operands rounded down and up; they
  * differ iff the sum X = a * b + d is not a binary32 value (|X| is

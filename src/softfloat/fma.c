@@ -18,8 +18,7 @@
 #include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
 #endif
 
-/* Everything but the binary16 nearest-even path of fl_fma (its infinite
- * and NaN operands included). */
+/* Everything but the binary16 nearest-even path of fl_fma. */
 static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_rest(const fl_format *f,
                                                         uint64_t a, uint64_t b,
                                                         uint64_t addend,
@@ -121,8 +120,10 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               unsigned *flags)
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
-    if (fl__h16_take(f, c) &&
-        !(fl__h16_special(a) | fl__h16_special(b) | fl__h16_special(addend))) {
+    if (fl__h16_take(f, c)) {
+        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
+                             fl__h16_special(addend), 0))
+            return fl__h16_fma_special(a, b, addend, c, flags);
         const int hw = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
 #ifdef FPLAB_AVX512
         if (hw > 1)
