@@ -772,7 +772,10 @@ uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a, uint64_t b,
 uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            uint64_t d, const fl_ctx *c, unsigned *flags);
 /* fl__h16_hw == 2 and the host's NaN rule: the addition of any two
- * encodings by rounding-controlled binary32 additions. */
+ * encodings by rounding-controlled binary32 additions, the fma of any
+ * three by fused multiply-adds. */
+uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
+                             uint64_t d, const fl_ctx *c, unsigned *flags);
 uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags);
 

@@ -161,6 +161,47 @@ static const uint8_t fl__h16_mulfw[256] = {
 #undef FL__H16_MF
 #undef FL__H16_HW
 
+/* The fma's flag table (fl__h16_fma_host512): the four comparison lanes
+ * as for the product, then the classes of the three operands: na nb nd
+ * (NaN) at bits 4-6, qa qb qd (quiet) at bits 7-9.  Invalid for a NaN
+ * result: a signaling operand, or no NaN operand (0 * inf, inf - inf). */
+#define FL__H16_FF(i)                                                        \
+    (((i) & 3) == 3                                                          \
+         ? ((((i) >> 4 & 1) & !((i) >> 7 & 1)) |                             \
+                    (((i) >> 5 & 1) & !((i) >> 8 & 1)) |                     \
+                    (((i) >> 6 & 1) & !((i) >> 9 & 1)) |                     \
+                    !(((i) >> 4 | (i) >> 5 | (i) >> 6) & 1)                  \
+                ? FL_INVALID : 0)                                            \
+     : ((i) & 0xB) == 8 ? 0                                                  \
+     : ((i) & 3 ? FL_INEXACT | ((i) & 2 ? FL_TERN_UP : FL_TERN_DOWN) |       \
+                      ((i) & 4 ? FL_UNDERFLOW : 0)                           \
+                : 0) |                                                       \
+           ((i) & 8 ? FL_OVERFLOW : 0))
+#define FL__H16_FF8(i)                                                       \
+    FL__H16_FF(i), FL__H16_FF((i) + 1), FL__H16_FF((i) + 2),                 \
+        FL__H16_FF((i) + 3), FL__H16_FF((i) + 4), FL__H16_FF((i) + 5),       \
+        FL__H16_FF((i) + 6), FL__H16_FF((i) + 7)
+#define FL__H16_FF64(i)                                                      \
+    FL__H16_FF8(i), FL__H16_FF8((i) + 8), FL__H16_FF8((i) + 16),             \
+        FL__H16_FF8((i) + 24), FL__H16_FF8((i) + 32), FL__H16_FF8((i) + 40), \
+        FL__H16_FF8((i) + 48), FL__H16_FF8((i) + 56)
+#define FL__H16_FF256(i)                                                     \
+    FL__H16_FF64(i), FL__H16_FF64((i) + 64), FL__H16_FF64((i) + 128),        \
+        FL__H16_FF64((i) + 192)
+#ifdef FPLAB_AVX512
+static const uint8_t fl__h16_fmafw[1024] = {
+    FL__H16_FF256(0), FL__H16_FF256(256), FL__H16_FF256(512), FL__H16_FF256(768) };
+/* 16-bit lanes a b d 0 a b d 0: magnitude mask and the NaN and quiet NaN
+ * limits (lanes 3 and 7 never true) */
+static const int16_t fl__h16_nanlim3[2][8] __attribute__((aligned(16))) = {
+    { 0x7FFF, 0x7FFF, 0x7FFF, 0, 0x7FFF, 0x7FFF, 0x7FFF, 0 },
+    { 0x7C00, 0x7C00, 0x7C00, 0x7FFF, 0x7DFF, 0x7DFF, 0x7DFF, 0x7FFF } };
+#endif
+#undef FL__H16_FF256
+#undef FL__H16_FF64
+#undef FL__H16_FF8
+#undef FL__H16_FF
+
 /* Lanes 2 and 3 of the right and left comparison operands: the tininess
  * border by c->tininess, and the largest binary32 below 65520. */
 static const float fl__h16_tbv[2][4] __attribute__((aligned(16))) = {
@@ -314,6 +355,65 @@ uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
         *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
                                 cls << 4];
         return (uint16_t)_mm_cvtsi128_si32(h);
+    }
+}
+
+/*
+ * The fma of any three encodings under the host's NaN rule (fma.c): the
+ * binary32 fused multiply-adds of fl__h16_fma_hw512 below, rounded down,
+ * up and to nearest, give X = a * b + d rounded to odd at 24 bits (exact
+ * operands; |X| between 2^-48 and 2^33 when finite), then as the addition
+ * above with the three operands' classes in the flag table.  NaNs: the
+ * fused multiply-add returns the first NaN of its operands in the order
+ * pinned below (a, b, d), quieted, and the default NaN for 0 * inf or
+ * inf - inf without a NaN operand; 0 * inf + qNaN returns the qNaN
+ * without invalid, as fl__fma_rest's x86 rule says.  SoftFloat's rule
+ * differs there alone (invalid and its default NaN 0xFE00, any NaN
+ * addend): that case is selected after the hardware's result.
+ */
+__attribute__((target("avx512f,f16c")))
+uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
+                             uint64_t d, const fl_ctx *c, unsigned *flags)
+{
+    const __m128i w = _mm_cvtsi64_si128(
+        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi64(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim3[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
+    const unsigned m8 =
+        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    const unsigned cls = (m8 & 7) | (m8 >> 1 & 0x38);   /* na nb nd qa qb qd */
+    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
+    /* SoftFloat: 0 * inf + NaN (a and b not NaN) */
+    const unsigned sfix = (unsigned)(c->nan == FL_NANP_SOFTFLOAT) & (cls >> 2 & 1) &
+                          (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
+    __m128 rn = y, rd = y, ru = y;
+    (void)f;
+    /* x = a * x + d with x = b: vfmadd213ss takes its NaN from its second
+     * register first (a), then the first (b), then the third (d) */
+    __asm__("vfmadd213ss %{rn-sae%}, %2, %1, %0" : "+v"(rn) : "v"(v), "v"(z));
+    __asm__("vfmadd213ss %{rd-sae%}, %2, %1, %0" : "+v"(rd) : "v"(v), "v"(z));
+    __asm__("vfmadd213ss %{ru-sae%}, %2, %1, %0" : "+v"(ru) : "v"(v), "v"(z));
+    {
+        const __m128 inx = _mm_cmpneq_ss(rd, ru);
+        const __m128 tz = _mm_blendv_ps(rd, ru, rn);
+        const __m128 p = _mm_blendv_ps(
+            rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+        const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
+        const __m128 rv = _mm_cvtph_ps(h);
+        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
+        const __m128 AX = fl__h16_absf4(X);
+        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
+        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
+        const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
+        *flags |= fl__h16_fmafw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
+                                cls << 4] |
+                  (sfix ? FL_INVALID : 0u);
+        return sfix ? 0xFE00u : code;
     }
 }
 

@@ -120,6 +120,11 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               unsigned *flags)
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
+#ifdef FPLAB_AVX512
+    if (__builtin_expect(fl__h16_take_host(f, c) &&
+                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
+        return fl__h16_fma_host512(f, a, b, addend, c, flags);   /* every encoding */
+#endif
     if (fl__h16_take(f, c)) {
         if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
                              fl__h16_special(addend), 0))
