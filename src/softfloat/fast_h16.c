@@ -371,9 +371,10 @@ uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
  * differs there alone (invalid and its default NaN 0xFE00, any NaN
  * addend): that case is selected after the hardware's result.
  */
-__attribute__((target("avx512f,f16c")))
-uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
-                             uint64_t d, const fl_ctx *c, unsigned *flags)
+__attribute__((target("avx512f,f16c"), always_inline))
+static inline uint64_t fl__h16_fma_host(uint64_t a, uint64_t b, uint64_t d,
+                                        const fl_ctx *c, unsigned *flags,
+                                        const int sf)
 {
     const __m128i w = _mm_cvtsi64_si128(
         (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
@@ -388,10 +389,9 @@ uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
     const unsigned cls = (m8 & 7) | (m8 >> 1 & 0x38);   /* na nb nd qa qb qd */
     const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
     /* SoftFloat: 0 * inf + NaN (a and b not NaN) */
-    const unsigned sfix = (unsigned)(c->nan == FL_NANP_SOFTFLOAT) & (cls >> 2 & 1) &
+    const unsigned sfix = (unsigned)sf & (cls >> 2 & 1) &
                           (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
     __m128 rn = y, rd = y, ru = y;
-    (void)f;
     /* x = a * x + d with x = b: vfmadd213ss takes its NaN from its second
      * register first (a), then the first (b), then the third (d) */
     __asm__("vfmadd213ss %{rn-sae%}, %2, %1, %0" : "+v"(rn) : "v"(v), "v"(z));
@@ -415,6 +415,17 @@ uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
                   (sfix ? FL_INVALID : 0u);
         return sfix ? 0xFE00u : code;
     }
+}
+
+/* One copy per rule, the SoftFloat select only where it applies. */
+__attribute__((target("avx512f,f16c")))
+uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
+                             uint64_t d, const fl_ctx *c, unsigned *flags)
+{
+    (void)f;
+    if (c->nan == FL_NANP_SOFTFLOAT)
+        return fl__h16_fma_host(a, b, d, c, flags, 1);
+    return fl__h16_fma_host(a, b, d, c, flags, 0);
 }
 
 /*
