@@ -156,13 +156,15 @@ typedef struct { K_(vu) up, dn, uf, ov0, ov1, neg, zero; } K_(acc);
  * loop calls nothing: lanes for the scalar code are noted in bidx / bval
  * with their input (dst may be src).  Returns how many were noted.
  * lw (tests only, a constant NULL in the library's copies): each lane's
- * flag words are stored to lw[i] instead of being OR-ed.
+ * flag words are stored to lw[i] instead of being OR-ed.  tiny: 0 when
+ * underflow is set already (the tininess test is skipped, except for a
+ * flush).
  */
 K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
                      float *dst, const float *src, size_t i0, size_t iend,
                      K_(acc) *A, K_(v64) *zb, uint32_t *bidx, uint32_t *bval,
                      unsigned *lw, const int rm, const int var, const int lvl,
-                     const int stream)
+                     const int stream, const int tiny)
 {
     const K_(vu) zero = {0}, one = zero + 1, ones = zero - 1;
     const K_(vu) vabs = zero + 0x7FFFFFFFu, vsign = zero + 0x80000000u;
@@ -285,7 +287,9 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
         /* Tininess, for the flush and the underflow flag.  a = 0 passes
          * as tiny: it is exact, so it never underflows, and flushing it
          * changes nothing. */
-        if (!lowsub && (fz || lvl > 0)) {   /* lowsub: none is tiny */
+        /* (tiny = 0: underflow is in the flags already; only a flush
+         * reads the tiny lanes then) */
+        if (!lowsub && (fz || (lvl > 0 && tiny))) {   /* lowsub: none is tiny */
             if (rm == FL_RSR) {
                 ktiny = K_LT(a, K->tp);
                 if (after && K_ANYM(ktiny & K_GE(r, K->eminb))) {
@@ -455,21 +459,22 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
         const unsigned need = can & ~have;
         uint32_t bidx[FL__NCHUNK], bval[FL__NCHUNK];
         size_t nb, b;
+        const int tiny = (need & FL_UNDERFLOW) != 0;
         if (lw)
             nb = tlvl == 1 && fastmode      /* the only modes with level 1 */
                 ? K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
-                          lw, rm, var, 1, 0)
+                          lw, rm, var, 1, 0, 1)
                 : K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
-                          lw, rm, var, 2, 0);
+                          lw, rm, var, 2, 0, 1);
         else if (fastmode && need == 0)
             nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
-                         NULL, rm, var, 0, stream);
+                         NULL, rm, var, 0, stream, 0);
         else if (fastmode && !(need & (FL_INEXACT | FL_TERN_UP | FL_TERN_DOWN)))
             nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
-                         NULL, rm, var, 1, stream);
+                         NULL, rm, var, 1, stream, tiny);
         else
             nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
-                         NULL, rm, var, 2, stream);
+                         NULL, rm, var, 2, stream, tiny);
         for (b = 0; b < nb; b++) {
             fl_ctx ci = *c;
             unsigned fe = 0;
