@@ -4,8 +4,10 @@
  * Element description: everything the quantizers need from a scheme's
  * element format, computed once per call from the fl_format descriptor
  * (nothing here knows a format by name).  Binary32 arithmetic of the
- * recipes goes through the core (fl_mul, fl_div on fl_binary32), one
- * correctly rounded operation per step of the cited source.
+ * recipes is one correctly rounded operation per step of the cited
+ * source: through the core (fl_mul, fl_div on fl_binary32) on the
+ * element-by-element routes, in the host's binary32 in its default state
+ * (as the core's fast paths assume) on the bulk routes (bulk.c).
  */
 #ifndef FPLAB_SCALE_INTERNAL_H
 #define FPLAB_SCALE_INTERNAL_H
