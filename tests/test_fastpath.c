@@ -1482,6 +1482,48 @@ static uint64_t h16_special_cases(uint64_t *s)
     return cases;
 }
 
+/* fl_fma on binary16 where the product lies below the addend's 53rd bit
+ * (|a * b| < 2^-40 next to |d| >= 2^14): the binary64 sum is the addend
+ * itself and only the exact error term says the result is inexact
+ * (fl__h16_fma_fma3, fl__h16_fma_hw): subnormal or small factors, large
+ * addends (every other one a short significand, so that the result is
+ * exact but for the product), both signs, under the x86 and SoftFloat
+ * rules at every level; against the generic code. */
+static uint64_t h16_fma_sticky_cases(uint64_t *s)
+{
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    uint64_t cases = 0;
+    int lv, r, i;
+    sf.reserved |= FL__FMT_NOFAST;
+    for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
+        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        for (r = 0; r < 2; r++) {
+            fl_ctx c = fl_ctx_make(FL_RNE);
+            c.nan = (uint8_t)(r ? FL_NANP_SOFTFLOAT : FL_NANP_X86);
+            for (i = 0; i < 40000; i++) {
+                unsigned wf = 0, gf = 0;
+                const uint64_t x = sm_next(s);
+                const uint64_t fm = (i & 1) ? 0x83FF : 0x8000 | (0x3FF << (x >> 56) % 10 & 0x3FF);
+                /* subnormal factors below 2^-20, or (every fourth) any
+                 * subnormal; the addend 2^14 .. 65504 */
+                const uint64_t ma = (i & 2) ? 0x3FF : 0xF;
+                const uint64_t a = (x & 0x8000) | (1 + (x >> 1 & ma) % ma);
+                const uint64_t b = (x >> 20 & 0x8000) | (1 + (x >> 21 & ma) % ma);
+                const uint64_t d = (x >> 40 & fm) | (uint64_t)(29 + (x >> 52) % 2) << 10;
+                const uint64_t w = fl_fma(&sf, a, b, d, &c, &wf);
+                const uint64_t g = fl_fma(ff, a, b, d, &c, &gf);
+                if (w != g || wf != gf)
+                    report(OP_FMA, ff, &c, a, b, d, w, wf, g, gf);
+                cases++;
+            }
+        }
+    }
+    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    return cases;
+}
+
 static long never_fast(uint64_t *s, uint64_t *cases);
 
 static int run_random(void)
@@ -1565,6 +1607,15 @@ static int run_random(void)
     {
         uint64_t lvs = 0, hc = h16_cases(&s, per_op, &lvs), hb;
         hb = h16_border_cases(&s);
+        {
+            const uint64_t hk = h16_fma_sticky_cases(&s);
+            printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
+                   "binary16 fma sticky", hk, failures);
+            if (hk < 80000) {
+                printf("FAIL: binary16 fma sticky: too few cases\n");
+                bad = 1;
+            }
+        }
         {
             const uint64_t hs = h16_special_cases(&s);
             printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",

@@ -761,6 +761,13 @@ FL__AINLINE uint64_t fl__h16_fma_special(uint64_t a, uint64_t b, uint64_t d,
  * (fast_h16.c), when fl__h16_hw > 0: the CPU has F16C (set at start-up;
  * -1 until then, and tests may set 0 to prove the SSE2 versions). */
 extern __attribute__((visibility("hidden"))) int fl__h16_hw;
+/* 1: the CPU has FMA3 besides F16C (fl__h16_fma_fma3). */
+extern __attribute__((visibility("hidden"))) int fl__h16_fma3;
+/* fl__h16_hw == 1, FMA3 and the host's NaN rule: the fma of any three
+ * encodings by a binary32 fused multiply-add and an exact binary64
+ * residual sign. */
+uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b,
+                          uint64_t d, const fl_ctx *c, unsigned *flags);
 /* (f is not read: the signature is fl_mul's and fl_fma's, so that these
  * are jumped to without moving arguments) */
 uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a, uint64_t b,

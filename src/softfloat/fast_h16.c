@@ -38,6 +38,7 @@
 #include <immintrin.h>
 
 __attribute__((visibility("hidden"))) int fl__h16_hw = -1;
+__attribute__((visibility("hidden"))) int fl__h16_fma3 = 0;
 
 /* Flag words by down | up << 1 | tiny << 2 | overflow << 3 | sign << 4
  * (down, up: the rounded magnitude below, above the exact one). */
@@ -75,6 +76,8 @@ __attribute__((constructor)) static void fl__h16_detect(void)
         unsigned lo, hi;
         __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
         hw = (lo & 6) == 6;
+        /* FMA3: leaf 1 ECX bit 12 (same AVX state) */
+        __atomic_store_n(&fl__h16_fma3, hw && (c & (1u << 12)) != 0, __ATOMIC_RELAXED);
 #ifdef FPLAB_AVX512
         if (hw && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 16)) &&
             (lo & 0xE6) == 0xE6)
@@ -188,7 +191,6 @@ static const uint8_t fl__h16_mulfw[256] = {
 #define FL__H16_FF256(i)                                                     \
     FL__H16_FF64(i), FL__H16_FF64((i) + 64), FL__H16_FF64((i) + 128),        \
         FL__H16_FF64((i) + 192)
-#ifdef FPLAB_AVX512
 static const uint8_t fl__h16_fmafw[1024] = {
     FL__H16_FF256(0), FL__H16_FF256(256), FL__H16_FF256(512), FL__H16_FF256(768) };
 /* 16-bit lanes a b d 0 a b d 0: magnitude mask and the NaN and quiet NaN
@@ -196,7 +198,6 @@ static const uint8_t fl__h16_fmafw[1024] = {
 static const int16_t fl__h16_nanlim3[2][8] __attribute__((aligned(16))) = {
     { 0x7FFF, 0x7FFF, 0x7FFF, 0, 0x7FFF, 0x7FFF, 0x7FFF, 0 },
     { 0x7C00, 0x7C00, 0x7C00, 0x7FFF, 0x7DFF, 0x7DFF, 0x7DFF, 0x7FFF } };
-#endif
 #undef FL__H16_FF256
 #undef FL__H16_FF64
 #undef FL__H16_FF8
@@ -300,6 +301,89 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
                          (unsigned)(code >> 15) << 4];
     return code;
 }
+
+/*
+ * The fma of any three encodings under the host's NaN rule without
+ * AVX-512 (F16C and FMA3; fma.c takes it at fl__h16_hw == 1): X rounded
+ * to odd at 24 bits from the nearest-even binary32 fused multiply-add R
+ * and the sign of X - R, found exactly in binary64.  The product a * b is
+ * exact there; TwoSum gives s + e = X exactly (s nearest X at 53 bits);
+ * s - R is exact (both lie within half a binary32 ulp of X, s a multiple
+ * of its own 53-bit ulp), and when it is not zero it outweighs e (|e| is
+ * at most half an ulp of s): X - R has the sign of s - R, else of e, and
+ * is zero iff both are.  Inexact: the value toward zero is R when |R| <
+ * |X|, else the binary32 next to R toward zero (R - 1 in bits: R is not
+ * zero, |X| >= 2^-48); its last bit set is the round to odd.  An infinite
+ * or NaN R (some operand infinite or NaN) is taken as it is.  NaN choice,
+ * classes, flags and SoftFloat's select as fl__h16_fma_host512.
+ */
+#define FL__H16_FMA3 __attribute__((target("avx,f16c,fma"), always_inline))
+FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, uint64_t d,
+                                                      const fl_ctx *c, unsigned *flags,
+                                                      const int sf)
+{
+    const __m128i w = _mm_cvtsi64_si128(
+        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi64(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim3[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
+    const unsigned m8 =
+        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    const unsigned cls = (m8 & 7) | (m8 >> 1 & 0x38);   /* na nb nd qa qb qd */
+    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
+    const unsigned sfix = (unsigned)sf & (cls >> 2 & 1) &
+                          (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
+    __m128 rn = y;
+    /* x = a * x + d with x = b: the NaN order a, b, d (as above) */
+    __asm__("vfmadd213ss %2, %1, %0" : "+x"(rn) : "x"(v), "x"(z));
+    {
+        const __m128d ab = _mm_cvtps_pd(v);                  /* a, b */
+        const __m128d zd = _mm_cvtps_pd(z);
+        const __m128d p = _mm_mul_sd(ab, _mm_unpackhi_pd(ab, ab));   /* exact */
+        const __m128d s = _mm_add_sd(p, zd);
+        const __m128d bb = _mm_sub_sd(s, p);
+        const __m128d e = _mm_add_sd(_mm_sub_sd(p, _mm_sub_sd(s, bb)),
+                                     _mm_sub_sd(zd, bb));
+        const __m128d R = _mm_cvtss_sd(_mm_setzero_pd(), rn);
+        const __m128d ds = _mm_sub_sd(s, R);
+        const __m128d sg = _mm_blendv_pd(e, ds, _mm_cmpneq_sd(ds, _mm_setzero_pd()));
+        /* bit 0: X != R; bit 1: X and R of opposite signs (|R| > |X|) */
+        const unsigned m = (unsigned)_mm_movemask_pd(
+            _mm_unpacklo_pd(_mm_cmpneq_sd(sg, _mm_setzero_pd()), _mm_xor_pd(sg, R)));
+        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(rn));
+        const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
+        fb = (fb - (inx & m >> 1)) | inx;
+        {
+            const __m128 X = _mm_castsi128_ps(_mm_set1_epi32((int)fb));
+            const __m128i h = _mm_cvtps_ph(X, _MM_FROUND_TO_NEAREST_INT);
+            const __m128 rv = _mm_cvtph_ps(h);
+            const __m128 Rr = _mm_shuffle_ps(rv, rv, 0);
+            const __m128 AX = fl__h16_absf4(X);
+            const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+            const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(Rr, X, 2), AX, 4), tb, 8);
+            const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, Rr, 2), AX, 8), tb, 4);
+            const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
+            *flags |= fl__h16_fmafw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
+                                    cls << 4] |
+                      (sfix ? FL_INVALID : 0u);
+            return sfix ? 0xFE00u : code;
+        }
+    }
+}
+
+__attribute__((target("avx,f16c,fma")))
+uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b, uint64_t d,
+                          const fl_ctx *c, unsigned *flags)
+{
+    (void)f;
+    if (c->nan == FL_NANP_SOFTFLOAT)
+        return fl__h16_fma_fma3_t(a, b, d, c, flags, 1);
+    return fl__h16_fma_fma3_t(a, b, d, c, flags, 0);
+}
+#undef FL__H16_FMA3
 
 #ifdef FPLAB_AVX512
 /*

@@ -125,6 +125,10 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                          __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
         return fl__h16_fma_host512(f, a, b, addend, c, flags);   /* every encoding */
 #endif
+    if (__builtin_expect(fl__h16_take_host(f, c) &&
+                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) == 1 &&
+                         __atomic_load_n(&fl__h16_fma3, __ATOMIC_RELAXED), 1))
+        return fl__h16_fma_fma3(f, a, b, addend, c, flags);      /* every encoding */
     if (fl__h16_take(f, c)) {
         if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
                              fl__h16_special(addend), 0))
