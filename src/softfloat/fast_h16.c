@@ -314,8 +314,9 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
  * is zero iff both are.  Inexact: the value toward zero is R when |R| <
  * |X|, else the binary32 next to R toward zero (R - 1 in bits: R is not
  * zero, |X| >= 2^-48); its last bit set is the round to odd.  An infinite
- * or NaN R (some operand infinite or NaN) is taken as it is.  NaN choice,
- * classes, flags and SoftFloat's select as fl__h16_fma_host512.
+ * or NaN R (some operand infinite or NaN) is taken as it is.  The NaN of
+ * a NaN operand is chosen in integers (the first, quieted); classes,
+ * flags and SoftFloat's select as fl__h16_fma_host512.
  */
 #define FL__H16_FMA3 __attribute__((target("avx,f16c,fma"), always_inline))
 FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, uint64_t d,
@@ -369,7 +370,10 @@ FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, u
             *flags |= fl__h16_fmafw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
                                     cls << 4] |
                       (sfix ? FL_INVALID : 0u);
-            return sfix ? 0xFE00u : code;
+            /* the NaN chosen here, not by the instruction: emulators
+             * (valgrind) pick another NaN than the hardware's FMA3 */
+            const uint64_t nanr = ((cls & 1) ? a : (cls & 2) ? b : d) | 0x200;
+            return sfix ? 0xFE00u : (cls & 7) ? nanr & 0xFFFF : code;
         }
     }
 }
