@@ -212,6 +212,70 @@ static const int16_t fl__h16_nanlim[2][8] __attribute__((aligned(16))) = {
     { 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF },
     { 0x7C00, 0x7C00, 0x7DFF, 0x7DFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF } };
 
+#define FL__H16_INL FL__H16_TARGET static inline __attribute__((always_inline))
+
+/* NaN classes of two operands, the 16-bit lanes a, b of w: lanes |a| |b|
+ * |a| |b| against 0x7C00 0x7C00 0x7DFF 0x7DFF (the other lanes zero
+ * against 0x7FFF: false); bits na nb qa qb. */
+FL__H16_INL unsigned fl__h16_cls2(__m128i w)
+{
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi32(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
+    return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+}
+
+/* The same for three operands (lanes a, b, d of w): bits na nb nd qa qb
+ * qd. */
+FL__H16_INL unsigned fl__h16_cls3(__m128i w)
+{
+    const __m128i k = _mm_cmpgt_epi16(
+        _mm_and_si128(_mm_unpacklo_epi64(w, w),
+                      _mm_load_si128((const __m128i *)fl__h16_nanlim3[0])),
+        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
+    const unsigned m8 =
+        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    return (m8 & 7) | (m8 >> 1 & 0x38);
+}
+
+/* SoftFloat's rule (sf) where it leaves the hardware's: 0 * inf + NaN, a
+ * and b not NaN (one factor 0, the other inf; cls from fl__h16_cls3). */
+static inline __attribute__((always_inline)) unsigned
+fl__h16_sfix(uint64_t a, uint64_t b, unsigned cls, int sf)
+{
+    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
+    return (unsigned)sf & (cls >> 2 & 1) &
+           (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
+}
+
+/* X rounded to odd at 24 bits (lane 0) from its binary32 roundings to
+ * nearest, down and up: they differ iff X is not a binary32 value, and
+ * then the one toward zero (rd for a positive X, ru for a negative one:
+ * rn's sign bit selects) with its last bit set; else rn, whose zero is
+ * signed as IEEE requires in nearest even. */
+FL__H16_INL __m128 fl__h16_odd(__m128 rn, __m128 rd, __m128 ru)
+{
+    const __m128 inx = _mm_cmpneq_ss(rd, ru);
+    const __m128 tz = _mm_blendv_ps(rd, ru, rn);
+    return _mm_blendv_ps(rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+}
+
+/* The four comparison lanes of fl__h16_nanfw's index for a binary16
+ * result h (lane 0) and x (lane 0 of p: the exact value, or its round to
+ * odd at 24 bits): result x |x| big  against  x result border |x|, each
+ * true where not greater or equal (unordered too): down, up, tiny, big. */
+FL__H16_INL unsigned fl__h16_lanes(__m128 p, __m128i h, const fl_ctx *c)
+{
+    const __m128 rv = _mm_cvtph_ps(h);
+    const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
+    const __m128 AX = fl__h16_absf4(X);
+    const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+    const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
+    const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
+    return (unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ));
+}
+
 FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
                                        uint64_t b, const fl_ctx *c,
                                        unsigned *flags)
@@ -219,29 +283,14 @@ FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
     const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
     const __m128 v = _mm_cvtph_ps(w);
     const __m128 vb = _mm_movehdup_ps(v);
-    /* 16-bit lanes |a| |b| |a| |b| against 0x7C00 0x7C00 0x7DFF 0x7DFF (the
-     * other lanes zero against 0x7FFF: false); bits na nb qa qb */
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi32(w, w),
-                      _mm_load_si128((const __m128i *)fl__h16_nanlim[0])),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
-    const unsigned cls =
-        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    const unsigned cls = fl__h16_cls2(w);
     __m128 p;
     (void)f;
     /* p = a * b with a the first source operand (the NaN it returns) */
     __asm__("vmulss %2, %1, %0" : "=x"(p) : "x"(v), "x"(vb));
     {
         const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
-        const __m128 rv = _mm_cvtph_ps(h);
-        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
-        const __m128 AX = fl__h16_absf4(X);
-        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
-        /* result x |x| big  against  x result border |x| */
-        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
-        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
-        *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
-                                cls << 4];
+        *flags |= fl__h16_mulfw[fl__h16_lanes(p, h, c) | cls << 4];
         return (uint16_t)_mm_cvtsi128_si32(h);
     }
 }
@@ -327,16 +376,8 @@ FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, u
         (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
     const __m128 v = _mm_cvtph_ps(w);
     const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi64(w, w),
-                      _mm_load_si128((const __m128i *)fl__h16_nanlim3[0])),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
-    const unsigned m8 =
-        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
-    const unsigned cls = (m8 & 7) | (m8 >> 1 & 0x38);   /* na nb nd qa qb qd */
-    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
-    const unsigned sfix = (unsigned)sf & (cls >> 2 & 1) &
-                          (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
+    const unsigned cls = fl__h16_cls3(w);   /* na nb nd qa qb qd */
+    const unsigned sfix = fl__h16_sfix(a, b, cls, sf);
     __m128 rn = y;
     /* x = a * x + d with x = b: the NaN order a, b, d (as above) */
     __asm__("vfmadd213ss %2, %1, %0" : "+x"(rn) : "x"(v), "x"(z));
@@ -358,17 +399,10 @@ FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, u
         const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
         fb = (fb - (inx & m >> 1)) | inx;
         {
-            const __m128 X = _mm_castsi128_ps(_mm_set1_epi32((int)fb));
+            const __m128 X = _mm_castsi128_ps(_mm_cvtsi32_si128((int)fb));
             const __m128i h = _mm_cvtps_ph(X, _MM_FROUND_TO_NEAREST_INT);
-            const __m128 rv = _mm_cvtph_ps(h);
-            const __m128 Rr = _mm_shuffle_ps(rv, rv, 0);
-            const __m128 AX = fl__h16_absf4(X);
-            const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
-            const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(Rr, X, 2), AX, 4), tb, 8);
-            const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, Rr, 2), AX, 8), tb, 4);
             const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
-            *flags |= fl__h16_fmafw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
-                                    cls << 4] |
+            *flags |= fl__h16_fmafw[fl__h16_lanes(X, h, c) | cls << 4] |
                       (sfix ? FL_INVALID : 0u);
             /* the NaN chosen here, not by the instruction: emulators
              * (valgrind) pick another NaN than the hardware's FMA3 */
@@ -416,12 +450,7 @@ uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
     const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
     const __m128 v = _mm_cvtph_ps(w);
     const __m128 vb = _mm_movehdup_ps(v);
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi32(w, w),
-                      _mm_load_si128((const __m128i *)fl__h16_nanlim[0])),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
-    const unsigned cls =
-        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
+    const unsigned cls = fl__h16_cls2(w);
     __m128 rn, rd, ru;
     (void)f;
     /* a + b rounded three ways, a the first source operand */
@@ -429,19 +458,9 @@ uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
     __asm__("vaddss %{rd-sae%}, %2, %1, %0" : "=v"(rd) : "v"(v), "v"(vb));
     __asm__("vaddss %{ru-sae%}, %2, %1, %0" : "=v"(ru) : "v"(v), "v"(vb));
     {
-        const __m128 inx = _mm_cmpneq_ss(rd, ru);
-        const __m128 tz = _mm_blendv_ps(rd, ru, rn);
-        const __m128 p = _mm_blendv_ps(
-            rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+        const __m128 p = fl__h16_odd(rn, rd, ru);
         const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
-        const __m128 rv = _mm_cvtph_ps(h);
-        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
-        const __m128 AX = fl__h16_absf4(X);
-        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
-        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
-        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
-        *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
-                                cls << 4];
+        *flags |= fl__h16_mulfw[fl__h16_lanes(p, h, c) | cls << 4];
         return (uint16_t)_mm_cvtsi128_si32(h);
     }
 }
@@ -468,17 +487,8 @@ static inline uint64_t fl__h16_fma_host(uint64_t a, uint64_t b, uint64_t d,
         (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
     const __m128 v = _mm_cvtph_ps(w);
     const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi64(w, w),
-                      _mm_load_si128((const __m128i *)fl__h16_nanlim3[0])),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
-    const unsigned m8 =
-        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
-    const unsigned cls = (m8 & 7) | (m8 >> 1 & 0x38);   /* na nb nd qa qb qd */
-    const uint64_t ma = a & 0x7FFF, mb = b & 0x7FFF;
-    /* SoftFloat: 0 * inf + NaN (a and b not NaN) */
-    const unsigned sfix = (unsigned)sf & (cls >> 2 & 1) &
-                          (unsigned)((ma == 0x7C00 && mb == 0) | (ma == 0 && mb == 0x7C00));
+    const unsigned cls = fl__h16_cls3(w);   /* na nb nd qa qb qd */
+    const unsigned sfix = fl__h16_sfix(a, b, cls, sf);
     __m128 rn = y, rd = y, ru = y;
     /* x = a * x + d with x = b: vfmadd213ss takes its NaN from its second
      * register first (a), then the first (b), then the third (d) */
@@ -486,20 +496,10 @@ static inline uint64_t fl__h16_fma_host(uint64_t a, uint64_t b, uint64_t d,
     __asm__("vfmadd213ss %{rd-sae%}, %2, %1, %0" : "+v"(rd) : "v"(v), "v"(z));
     __asm__("vfmadd213ss %{ru-sae%}, %2, %1, %0" : "+v"(ru) : "v"(v), "v"(z));
     {
-        const __m128 inx = _mm_cmpneq_ss(rd, ru);
-        const __m128 tz = _mm_blendv_ps(rd, ru, rn);
-        const __m128 p = _mm_blendv_ps(
-            rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+        const __m128 p = fl__h16_odd(rn, rd, ru);
         const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
-        const __m128 rv = _mm_cvtph_ps(h);
-        const __m128 R = _mm_shuffle_ps(rv, rv, 0), X = _mm_shuffle_ps(p, p, 0);
-        const __m128 AX = fl__h16_absf4(X);
-        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
-        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(R, X, 2), AX, 4), tb, 8);
-        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, R, 2), AX, 8), tb, 4);
         const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
-        *flags |= fl__h16_fmafw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
-                                cls << 4] |
+        *flags |= fl__h16_fmafw[fl__h16_lanes(p, h, c) | cls << 4] |
                   (sfix ? FL_INVALID : 0u);
         return sfix ? 0xFE00u : code;
     }
@@ -536,11 +536,7 @@ uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
     const __m128 rn = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     const __m128 rd = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     const __m128 ru = _mm_fmadd_round_ss(v, y, z, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    const __m128 inx = _mm_cmpneq_ss(rd, ru);
-    /* toward zero: rd for a positive X, ru for a negative one (rn's sign
-     * bit selects); odd */
-    const __m128 tz = _mm_blendv_ps(rd, ru, rn);
-    const __m128 ro = _mm_blendv_ps(rn, _mm_or_ps(tz, _mm_castsi128_ps(_mm_cvtsi32_si128(1))), inx);
+    const __m128 ro = fl__h16_odd(rn, rd, ru);
     const uint64_t code = (uint16_t)_mm_cvtsi128_si32(
         _mm_cvtps_ph(ro, _MM_FROUND_TO_NEAREST_INT));
     *flags |= fl__h16_hwflags(
