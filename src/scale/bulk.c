@@ -113,17 +113,15 @@ typedef unsigned (*encode_fn)(const sc_enc *, const float *, size_t, uint8_t *,
 
 static encode_fn pick(void)
 {
+    switch (fl__sc_simd_level()) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
 #ifdef FPLAB_AVX512
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return encode_avx512;
+    case 2: return encode_avx512;
 #endif
-    if (__builtin_cpu_supports("avx2"))
-        return encode_avx2;
+    case 1: return encode_avx2;
 #endif
-    return encode_plain;
+    default: return encode_plain;
+    }
 }
 
 void fl__sc_round_codes(const fl__sc_elem *e, const float *y, size_t n,

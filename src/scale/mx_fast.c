@@ -179,19 +179,32 @@ static int body_avx512(const fl__mxk *K, const float *x, size_t nb, uint8_t *c,
 typedef int (*body_fn)(const fl__mxk *, const float *, size_t, uint8_t *, uint8_t *,
                        float *, uint32_t *, uint32_t *, uint8_t *);
 
-static body_fn pick(void)
+int fl__sc_simd_level(void)
 {
 #ifdef FL__MX_X86
     __builtin_cpu_init();
 #ifdef FPLAB_AVX512
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return body_avx512;
+        return 2;
 #endif
     if (__builtin_cpu_supports("avx2"))
-        return body_avx2;
+        return 1;
 #endif
-    return body_plain;
+    return 0;
+}
+
+static body_fn pick(void)
+{
+    switch (fl__sc_simd_level()) {
+#ifdef FL__MX_X86
+#ifdef FPLAB_AVX512
+    case 2: return body_avx512;
+#endif
+    case 1: return body_avx2;
+#endif
+    default: return body_plain;
+    }
 }
 
 int fl__mx_fast(const fl__sc_elem *e, const fl_scale_scheme *s,
