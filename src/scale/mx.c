@@ -107,6 +107,14 @@ int fl__mx_rceil_int(uint32_t a, float rcp)
     return Ed + ((q & 0x7FFFFFu) != 0 && Ed != 0xFE);
 }
 
+/* The E8M0 code of a block's scale, 0xFF when it holds a NaN. */
+static unsigned block_code(const fl__sc_elem *e, int rule, const float *xb, size_t k)
+{
+    int nan;
+    const uint32_t amax = fl__sc_amax(xb, k, &nan);
+    return nan ? FL__E8M0_NAN : fl__mx_scale_code(e, rule, amax);
+}
+
 void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
                           const float *x, size_t k, uint64_t base,
                           unsigned sc, uint8_t *codes, float *deq,
@@ -184,13 +192,7 @@ static int mx_bulk(const fl__sc_elem *e, const fl_scale_scheme *s, const float *
     c.sr_seed = s->seed;
     for (size_t j = 0; j < nb; j++) {
         const float *xb = x + j * k;
-        uint32_t amax = 0, nan = 0;
-        for (size_t i = 0; i < k; i++) {
-            const uint32_t u = fl__f2u(xb[i]) & 0x7FFFFFFFu;
-            nan |= u > 0x7F800000u;
-            amax = u > amax ? u : amax;
-        }
-        const unsigned code = nan ? FL__E8M0_NAN : fl__mx_scale_code(e, s->rule, amax);
+        const unsigned code = block_code(e, s->rule, xb, k);
         done[j] = code != FL__E8M0_NAN;
         sh[j] = (int32_t)code - 127;
         if (scales)
@@ -281,14 +283,7 @@ int fl__scale_quantize_mx(const fl_scale_scheme *s, const float *x, size_t n,
             if (fast && done[j]) {
                 code = sc ? sc[j] : 0;   /* only read below when stats */
             } else {
-                uint32_t amax = 0;
-                int nan = 0;
-                for (size_t i = 0; i < k; i++) {
-                    const uint32_t u = fl__f2u(xb[i]) & 0x7FFFFFFFu;
-                    nan |= u > 0x7F800000u;
-                    amax = u > amax ? u : amax;
-                }
-                code = nan ? FL__E8M0_NAN : fl__mx_scale_code(&e, s->rule, amax);
+                code = block_code(&e, s->rule, xb, k);
                 if (sc)
                     sc[j] = (uint8_t)code;
                 float *d = dc ? dc + j * k : one;

@@ -57,13 +57,9 @@ static void nvfp4_generic(const fl_scale_scheme *s, const fl__sc_elem *ep,
         const float *xb = x + b * k;
         float *d = o->dequant ? o->dequant + b * k : one;
         uint8_t *cb = o->codes ? o->codes + b * k : NULL;
-        uint32_t ab = 0, nsub = 0, nsat = 0;
-        int nan = 0;
-        for (size_t i = 0; i < k; i++) {
-            const uint32_t u = fl__f2u(xb[i]) & 0x7FFFFFFFu;
-            nan |= u > 0x7F800000u;
-            ab = u > ab ? u : ab;
-        }
+        uint32_t nsub = 0, nsat = 0;
+        int nan;
+        const uint32_t ab = fl__sc_amax(xb, k, &nan);
         uint8_t sc;
         if (nan) {
             sc = 0x7F;
@@ -134,12 +130,8 @@ static int nvfp4_bulk(const fl_scale_scheme *s, const fl__sc_elem *ep,
         const size_t nbc = nb - b0 < CH ? nb - b0 : CH;
         const float *xc = x + b0 * K;
         for (size_t j = 0; j < nbc; j++) {
-            uint32_t ab = 0, nn = 0;
-            for (size_t i = 0; i < K; i++) {
-                const uint32_t u = fl__f2u(xc[j * K + i]) & 0x7FFFFFFFu;
-                nn |= u > 0x7F800000u;
-                ab = u > ab ? u : ab;
-            }
+            int nn;
+            const uint32_t ab = fl__sc_amax(xc + j * K, K, &nn);
             nan[j] = (uint8_t)nn;
             float d = nn ? 0.0f : fl__u2f(ab) * mult;
             d = isinf(d) ? FLT_MAX : d;

@@ -53,6 +53,20 @@ static inline float fl__u2f(uint32_t u)
     return f;
 }
 
+/* The largest magnitude of x[0..k) as binary32 bits (sign cleared; an
+ * infinity counts), and in *nan whether one of them is a NaN. */
+static inline uint32_t fl__sc_amax(const float *x, size_t k, int *nan)
+{
+    uint32_t amax = 0, n = 0;
+    for (size_t i = 0; i < k; i++) {
+        const uint32_t u = fl__f2u(x[i]) & 0x7FFFFFFFu;
+        n |= u > 0x7F800000u;
+        amax = u > amax ? u : amax;
+    }
+    *nan = (int)n;
+    return amax;
+}
+
 /* binary32 arithmetic through the core, round to nearest even. */
 float fl__f32_mul(float a, float b);
 float fl__f32_div(float a, float b);
