@@ -153,11 +153,12 @@ def _arith(op, operands, fmt, rm, seed, offset, saturate, ftz, daz, nan,
     except ValueError:
         raise ValueError("%s: the shapes %s do not broadcast together" % (
             where, ", ".join(str(a.shape) for a in arrs))) from None
-    arrs = tuple(_np.ascontiguousarray(a) for a in arrs)
+    arrs = tuple(_np.require(a, requirements=["C"]) for a in arrs)
     r, each, f = _c.arith(op, fmt, arrs, rm, seed, offset, saturate, ftz, daz,
                           nan, tininess, bool(return_flags), threads,
-                          cf or in_fmt)
-    r = _back(r, kind, cf)
+                          cf or in_fmt or fmt)
+    r = _back(r, kind, cf or (str(Format(in_fmt or fmt)) if kind.torch and
+                              (in_fmt or fmt) is not None else None))
     if return_flags:
         return r, (_back(each, kind) if not kind.scalar else Flags(int(each))), _flags(f)
     return r
@@ -348,7 +349,8 @@ def compare(actual, expected, *, ulp=None, rtol=None, atol=None,
             signed_zero=False, inputs=(), in_fmt=None, exact=None,
             exact_fmt=None, show=0, gemm=False, tile=None, kblock=None,
             ta=False, tb=False, model=None, kernel_model=None,
-            names=("actual", "expected"), threads=0):
+            names=("actual", "expected"), input_names=None, exact_name="exact",
+            threads=0):
     """The verdict on a kernel's output `actual` against a reference
     `expected` (`fplab compare`, the same text and JSON for the same
     elements).  Default: bit-identical required (a NaN matches any NaN);
@@ -360,16 +362,23 @@ def compare(actual, expected, *, ulp=None, rtol=None, atol=None,
     the correctly rounded result (relative errors of both sides); show=K:
     the first K mismatches; gemm=, tile=(h, w), kblock=B: where the
     differences are in a GEMM output.  model=: the reference's model line
-    (shown).  names: how the text names the two arrays."""
+    (shown).  names, input_names, exact_name: how the text names the
+    arrays (`fplab compare` shows the files' names)."""
     if sum((ulp is not None, rtol is not None or atol is not None,
             bool(torch_defaults))) > 1:
         raise ValueError("fplab.compare: choose one tolerance: ulp=, rtol=/atol= "
                          "or torch_defaults=True")
     k = _cmp_tensor(actual, fmt, str(names[0]), "actual")
     r = _cmp_tensor(expected, fmt, str(names[1]), "expected")
-    ins = [_cmp_tensor(v, in_fmt, "inputs[%d]" % i, "inputs[%d]" % i)
-           for i, v in enumerate(inputs)]
-    x = None if exact is None else _cmp_tensor(exact, exact_fmt, "exact", "exact")
+    if input_names is None:
+        input_names = ["inputs[%d]" % i for i in range(len(inputs))]
+    if len(input_names) != len(inputs):
+        raise ValueError("fplab.compare: %d input_names for %d inputs"
+                         % (len(input_names), len(inputs)))
+    ins = [_cmp_tensor(v, in_fmt, str(nm), "inputs[%d]" % i)
+           for i, (v, nm) in enumerate(zip(inputs, input_names))]
+    x = (None if exact is None
+         else _cmp_tensor(exact, exact_fmt, str(exact_name), "exact"))
     if tile is not None:
         if isinstance(tile, int):
             tile = (tile, tile)
@@ -654,6 +663,8 @@ def hist(grads, fmt, scales=(1, 8, 1024, 65536), *, lo=-40, hi=None,
     log2 of the largest scale).  scaling: scheme names (fplab.schemes())
     applied to the same values, blocks along the last axis (last=L)."""
     g = _gather(grads, "fplab.hist")
+    if g.size == 0:
+        raise ValueError("fplab.hist: grads holds no values")
     if isinstance(scaling, str):
         scaling = [scaling]
     if isinstance(scales, (int, float)):

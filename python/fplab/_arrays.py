@@ -66,12 +66,12 @@ def to_numpy(x, what, where, copy_devices=False):
         raise TypeError("%s: %s is a torch tensor of %s: expected float16, "
                         "bfloat16, float32 or float64 (or integer codes of a "
                         "named format)" % (where, what, dt))
+    if isinstance(x, np.generic):
+        return np.asarray(x), None, NUMPY
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return np.asarray(x, dtype=np.float64), None, Kind(scalar=True)
     if isinstance(x, (list, tuple)):
         return np.asarray(x, dtype=np.float64), None, NUMPY
-    if isinstance(x, np.generic):
-        return np.asarray(x), None, NUMPY
     raise TypeError("%s: %s is a %s: expected a numpy array, a torch tensor or "
                     "numbers" % (where, what, type(x).__name__))
 

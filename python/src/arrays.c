@@ -65,7 +65,10 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
     if (!d)
         return -1;
     int t = d->type_num;
+    PyObject *dname = PyObject_Str((PyObject *)d);
     Py_DECREF(d);
+    if (!dname)
+        return -1;
     fl_format f;
     ext_kind kind;
     switch (t) {
@@ -75,17 +78,21 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
     case NPY_UINT8: case NPY_UINT16: case NPY_UINT32: case NPY_UINT64:
         kind = EXT_CODES;
         if (codes_fmt == NULL || codes_fmt == Py_None) {
+            Py_DECREF(dname);
             ext_type_error(where, "%s holds %s codes: name their format with "
                            "fmt= (e.g. fmt='bfloat16')", what,
                            t == NPY_UINT8 ? "uint8" : t == NPY_UINT16 ? "uint16"
                            : t == NPY_UINT32 ? "uint32" : "uint64");
             return -1;
         }
-        if (ext_format(codes_fmt, &f, where))
+        if (ext_format(codes_fmt, &f, where)) {
+            Py_DECREF(dname);
             return -1;
+        }
         {
             int need = ext_code_type(&f);
             if (need != t) {
+                Py_DECREF(dname);
                 PyArray_Descr *nd = PyArray_DescrFromType(need);
                 PyArray_Descr *gd = PyArray_DescrFromType(t);
                 char sp[64];
@@ -102,17 +109,14 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
             }
         }
         break;
-    default: {
-        PyArray_Descr *gd = PyArray_DescrFromType(t);
-        PyObject *gs = gd ? PyObject_Str((PyObject *)gd) : NULL;
+    default:
         ext_type_error(where, "%s has dtype %s: expected float16, float32, "
                        "float64, or uint8/16/32/64 codes of a named format",
-                       what, gs ? PyUnicode_AsUTF8(gs) : "?");
-        Py_XDECREF(gs);
-        Py_XDECREF(gd);
+                       what, PyUnicode_AsUTF8(dname));
+        Py_DECREF(dname);
         return -1;
     }
-    }
+    Py_DECREF(dname);
     PyArrayObject *arr = (PyArrayObject *)PyArray_FROMANY(
         obj, t, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
                           NPY_ARRAY_NOTSWAPPED);

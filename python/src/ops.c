@@ -367,16 +367,29 @@ typedef struct ar_job {
 static const unsigned NOT_EXACT = FL_INEXACT | FL_INVALID | FL_OVERFLOW |
                                   FL_DIVBYZERO;
 
-/* Operand element i as a code of C; -1 when it is not a value of C. */
+/* Operand element i as a code of C; -1 when it is not a value of C.  A NaN
+ * is a value of every format that has one (a signaling NaN arrives quiet:
+ * its conversion is what raises invalid). */
 static inline int to_c(const ext_array *a, const fl_format *C, size_t i,
                        uint64_t *code)
 {
     fl_ctx c = FL_CTX_INIT;
     unsigned fl = 0;
+    int nan;
     const void *p = PyArray_DATA(a->arr);
     switch (a->kind) {
-    case EXT_F32: *code = fl_from_float(C, ((const float *)p)[i], &c, &fl); break;
-    case EXT_F64: *code = fl_from_double(C, ((const double *)p)[i], &c, &fl); break;
+    case EXT_F32: {
+        float x = ((const float *)p)[i];
+        nan = x != x;
+        *code = fl_from_float(C, x, &c, &fl);
+        break;
+    }
+    case EXT_F64: {
+        double x = ((const double *)p)[i];
+        nan = x != x;
+        *code = fl_from_double(C, x, &c, &fl);
+        break;
+    }
     default: {
         uint64_t u = ext_load(p, a->esize, i);
         if (fl_ref_format_same(&a->f, C)) {
@@ -385,10 +398,13 @@ static inline int to_c(const ext_array *a, const fl_format *C, size_t i,
             *code = u;
             return 0;
         }
+        nan = fl_is_nan(&a->f, u);
         *code = fl_convert(C, &a->f, u, &c, &fl);
         break;
     }
     }
+    if (nan && fl_is_nan(C, *code))
+        return 0;
     return (fl & NOT_EXACT) ? -1 : 0;
 }
 
