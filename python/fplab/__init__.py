@@ -59,6 +59,14 @@ class Flags(_enum.IntFlag):
     TERN_UP = 0x20
     TERN_DOWN = 0x40
 
+    def __str__(self):
+        """The IEEE flags' names as `fplab calc` prints them
+        ("inexact,underflow"; "-" when none)."""
+        names = [n for n, b in (("inexact", 1), ("underflow", 2),
+                                ("overflow", 4), ("divbyzero", 8),
+                                ("invalid", 16)) if self & b]
+        return ",".join(names) or "-"
+
 
 def _flags(f):
     return Flags(f & 0x1F)

@@ -29,7 +29,8 @@ import torch as _torch
 import fplab as _fplab
 
 __all__ = ["Rounding", "round", "round_", "quant", "round_output",
-           "round_input", "round_weight_grads", "round_weights_"]
+           "round_input", "round_weight_grads", "round_weights_",
+           "StaticScaler"]
 
 
 class Rounding:
@@ -178,3 +179,53 @@ def round_weights_(module, rounding):
     for p in _params(module):
         r.inplace(p.data)
     return module
+
+
+class StaticScaler:
+    """A fixed loss scale with the interface of torch's GradScaler (scale,
+    unscale_, step, update, get_scale), for the CPU, where torch 1.13's
+    GradScaler disables itself (its kernels are CUDA-only).  As GradScaler
+    does: the loss is multiplied by the scale before backward; unscale_
+    multiplies every gradient by inv_scale = 1/scale computed in float64
+    and held in float32, and notes whether one is inf or NaN; step skips
+    the optimizer's step when one was (and counts it in .skipped)."""
+
+    def __init__(self, scale=2.0 ** 16):
+        self._scale = float(scale)
+        self._found = None
+        self.skipped = 0
+
+    def get_scale(self):
+        return self._scale
+
+    def is_enabled(self):
+        return True
+
+    def scale(self, loss):
+        return loss * self._scale
+
+    def unscale_(self, optimizer):
+        if self._found is not None:
+            return
+        inv = _torch.tensor(1.0 / self._scale, dtype=_torch.float32)
+        found = False
+        with _torch.no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    p.grad.mul_(inv.to(p.grad.dtype))
+                    found = found or not bool(_torch.isfinite(p.grad).all())
+        self._found = found
+
+    def step(self, optimizer, *args, **kwargs):
+        self.unscale_(optimizer)
+        if self._found:
+            self.skipped += 1
+            return None
+        return optimizer.step(*args, **kwargs)
+
+    def update(self, new_scale=None):
+        if new_scale is not None:
+            self._scale = float(new_scale)
+        self._found = None

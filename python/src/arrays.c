@@ -65,10 +65,8 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
     if (!d)
         return -1;
     int t = d->type_num;
-    PyObject *dname = PyObject_Str((PyObject *)d);
-    Py_DECREF(d);
-    if (!dname)
-        return -1;
+    /* the dtype's name only for a message: str(dtype) runs Python code */
+    PyObject *dname = NULL;
     fl_format f;
     ext_kind kind;
     switch (t) {
@@ -78,7 +76,7 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
     case NPY_UINT8: case NPY_UINT16: case NPY_UINT32: case NPY_UINT64:
         kind = EXT_CODES;
         if (codes_fmt == NULL || codes_fmt == Py_None) {
-            Py_DECREF(dname);
+            Py_DECREF(d);
             ext_type_error(where, "%s holds %s codes: name their format with "
                            "fmt= (e.g. fmt='bfloat16')", what,
                            t == NPY_UINT8 ? "uint8" : t == NPY_UINT16 ? "uint16"
@@ -86,13 +84,13 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
             return -1;
         }
         if (ext_format(codes_fmt, &f, where)) {
-            Py_DECREF(dname);
+            Py_DECREF(d);
             return -1;
         }
         {
             int need = ext_code_type(&f);
             if (need != t) {
-                Py_DECREF(dname);
+                Py_DECREF(d);
                 PyArray_Descr *nd = PyArray_DescrFromType(need);
                 PyArray_Descr *gd = PyArray_DescrFromType(t);
                 char sp[64];
@@ -110,13 +108,15 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
         }
         break;
     default:
+        dname = PyObject_Str((PyObject *)d);
+        Py_DECREF(d);
         ext_type_error(where, "%s has dtype %s: expected float16, float32, "
                        "float64, or uint8/16/32/64 codes of a named format",
-                       what, PyUnicode_AsUTF8(dname));
-        Py_DECREF(dname);
+                       what, dname ? PyUnicode_AsUTF8(dname) : "?");
+        Py_XDECREF(dname);
         return -1;
     }
-    Py_DECREF(dname);
+    Py_DECREF(d);
     PyArrayObject *arr = (PyArrayObject *)PyArray_FROMANY(
         obj, t, 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
                           NPY_ARRAY_NOTSWAPPED);
@@ -150,10 +150,8 @@ static void *part_run(void *v)
 void ext_parallel(size_t n, int nthreads, size_t min_part,
                   void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx)
 {
-    if (nthreads <= 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = c > 0 ? (int)c : 1;
-    }
+    if (nthreads <= 0)
+        nthreads = ext_ncpu;
     if (nthreads > 64)
         nthreads = 64;
     if (min_part < 1)

@@ -56,7 +56,9 @@ int ext_tininess(PyObject *o, int *t, const char *where);
  * tininess.  A seed with a mode other than sr is an error. */
 int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, int saturate, int ftz,
             int daz, PyObject *nan, PyObject *tininess, const char *where);
-/* nthreads from an int (0: every core); -1 with ValueError. */
+/* nthreads from an int (0 or None: every online processor, counted once
+ * at import); -1 with ValueError. */
+extern int ext_ncpu;
 int ext_threads(PyObject *o, int *n, const char *where);
 
 /* ---- arrays (arrays.c) ------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fplab/ref.h"
 
@@ -387,10 +388,14 @@ int ext_tininess(PyObject *o, int *t, const char *where)
     return -1;
 }
 
+/* Online processors, read once: sysconf reads a file on every call,
+ * which would cost a small array more than its rounding. */
+int ext_ncpu = 1;
+
 int ext_threads(PyObject *o, int *n, const char *where)
 {
     if (o == NULL || o == Py_None) {
-        *n = 0;
+        *n = ext_ncpu;
         return 0;
     }
     long v = PyLong_AsLong(o);
@@ -403,7 +408,7 @@ int ext_threads(PyObject *o, int *n, const char *where)
         ext_value_error(where, "threads=%ld: 0 (every core) .. 1024", v);
         return -1;
     }
-    *n = (int)v;
+    *n = v ? (int)v : ext_ncpu;
     return 0;
 }
 
@@ -491,6 +496,8 @@ static struct PyModuleDef moddef = {
 
 PyMODINIT_FUNC PyInit__fplab(void)
 {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    ext_ncpu = ncpu > 0 ? (int)(ncpu < 1024 ? ncpu : 1024) : 1;
     import_array();
     if (PyType_Ready(&ext_format_type) < 0)
         return NULL;

@@ -9,6 +9,7 @@
  */
 #include "ext.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -557,19 +558,20 @@ done:
 }
 
 /* ---------------------------------------------------------------------
- * bench_round(src, dst, fmt, reps, inner, threads) -> list of seconds per
- * call (each the mean of `inner` calls): the library's bulk rounding timed
- * in C, the yardstick of the Python API's overhead (bench/bench_python.py).
+ * bench_round(src, dst, fmt, reps, inner, threads[, fresh]) -> list of
+ * seconds per call (each the mean of `inner` calls): the library's bulk
+ * rounding timed in C, the yardstick of the Python API's overhead
+ * (bench/bench_python.py); fresh: into a newly malloc'd buffer each call.
  * ------------------------------------------------------------------- */
 
 PyObject *ext_bench_round(PyObject *self, PyObject *args)
 {
     PyArrayObject *src, *dst;
     PyObject *fmt;
-    int reps, inner, threads;
+    int reps, inner, threads, fresh = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!Oiii", &PyArray_Type, &src, &PyArray_Type,
-                          &dst, &fmt, &reps, &inner, &threads))
+    if (!PyArg_ParseTuple(args, "O!O!Oiii|p", &PyArray_Type, &src, &PyArray_Type,
+                          &dst, &fmt, &reps, &inner, &threads, &fresh))
         return NULL;
     fl_format T;
     if (ext_format(fmt, &T, "bench_round"))
@@ -589,9 +591,17 @@ PyObject *ext_bench_round(PyObject *self, PyObject *args)
         unsigned fl = 0;
         Py_BEGIN_ALLOW_THREADS
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        for (int q = 0; q < inner; q++)
-            fl_round_float_array_mt(&T, PyArray_DATA(dst), PyArray_DATA(src), n,
-                                    &c, &fl, threads);
+        for (int q = 0; q < inner; q++) {
+            /* fresh: a new output buffer each call, as a caller that
+             * allocates its result does (its pages are touched first here) */
+            float *d = fresh ? malloc(n * sizeof *d) : PyArray_DATA(dst);
+            if (!d)
+                break;
+            fl_round_float_array_mt(&T, d, PyArray_DATA(src), n, &c, &fl,
+                                    threads);
+            if (fresh)
+                free(d);
+        }
         clock_gettime(CLOCK_MONOTONIC, &t1);
         Py_END_ALLOW_THREADS
         double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
