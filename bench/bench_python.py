@@ -56,34 +56,34 @@ def main():
     rng = np.random.default_rng(1)
     x = (rng.standard_normal(n) * 100).astype(np.float32)
     y = np.empty_like(x)
-    print("\nround 2^24 float32, all cores (M values/s; median, min..max of %d)" % R)
-    print("%-20s %22s %22s %7s %22s %8s %7s" % ("format, mode", "C bulk rounding",
-                                               "Python, out=", "ratio",
-                                               "Python, new array", "C, new", "ratio"))
-    for fmt, rm in (("bfloat16", "rne"), ("binary16", "rne"),
-                    ("float8_e4m3fn", "rne")):
-        c_t, p_t, f_t, cf_t = [], [], [], []
-        for _ in range(R):
-            if rm == "rne":
-                c_t.append(_fplab.bench_round(x, y, fmt, 1, 1, 0)[0])
-                cf_t.append(_fplab.bench_round(x, y, fmt, 1, 1, 0, True)[0])
-            t0 = time.perf_counter()
-            fplab.round(x, fmt, rm, seed=1 if rm == "sr" else None, out=y)
-            p_t.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            z = fplab.round(x, fmt, rm, seed=1 if rm == "sr" else None)
-            f_t.append(time.perf_counter() - t0)
-            del z
-        if rm == "sr":
-            continue       # the yardstick rounds RNE only; sr's rates below
-        c, p, f, cf = med(c_t), med(p_t), med(f_t), med(cf_t)
-        rate = lambda t: n / t / 1e6
-        print("%-20s %8.0f (%5.0f..%5.0f) %8.0f (%5.0f..%5.0f) %6.2fx %8.0f (%5.0f..%5.0f) %8.0f %6.2fx"
-              % ("%s %s" % (fmt, rm), rate(c[0]), rate(c[2]), rate(c[1]),
-                 rate(p[0]), rate(p[2]), rate(p[1]), c[0] / p[0],
-                 rate(f[0]), rate(f[2]), rate(f[1]), rate(cf[0]), cf[0] / f[0]))
-    print("(ratio: Python's rate over C's; the last C column rounds into a "
-          "new malloc'd buffer per call)")
+    rate = lambda t: n / t / 1e6
+    for threads in (0, 1):
+        print("\nround 2^24 float32, %s (M values/s; median, min..max of %d "
+              "interleaved runs; ratio of medians, and of the best runs)"
+              % ("all cores" if threads == 0 else "1 thread", R))
+        print("%-20s %20s %20s %13s %20s %8s %6s" % (
+            "format", "C bulk rounding", "Python, out=", "ratio",
+            "Python, new array", "C, new", "ratio"))
+        for fmt in ("bfloat16", "binary16", "float8_e4m3fn"):
+            c_t, p_t, f_t, cf_t = [], [], [], []
+            for _ in range(R):
+                c_t.append(_fplab.bench_round(x, y, fmt, 1, 1, threads)[0])
+                t0 = time.perf_counter()
+                fplab.round(x, fmt, out=y, threads=threads)
+                p_t.append(time.perf_counter() - t0)
+                cf_t.append(_fplab.bench_round(x, y, fmt, 1, 1, threads, True)[0])
+                t0 = time.perf_counter()
+                z = fplab.round(x, fmt, threads=threads)
+                f_t.append(time.perf_counter() - t0)
+                del z
+            c, p, f, cf = med(c_t), med(p_t), med(f_t), med(cf_t)
+            print("%-20s %6.0f (%5.0f..%5.0f) %6.0f (%5.0f..%5.0f) %5.2fx %5.2fx "
+                  "%6.0f (%5.0f..%5.0f) %8.0f %5.2fx"
+                  % (fmt, rate(c[0]), rate(c[2]), rate(c[1]),
+                     rate(p[0]), rate(p[2]), rate(p[1]), c[0] / p[0], c[1] / p[1],
+                     rate(f[0]), rate(f[2]), rate(f[1]), rate(cf[0]), cf[0] / f[0]))
+    print("(ratio: Python's rate over C's; \"C, new\" rounds into a new "
+          "malloc'd buffer per call, as fplab.round(x, fmt) does into a new array)")
 
     print("\na call on 16 float32 values (microseconds per call; median of %d)" % R)
     x16 = x[:16].copy()
@@ -119,15 +119,19 @@ def main():
     except ImportError:
         print("  (no torch: the torch.matmul rows are left out)")
     for name, fn in runs:
-        ts, res = [], None
+        ts, cs, res = [], [], None
         for _ in range(1 if quick else 3):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             res = fn()
             ts.append(time.perf_counter() - t0)
-        t = med(ts)
-        print("  %-40s %6.2f s (%.2f..%.2f), %d calls, %.2f s in the kernel, %s"
-              % (name, t[0], t[1], t[2], res.calls, res.kernel_seconds,
-                 "model found" if res.ok else res.status))
+            cs.append(time.process_time() - c0)
+        t, c = med(ts), med(cs)
+        print("  %-40s %6.2f s (%.2f..%.2f), CPU %.2f s, %d calls, %.2f s in "
+              "the kernel, %s" % (name, t[0], t[1], t[2], c[0], res.calls,
+                                  res.kernel_seconds,
+                                  "model found" if res.ok else res.status))
+    print("(CPU: the process's CPU time over every thread; on a shared machine "
+          "wall time also counts the waits for a core)")
 
 
 if __name__ == "__main__":
