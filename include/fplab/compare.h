@@ -290,7 +290,8 @@ typedef struct fl_cmp_report fl_cmp_report;
 
 /* Compare kernel with ref and build the report.  inputs: the kernel's
  * operands (ninputs, may be 0), exact: the correctly rounded result (NULL:
- * none).  Everything is checked before anything is computed: formats and
+ * none), o: the options (NULL: fl_cmp_report_opts_init's).  Everything is
+ * checked before anything is computed: formats and
  * shapes of kernel and ref agree, exact has their shape, gemm needs a 2-D
  * or 3-D output, kblock needs inputs that form a GEMM with it.  Returns 0
  * with *out set (free with fl_cmp_report_free), or -1 with a message in err

@@ -1017,9 +1017,14 @@ int fl_cmp_report_run(fl_cmp_report **rep, const fl_cmp_tensor *kt,
     json_t *root = NULL;
     int rc = -1;
 
+    fl_cmp_report_opts defaults;
     *rep = NULL;
     if (err && errlen)
         err[0] = 0;
+    if (!o) {
+        fl_cmp_report_opts_init(&defaults);
+        o = &defaults;
+    }
     memset(&grid, 0, sizeof grid);
     memset(&pgrid, 0, sizeof pgrid);
 
