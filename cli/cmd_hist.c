@@ -5,6 +5,10 @@
  *   fplab hist FILE[:KEY] --format F [--scales 1,8,1024,65536] [--out DIR]
  *              [--dtype f16|f32|f64] [--in-format F] [--lo -40] [--hi 16]
  *
+ * A thin shell over fl_hist_run (fplab/hist.h), which counts, picks the
+ * best scale and finds the window; this file reads the input, prints and
+ * writes the data files.
+ *
  * FILE is a tensor file recognized by content (.npy, or a member KEY of an
  * .npz or .safetensors file; float16/32/64, bfloat16, fp8, or unsigned bit
  * patterns of the format --in-format names), raw little-endian values
@@ -38,8 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amp_hist.h"
 #include "cli.h"
+#include "fplab/hist.h"
 #include "fplab/scale.h"
 #include "values.h"
 
@@ -159,20 +163,6 @@ static void stem_of(const char *spec, char *out, size_t len)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
               (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
             *p = '_';
-}
-
-/* Rounding |x| (exact double) into f: 0 zero, 1 subnormal, 2 normal,
- * 3 overflow. */
-static int land(const fl_format *f, double x)
-{
-    fl_ctx c = FL_CTX_INIT;
-    unsigned fl = 0;
-    uint64_t b = fl_from_double(f, x, &c, &fl);
-    if (fl_is_inf(f, b) || fl_is_nan(f, b) || (fl & FL_OVERFLOW))
-        return 3;
-    if (fl_is_zero(f, b))
-        return 0;
-    return fl_is_subnormal(f, b) ? 1 : 2;
 }
 
 int cmd_hist(int argc, char **argv)
@@ -295,128 +285,74 @@ int cmd_hist(int argc, char **argv)
             }
     }
     const float *g = in.x;
-    double maxabs = 0, minabs = INFINITY;
-    size_t nonfinite = 0, zeros = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!isfinite(g[i]))
-            nonfinite++;
-        else if (g[i] == 0)
-            zeros++;
-        else {
-            double a = fabs((double)g[i]);
-            maxabs = a > maxabs ? a : maxabs;
-            minabs = a < minabs ? a : minabs;
-        }
+    fl_hist h;
+    char herr[512];
+    int rc = CLI_OK;
+    if (fl_hist_run(&h, &f, g, n, sc, ns, (int)lo, (int)hi, schemes, nsch, last,
+                    herr, sizeof herr)) {
+        cli_values_free(&in);
+        return cli_error("hist: %s", herr);
     }
-    size_t live = n - nonfinite - zeros;
+    const size_t live = h.live;
     char shp[256];
     tensor_shape_str(t, shp, sizeof shp);
     const int text = t->container == TENSOR_TEXT;
     printf("%s: %s%s%s, shape %s, %zu values: %zu nonzero finite, %zu zero, "
            "%zu inf/nan\n", file, in.kind, text ? "" : in.big_endian ? " >" : " ",
-           text ? "" : in.dtype, shp, n, live, zeros, nonfinite);
+           text ? "" : in.dtype, shp, n, live, h.zeros, h.nonfinite);
     if (in.to_zero || in.to_inf)
         printf("note: rounding to binary32 turned %zu values into zero and %zu into "
                "infinity\n", in.to_zero, in.to_inf);
     if (live)
-        printf("|g| range: %.6g (2^%.2f) .. %.6g (2^%.2f)\n", minabs, log2(minabs),
-               maxabs, log2(maxabs));
+        printf("|g| range: %.6g (2^%.2f) .. %.6g (2^%.2f)\n", h.minabs,
+               log2(h.minabs), h.maxabs, log2(h.maxabs));
     printf("format %s; fractions of the %zu nonzero finite values after g*S is "
            "rounded into it:\n\n", f.name, live);
     printf("%12s %12s %12s %12s %12s\n", "scale", "underflow", "subnormal", "overflow",
            "normal");
-
-    amp_range_stats st[MAX_SCALES];
-    amp_hist hs[MAX_SCALES];
-    int rc = CLI_OK;
-    memset(hs, 0, sizeof hs);
     for (int k = 0; k < ns; k++) {
-        memset(&st[k], 0, sizeof st[k]);
-        amp_range_stats_add(&st[k], &f, g, n, (float)sc[k]);
-        if (amp_hist_init(&hs[k], (int)lo, (int)hi)) {
-            rc = cli_error("hist: out of memory");
-            goto done;
-        }
-        amp_hist_add(&hs[k], g, n, (float)sc[k]);
+        const fl_hist_scale *q = &h.scales[k];
         double den = live ? (double)live : 1;
-        uint64_t normal = live - st[k].underflow - st[k].subnormal - st[k].overflow;
-        printf("%12.6g %12.6f %12.6f %12.6f %12.6f\n", sc[k], st[k].underflow / den,
-               st[k].subnormal / den, st[k].overflow / den, normal / den);
+        printf("%12.6g %12.6f %12.6f %12.6f %12.6f\n", sc[k],
+               q->range.underflow / den, q->range.subnormal / den,
+               q->range.overflow / den, q->normal / den);
     }
 
-    /* best among the given scales */
-    int best = -1;
-    for (int k = 0; k < ns; k++) {
-        if (st[k].overflow)
-            continue;
-        if (best < 0 || st[k].underflow < st[best].underflow ||
-            (st[k].underflow == st[best].underflow &&
-             st[k].subnormal < st[best].subnormal))
-            best = k;
-    }
     printf("\nrule: no overflow, then fewest underflows, then fewest subnormals\n");
-    if (best < 0) {
+    if (h.best < 0) {
         printf("best scale: none (every scale overflows)\n");
     } else {
-        double blo = INFINITY, bhi = 0;
-        int ties = 0;
-        for (int k = 0; k < ns; k++)
-            if (!st[k].overflow && st[k].underflow == st[best].underflow &&
-                st[k].subnormal == st[best].subnormal) {
-                blo = sc[k] < blo ? sc[k] : blo;
-                bhi = sc[k] > bhi ? sc[k] : bhi;
-                ties++;
-            }
-        if (ties == 1)
-            printf("best scale: %g (underflow %llu, subnormal %llu, overflow 0)\n", blo,
-                   (unsigned long long)st[best].underflow,
-                   (unsigned long long)st[best].subnormal);
+        const fl_hist_range *b = &h.scales[h.best].range;
+        if (h.ties == 1)
+            printf("best scale: %g (underflow %llu, subnormal %llu, overflow 0)\n",
+                   h.best_lo, (unsigned long long)b->underflow,
+                   (unsigned long long)b->subnormal);
         else
             printf("best scales: %g .. %g (%d tied: underflow %llu, subnormal %llu, "
-                   "overflow 0)\n", blo, bhi, ties,
-                   (unsigned long long)st[best].underflow,
-                   (unsigned long long)st[best].subnormal);
+                   "overflow 0)\n", h.best_lo, h.best_hi, h.ties,
+                   (unsigned long long)b->underflow,
+                   (unsigned long long)b->subnormal);
     }
-    /* the window of powers of two, from the extremes (monotone in S) */
     if (live) {
-        int kmax = 999, kunder = 999, ksub = 999;
-        for (int k = -160; k <= 160; k++) {
-            double S = ldexp(1.0, k);
-            if (land(&f, maxabs * S) == 3 && kmax == 999)
-                kmax = k - 1;
-            if (land(&f, minabs * S) != 0 && kunder == 999)
-                kunder = k;
-            if (land(&f, minabs * S) >= 2 && ksub == 999)
-                ksub = k;
-        }
         printf("power-of-two scales: no overflow for S <= 2^%d; no underflow for "
-               "S >= 2^%d; no subnormal for S >= 2^%d\n", kmax, kunder, ksub);
-        if (kunder <= kmax)
+               "S >= 2^%d; no subnormal for S >= 2^%d\n", h.kmax, h.kunder, h.ksub);
+        if (h.kunder <= h.kmax)
             printf("window with neither overflow nor underflow: 2^%d .. 2^%d\n",
-                   kunder, kmax);
+                   h.kunder, h.kmax);
         else
             printf("no power-of-two scale avoids both: the values span more than "
                    "the format's range\n");
     }
 
     /* block and per-tensor scaling beside the loss scales */
-    fl_scale_stats sst[MAX_SCHEMES];
-    fl_scale_tensor stt[MAX_SCHEMES];
+    const fl_scale_stats *sst = h.scheme_stats;
+    const fl_scale_tensor *stt = h.scheme_tensor;
     if (nsch) {
         printf("\nblock and per-tensor scaling (fractions of the %zu nonzero finite "
                "values; blocks along the last axis of %zu):\n\n", live, last);
         printf("%-22s %10s %10s %10s %8s %11s %11s %11s\n", "scheme", "underflow",
                "subnormal", "saturated", "lost", "relerr max", "mean", "rms");
         for (int q = 0; q < nsch; q++) {
-            fl_scale_out so;
-            char e2[512];
-            memset(&so, 0, sizeof so);
-            if (fl_scale_quantize(&schemes[q], g, n, last, &so, e2, sizeof e2)) {
-                rc = cli_error("hist: --scaling %s: %s", schemes[q].name, e2);
-                goto done;
-            }
-            sst[q] = so.stats;
-            stt[q] = so.tensor;
             const double den = live ? (double)live : 1;
             printf("%-22s %10.6f %10.6f %10.6f %8llu %11.4e %11.4e %11.4e\n",
                    schemes[q].name, sst[q].underflow / den, sst[q].subnormal / den,
@@ -447,14 +383,14 @@ int cmd_hist(int argc, char **argv)
                   "nonfinite=%llu\n",
             FPLAB_VERSION, file, in.kind, in.dtype, shp, n, f.name,
             f.emin, f.emax, f.prec, lo, hi, scales_s,
-            (unsigned long long)(ns ? hs[0].zeros : 0),
-            (unsigned long long)(ns ? hs[0].nonfinite : 0));
+            (unsigned long long)h.scales[0].log2.zeros,
+            (unsigned long long)h.scales[0].log2.nonfinite);
     fprintf(o.fp, "# below (|g*S| < 2^lo) per scale:");
     for (int k = 0; k < ns; k++)
-        fprintf(o.fp, " %llu", (unsigned long long)hs[k].below);
+        fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.below);
     fprintf(o.fp, "\n# above (|g*S| >= 2^hi) per scale:");
     for (int k = 0; k < ns; k++)
-        fprintf(o.fp, " %llu", (unsigned long long)hs[k].above);
+        fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.above);
     fprintf(o.fp, "\n# columns: log2_lower_edge");
     for (int k = 0; k < ns; k++)
         fprintf(o.fp, " count_S=%g", sc[k]);
@@ -462,7 +398,7 @@ int cmd_hist(int argc, char **argv)
     for (long b = lo; b < hi; b++) {
         fprintf(o.fp, "%ld", b);
         for (int k = 0; k < ns; k++)
-            fprintf(o.fp, " %llu", (unsigned long long)hs[k].bins[b - lo]);
+            fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.bins[b - lo]);
         fprintf(o.fp, "\n");
     }
     if (cli_out_commit(&o)) {
@@ -481,10 +417,10 @@ int cmd_hist(int argc, char **argv)
             scales_s);
     for (int k = 0; k < ns; k++)
         fprintf(o.fp, "%.9g %llu %llu %llu %llu\n", sc[k],
-                (unsigned long long)st[k].underflow, (unsigned long long)st[k].subnormal,
-                (unsigned long long)st[k].overflow,
-                (unsigned long long)(live - st[k].underflow - st[k].subnormal -
-                                     st[k].overflow));
+                (unsigned long long)h.scales[k].range.underflow,
+                (unsigned long long)h.scales[k].range.subnormal,
+                (unsigned long long)h.scales[k].range.overflow,
+                (unsigned long long)h.scales[k].normal);
     if (cli_out_commit(&o)) {
         rc = CLI_USAGE;
         goto done;
@@ -522,8 +458,7 @@ int cmd_hist(int argc, char **argv)
         printf("\nwrote %s/hist_%s.dat and %s/hist_%s_scales.dat\n", out, stem, out, stem);
     }
 done:
-    for (int k = 0; k < ns; k++)
-        amp_hist_free(&hs[k]);
+    fl_hist_free(&h);
     cli_values_free(&in);
     return rc;
 }

@@ -21,6 +21,9 @@ packages=(
   gnuplot-nox                      # the lab's figures
   python3-numpy python3-torch      # real clients in the default tests: .npy/.npz files, kernels to check
   python3                          # the lab report's audit (tests/lab_audit.py, standard library only)
+  python3-dev python3-setuptools   # the Python package's extension (python/, pyproject.toml)
+  python3-pytest                   # its tests (tests/python)
+  python3-venv python3-pip         # pip install --no-build-isolation . into a virtual environment
 )
 ci_packages=(
   libopenmpi-dev openmpi-bin       # sharded verify sweeps (test verify_mpi_shards)

@@ -29,7 +29,8 @@ if(FPLAB_BASH)
 endif()
 
 # The documents' examples are real: every `$ fplab`, `$ printf` and
-# `$ python3` line of the README, docs/cli.md and docs/kernels.md is run
+# `$ python3` line of the README, docs/cli.md, docs/kernels.md and
+# docs/python.md is run
 # and its output compared with the one shown (rules at the top of
 # tests/cli/doc_examples.sh).  The documents make their inputs with short
 # numpy/torch scripts, run with a python3 that has both (Debian's
@@ -55,13 +56,20 @@ if(FPLAB_BASH)
     message(STATUS "docs_examples: no python3 with numpy and torch: "
                    "the documents' examples that need one are skipped")
   endif()
-  foreach(doc README.md docs/cli.md docs/kernels.md)
+  foreach(doc README.md docs/cli.md docs/kernels.md docs/python.md)
     string(REGEX REPLACE "^.*/|\\.md$" "" dname ${doc})
     string(TOLOWER ${dname} dname)
+    set(doc_args ${doc_py_args})
+    if(dname STREQUAL "python" AND NOT FPLAB_HAVE_PYTHON)
+      set(doc_args "")    # no package built: its examples are skipped
+    endif()
     add_test(NAME docs_examples_${dname}
       COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/doc_examples.sh
-              ${doc_py_args} ${FPLAB_EXE} ${PROJECT_SOURCE_DIR}/${doc})
+              ${doc_args} ${FPLAB_EXE} ${PROJECT_SOURCE_DIR}/${doc})
     set_tests_properties(docs_examples_${dname} PROPERTIES LABELS cli TIMEOUT 300
       SKIP_RETURN_CODE 77)
   endforeach()
+  # docs/python.md imports the package built here
+  set_tests_properties(docs_examples_python PROPERTIES ENVIRONMENT
+    "PYTHONPATH=${PROJECT_BINARY_DIR}/python")
 endif()

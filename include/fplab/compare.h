@@ -197,6 +197,119 @@ int fl_cmp_relerr_run(fl_cmp_relerr *s, const fl_format *fv, size_t ev,
                       const void *v, const fl_format *ft, size_t et,
                       const void *truth, size_t n);
 
+/* ------------------------------------------------------------------------
+ * The verdict as a report: what `fplab compare` prints and writes with
+ * --json, computed by the library so that every caller (the CLI, the
+ * Python package, a C test) gives the same text and JSON for the same
+ * arrays.  The report holds
+ *   - a header (names, format, shape, model lines, the tolerance in words);
+ *   - the counts (bit-identical, NaN and infinity disagreements, +0 vs
+ *     -0, outside tolerance) and the ulp histogram;
+ *   - the largest ulp distance and the first NaN and infinity
+ *     disagreements, each with its operands when inputs are given;
+ *   - the first `show` mismatches;
+ *   - with an exact result: relative errors of kernel and reference and a
+ *     sentence comparing them;
+ *   - with gemm: where the differences are (rows, columns, tiles, a text
+ *     map), the K-block fit, and a figure drawn by the caller's hook;
+ *   - the verdict.
+ *
+ * LAYOUT of the inputs relative to the output (for the operands shown at
+ * an element):
+ *   elementwise  every input has the output's shape (or is 0-d);
+ *   reduction    one input of shape out.shape + (K,): a sum along the last
+ *                axis;
+ *   dot          two such inputs: row-wise dot products;
+ *   gemm         A (M, K) or (batch, M, K), B (K, N) or (batch, K, N)
+ *                (ta: A stored (K, M); tb: B stored (N, K)), output (M, N)
+ *                or (batch, M, N); a third input is C.
+ * With gemm asked for (o->gemm, or ta/tb), the GEMM reading is tried first
+ * (a square GEMM's inputs also have the output's shape).
+ * ---------------------------------------------------------------------- */
+#define FL_CMP_MAXDIM 8
+
+/* An array of encodings with its shape and how to name it. */
+typedef struct fl_cmp_tensor {
+    fl_format f;            /* the format its elements hold */
+    size_t esize;           /* bytes per element: 1, 2, 4 or 8 */
+    const void *data;       /* n elements in C order, n = prod(shape) */
+    int ndim;               /* 0..FL_CMP_MAXDIM */
+    size_t shape[FL_CMP_MAXDIM];
+    const char *name;       /* shown: a file name, "actual", ... */
+    const char *dtype;      /* its container's dtype name ("float16",
+                               "bfloat16", "uint16") */
+    int holds_bits;         /* 1: not the format's own dtype (bit patterns
+                               in an integer container where a float dtype
+                               exists): a format mismatch then says that
+                               the caller names what the patterns hold */
+} fl_cmp_tensor;
+
+/* Elements of a tensor (prod(shape); 1 for 0-d). */
+size_t fl_cmp_tensor_size(const fl_cmp_tensor *t);
+/* "float32 (3, 4)", or for an unsigned container (dtype "uint...")
+ * "uint16 holding bfloat16 (3, 4)". */
+void fl_cmp_tensor_describe(const fl_cmp_tensor *t, char *buf, size_t len);
+
+/* A figure of the differences, drawn by the caller (the CLI's gnuplot heat
+ * map): g is a grid of at most 256 x 256 cells over the output, title a
+ * line naming both arrays.  Returns 0 with the figure's path in png, 1
+ * when no figure was made (a warning is the hook's to give: the verdict
+ * stands), or -1 on an error (message in err: the report fails). */
+typedef int (*fl_cmp_plot_fn)(void *user, const fl_cmp_grid *g,
+                              const char *title, char *png, size_t pnglen,
+                              char *err, size_t errlen);
+
+typedef struct fl_cmp_report_opts {
+    fl_cmp_tol tol;           /* kind, ulp, rtol/atol, nan_payload,
+                                 zero_sign */
+    int torch_defaults;       /* CLOSE with torch.testing.assert_close's
+                                 rtol/atol for the format (overrides
+                                 tol.kind, rtol and atol) */
+    uint64_t show;            /* list the first `show` mismatches */
+    int gemm;                 /* the GEMM view (2-D or 3-D output) */
+    size_t tile_h, tile_w;    /* the kernel's output tile (0: none) */
+    size_t kblock;            /* K-block fit (needs gemm inputs A, B) */
+    int ta, tb;               /* GEMM inputs stored transposed */
+    const char *model;        /* the reference's model line, or NULL */
+    const char *kernel_model; /* the kernel's model line, or NULL */
+    int nthreads;             /* for the scan (<= 0: every core) */
+    fl_cmp_plot_fn plot;      /* with gemm: draw the figure (NULL: none) */
+    void *plot_user;
+} fl_cmp_report_opts;
+
+/* Zero: bit-identical required, nothing extra. */
+void fl_cmp_report_opts_init(fl_cmp_report_opts *o);
+
+/* torch.testing.assert_close's default rtol and atol for the dtype that
+ * holds f (float16, bfloat16, float32 -- also for tf32 --, float64), and
+ * that dtype's description; NULL and 0/0 for formats torch has none for. */
+const char *fl_cmp_torch_defaults(const fl_format *f, double *rtol,
+                                  double *atol);
+
+typedef struct fl_cmp_report fl_cmp_report;
+
+/* Compare kernel with ref and build the report.  inputs: the kernel's
+ * operands (ninputs, may be 0), exact: the correctly rounded result (NULL:
+ * none), o: the options (NULL: fl_cmp_report_opts_init's).  Everything is
+ * checked before anything is computed: formats and
+ * shapes of kernel and ref agree, exact has their shape, gemm needs a 2-D
+ * or 3-D output, kblock needs inputs that form a GEMM with it.  Returns 0
+ * with *out set (free with fl_cmp_report_free), or -1 with a message in err
+ * (*out NULL) that names the arrays by their names. */
+int fl_cmp_report_run(fl_cmp_report **out, const fl_cmp_tensor *kernel,
+                      const fl_cmp_tensor *ref, const fl_cmp_tensor *inputs,
+                      int ninputs, const fl_cmp_tensor *exact,
+                      const fl_cmp_report_opts *o, char *err, size_t errlen);
+/* The text `fplab compare` prints (lines ending in newlines). */
+const char *fl_cmp_report_text(const fl_cmp_report *r);
+/* The JSON `fplab compare --json` writes (two-space indent, a final
+ * newline); malloc'd, NULL when out of memory. */
+char *fl_cmp_report_json(const fl_cmp_report *r);
+/* The counts; 1 when every element is within the tolerance. */
+const fl_cmp_stats *fl_cmp_report_stats(const fl_cmp_report *r);
+int fl_cmp_report_pass(const fl_cmp_report *r);
+void fl_cmp_report_free(fl_cmp_report *r);
+
 #ifdef __cplusplus
 }
 #endif
