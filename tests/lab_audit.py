@@ -611,7 +611,10 @@ def check_gradhist(A, d, span):
     s0, s1 = span
     h = Dat(os.path.join(d, "gradhist.dat"))
     u = Dat(os.path.join(d, "gradhist_underflow.dat"))
+    st = Dat(os.path.join(d, "gradhist_steps.dat"))
+    sd = Dat(os.path.join(d, "gradhist_seeds.dat"))
     rows = [[int(x) for x in r] for r in u.blocks[0]]
+    NS = len(rows)
     A.ok([r[0] for r in rows] == list(range(25)), "gradhist_underflow.dat scales 2^0..2^24")
     # columns: 1..6 weight gradients, 7..12 activation gradients (offset o)
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
@@ -620,114 +623,363 @@ def check_gradhist(A, d, span):
              "gradhist_underflow.dat: totals change with S")
         for o in (0, 6):
             A.ok(r[4 + o] + r[5 + o] + r[6 + o] <= live(r, o), "gradhist_underflow.dat classes")
-    # underflow falls as S grows, overflow rises
     for o in (0, 6):
         A.ok(all(rows[k + 1][4 + o] <= rows[k][4 + o] for k in range(24)),
              "underflow does not fall with S")
         A.ok(all(rows[k + 1][6 + o] >= rows[k][6 + o] for k in range(24)),
              "overflow does not grow with S")
     pct = lambda r, c, o: 100.0 * r[c + o] / live(r, o) if live(r, o) else 0.0
+    # block 1: per layer; block 0 is its sum over the layers
+    lay = {}
+    for r in u.blocks[1]:
+        lay[(int(r[0]), r[2], int(r[3]))] = [int(x) for x in r[4:]]
+    layers = sorted({k[2] for k in lay})
+    NL = len(layers)
+    last = layers[-1]
+    for r in rows:
+        for o, kind in ((0, "wgrad"), (6, "agrad")):
+            sums = [sum(lay[(r[0], kind, l)][i] for l in layers) for i in range(6)]
+            A.ok(sums == r[1 + o:7 + o], "gradhist_underflow.dat: block 0 at 2^%d is not the "
+                 "sum of the layers (%s)" % (r[0], kind))
+    llive = lambda v: v[0] - v[1] - v[2]
+    # every step: the steps file holds each step's amax, and the sweep must
+    # overflow at S exactly where some step's amax * S rounds to infinity in
+    # binary16 (struct's half precision): the overflow facts from every step
+    steps_n = int(re.search(r"steps=(\d+) \(every step\)", u.header["params"]).group(1))
+    A.ok(f"steps={steps_n}" in h.header["params"], "gradhist.dat: not every step")
+    srows = [[float(x) for x in r] for r in st.blocks[0]]
+    A.ok([int(r[0]) for r in srows] == list(range(steps_n)), "gradhist_steps.dat: not every step")
+    A.ok(len(srows[0]) == 1 + 2 * NL + 2, "gradhist_steps.dat: columns")
+    amax = {("wgrad", l): [r[1 + l] for r in srows] for l in layers}
+    amax.update({("agrad", l): [r[1 + NL + l] for r in srows] for l in layers})
+    gs_scale = [r[1 + 2 * NL] for r in srows]
+    gs_skip = [int(r[2 + 2 * NL]) for r in srows]
+    ovf = lambda a, k: math.isinf(half_round(a * 2.0 ** k))
+    first = {}
+    for o, kind in ((0, "wgrad"), (6, "agrad")):
+        first[kind] = next((r[0] for r in rows if r[6 + o]), None)
+        for r in rows:
+            any_step = any(ovf(amax[(kind, l)][t], r[0]) for l in layers for t in range(steps_n))
+            A.ok(any_step == (r[6 + o] > 0), "gradhist: %s overflow at 2^%d does not follow from "
+                 "every step's amax" % (kind, r[0]))
     # the rule of fplab hist: no overflow, then fewest underflows
     best = None
     for r in rows:
         if r[6] + r[12] == 0 and (best is None or r[4] + r[10] < best[4] + best[10]):
             best = r
-    first_w = next((r[0] for r in rows if r[6]), None)
-    first_a = next((r[0] for r in rows if r[12]), None)
-    # the histogram: scaling by a power of two shifts the bins exactly
+    # ---- the histograms: fractions of all values; bins + outside = 1
     hb = {int(r[0]): [float(x) for x in r[1:]] for r in h.blocks[0]}
+    out = {r[0]: [float(x) for x in r[1:]] for r in h.blocks[1]}
+    A.ok(sorted(out) == ["above", "below", "nonfinite", "zero"], "gradhist.dat block 1 rows")
+    for c in range(16):
+        tot = sum(v[c] for v in hb.values()) + sum(v[c] for v in out.values())
+        A.ok(abs(tot - 1) < 1e-4, "gradhist.dat column %d does not sum to 1 (%g)" % (c + 2, tot))
+    # scaling by a power of two shifts the what-if bins exactly
     for col, shift in ((1, 3), (2, 10), (3, 16)):
-        for b, v in hb.items():
-            if b - shift in hb:
+        for b in hb:
+            if b - shift in hb and b - shift > -50:
                 A.ok(hb[b][col] == hb[b - shift][0] and hb[b][col + 4] == hb[b - shift][4],
                      "gradhist.dat: S = 2^%d does not shift the bins by %d" % (shift, shift))
                 break
+    # the binary32 zeros are the same at every S; against the sweep's count
+    for c, o in ((0, 0), (4, 6)):
+        A.ok(all(out["zero"][c + i] == out["zero"][c] for i in range(4)), "gradhist: zeros vary with S")
+        A.num("%.6e" % out["zero"][c], rows[0][2 + o] / rows[0][1 + o], "gradhist zero share")
     # underflow at S = 1 against the histogram: |g| < 2^-25 rounds to 0, bin -25 may
     for o, c in ((0, 0), (6, 4)):
-        below = sum(v[c] for b, v in hb.items() if b <= -26)
-        edge = hb[-25][c]
-        f = rows[0][4 + o] / live(rows[0], o)
-        A.ok(below - 1e-5 <= f <= below + edge + 1e-5,
-             "gradhist: underflow %.6f not between the histogram's %.6f and %.6f" % (f, below, below + edge))
-    every = re.search(r"watched_steps=(\d+) \(every (\d+)\)", h.header["params"])
-    params = re.match(r"quick=\d (.*?) watched_steps", h.header["params"]).group(1)
-    m = A.take1("Setting: {S} (the *deep* setting of section 6, one binary32 run).  Its "
-                "binary32 gradients were captured every {I} steps ({I} steps watched, {I} "
-                "weight-gradient values and {I} activation-gradient values, the gradients "
-                "with respect to each layer's output); {N}% of the activation gradients and "
-                "{N}% of the weight gradients are exactly zero in binary32.",
-                "gradhist setting", start=s0, end=s1)
+        tot = rows[0][1 + o]
+        below = (sum(v[c] for b, v in hb.items() if b <= -26) + out["below"][c]) * tot
+        edge = hb[-25][c] * tot
+        f = rows[0][4 + o]
+        A.ok(below - 1e-5 * tot <= f <= below + edge + 1e-5 * tot,
+             "gradhist: underflow %d not between the histogram's %g and %g" % (f, below, below + edge))
+    # the fp16 runs: block 2 counts
+    real = {}
+    for r in h.blocks[2]:
+        real[(int(r[0]), r[1])] = [int(x) for x in r[2:]]
+    KS = (0, 3, 10, 16)
+    for k in KS:
+        for kind, c in (("wgrad", 8), ("agrad", 12)):
+            tot, lv, fl, zero, over = real[(k, kind)][:5]
+            A.ok(fl <= lv <= tot and zero >= fl and zero <= tot, "gradhist.dat block 2 counts")
+            A.num("%.6e" % out["zero"][c + KS.index(k)], zero / tot, "fp16 run zero share")
+    # ---- the report
+    params = re.match(r"quick=\d (.*?) steps=\d+ \(every step\)", u.header["params"]).group(1)
+    seeds_hdr = re.search(r"seeds=(\d+)\.\.(\d+)", sd.header["params"])
+    sfirst, slast = int(seeds_hdr.group(1)), int(seeds_hdr.group(2))
+    m = A.take1("Setting: {S} (the *deep* setting of section 6).  The binary32 run of the first "
+                "seed is watched at every step ({I} steps: {I} weight-gradient values and {I} "
+                "activation-gradient values, the gradients with respect to each layer's output); "
+                "{N}% of the activation gradients and {N}% of the weight gradients are exactly "
+                "zero in binary32.  Beside it, with the same initialisation and batches: fp16 runs "
+                "with a static loss scale S = 1, 8, 1024 and 65536 (fp16-static:S, the real "
+                "backward pass at each scale of the histograms), and fp16 with GradScaler "
+                "(fp16-torch-i50, growth interval 50); binary32 and GradScaler also on seeds {I} "
+                "to {I}.", "gradhist setting", start=s0, end=s1)
     if m:
         A.word(m.group(1), params, "gradhist setting parameters")
-        A.num(m.group(2), int(every.group(2)), "gradhist every")
-        A.num(m.group(3), int(every.group(1)), "gradhist watched")
-        A.num(m.group(4), rows[0][1], "weight-gradient values")
-        A.num(m.group(5), rows[0][7], "activation-gradient values")
-        A.num(m.group(6), 100.0 * rows[0][8] / rows[0][7], "activation zeros")
-        A.num(m.group(7), 100.0 * rows[0][2] / rows[0][1], "weight zeros")
+        A.num(m.group(2), steps_n, "gradhist steps")
+        A.num(m.group(3), rows[0][1], "weight-gradient values")
+        A.num(m.group(4), rows[0][7], "activation-gradient values")
+        A.num(m.group(5), 100.0 * rows[0][8] / rows[0][7], "activation zeros")
+        A.num(m.group(6), 100.0 * rows[0][2] / rows[0][1], "weight zeros")
+        A.num(m.group(7), sfirst, "first seed")
+        A.num(m.group(8), slast, "last seed")
         A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
              "gradhist: not the deep setting")
+        A.ok("data_seed=%d" % sfirst in params, "gradhist: the watched run is not the first seed's")
+    # ---- the one flush definition, every seed
+    fl = {}
+    for r in sd.blocks[0]:
+        fl[(int(r[0]), r[1], r[2], int(r[3]))] = (int(r[4]), int(r[5]))
+    seeds = list(range(sfirst, slast + 1))
+    A.ok(sorted({k[0] for k in fl}) == seeds, "gradhist_seeds.dat: seeds")
+    gsrun = {int(r[0]): (int(r[1]), float(r[2])) for r in sd.blocks[1]}
+
+    def share(seed, sc, kind, ls=None):
+        ls = layers if ls is None else ls
+        lv = sum(fl[(seed, sc, kind, l)][0] for l in ls)
+        return (100.0 * sum(fl[(seed, sc, kind, l)][1] for l in ls) / lv) if lv else 0.0
+
+    # the definition is the sweep's underflow class at S = 1 over every step:
+    # the first seed's counts must be the watched run's, layer by layer
+    for kind in ("wgrad", "agrad"):
+        for l in layers:
+            v = lay[(0, kind, l)]
+            A.ok(fl[(sfirst, "s1", kind, l)] == (llive(v), v[3]),
+                 "gradhist: the flush count of %s layer %d is not the sweep's at S = 1" % (kind, l))
+    # GradScaler's skipped steps of the first seed, from the steps file
+    A.ok(sum(gs_skip) == gsrun[sfirst][0], "gradhist: skipped steps differ between files")
+    m = A.take1("**How many gradients flush, by one definition.**  The lab's flush share "
+                "(`amp_flush`, the definition section 7 uses too): of a run's nonzero gradients, "
+                "at every step and in every layer, the share that rounds to zero in binary16 at "
+                "scale S.  For the binary32 runs at S = 1 (as if computed in fp16 without loss "
+                "scaling) and at the scale GradScaler used at each step in the same seed's "
+                "fp16-torch-i50 run:", "flush definition", start=s0, end=s1)
+    A.take1("| seed | activation gradients, S = 1 | weight gradients, S = 1 | activation "
+            "gradients, GradScaler's S | of those, in the last layer | GradScaler's skipped "
+            "steps |", "flush table header", start=s0, end=s1)
+    a1, w1, ags, parts, outs = [], [], [], [], []
+    for seed in seeds:
+        a1.append(share(seed, "s1", "agrad"))
+        w1.append(share(seed, "s1", "wgrad"))
+        ags.append(share(seed, "gs", "agrad"))
+        tot_fl = sum(fl[(seed, "gs", "agrad", l)][1] for l in layers)
+        in_last = fl[(seed, "gs", "agrad", last)][1]
+        outs.append((tot_fl, tot_fl - in_last))
+        parts.append(100.0 * in_last / tot_fl if tot_fl else 0.0)
+        m = A.take1("| %d | {N}%% | {N}%% | {N}%% | {C} | {I} |" % seed, "flush row %d" % seed,
+                    start=s0, end=s1)
+        if m:
+            A.num(m.group(1), a1[-1], "flush a S=1 seed %d" % seed)
+            A.num(m.group(2), w1[-1], "flush w S=1 seed %d" % seed)
+            A.num(m.group(3), ags[-1], "flush a gs seed %d" % seed)
+            want = ("–" if tot_fl == 0 else "all" if tot_fl == in_last else
+                    "%.2f%% (%d elsewhere)" % (parts[-1], tot_fl - in_last))
+            A.word(m.group(4), want, "flush part in the last layer, seed %d" % seed)
+            A.num(m.group(5), gsrun[seed][0], "skipped seed %d" % seed)
+    m = A.take1("| mean ± sd | {N} ± {N}% | {N} ± {N}% | {N} ± {N}% | | |", "flush mean row",
+                start=s0, end=s1)
+    if m:
+        for g, v in enumerate(list(mean_sd(a1)) + list(mean_sd(w1)) + list(mean_sd(ags)), 1):
+            A.num(m.group(g), v, "flush mean/sd")
+    f1 = lambda l: (100.0 * fl[(sfirst, "s1", "agrad", l)][1] / fl[(sfirst, "s1", "agrad", l)][0]
+                    if fl[(sfirst, "s1", "agrad", l)][0] else 0.0)
+    per = ",".join(" layer %d {N}%%" % l for l in layers)
+    m = A.take1("Over the {I} seeds, {N}% to {N}% of the activation gradients flush at S = 1.  "
+                "Per layer (seed {I}, S = 1):" + per + "; the last layer (the logits' gradient) "
+                "holds {N}% of the flushed values.  ", "flush per layer", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(seeds), "seeds")
+        A.num(m.group(2), min(a1), "flush min")
+        A.num(m.group(3), max(a1), "flush max")
+        A.num(m.group(4), sfirst, "first seed")
+        for i, l in enumerate(layers):
+            A.num(m.group(5 + i), f1(l), "flush layer %d" % l)
+        tf = sum(fl[(sfirst, "s1", "agrad", l)][1] for l in layers)
+        A.num(m.group(5 + NL), 100.0 * fl[(sfirst, "s1", "agrad", last)][1] / tf if tf else 0.0,
+              "flush part in the last layer")
+    # the claim where the rest lives, as the data has it
+    gs_total = sum(t for t, _ in outs)
+    if gs_total == 0:
+        claim = "At GradScaler's scale no activation gradient flushes.\n\n"
+    elif all(o == 0 for _, o in outs):
+        claim = ("At GradScaler's scale every flushed activation gradient of every seed lies in "
+                 "the last layer.  Why the last layer: figure gradhist_underflow.\n\n")
+    else:
+        claim = None
+        m = A.take1("At GradScaler's scale {N}% or more of each seed's flushed activation "
+                    "gradients lie in the last layer.  Why the last layer: figure "
+                    "gradhist_underflow.", "flush where", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), min(p for p, (t, _) in zip(parts, outs) if t), "flush part min")
+    if claim:
+        A.take1(claim.strip(), "flush where", start=s0, end=s1)
+    # ---- figure gradhist
+    ws = {k: rows[k] for k in KS}
+    wi = lambda k, o: "%.2f%%" % pct(ws[k], 4, o)
+    rz = lambda k, kind: "%.2f%%" % (100.0 * real[(k, kind)][3] / real[(k, kind)][0])
     A.take1("*Figure gradhist*", "gradhist figure", start=s0, end=s1)
-    m = A.take1("Distribution of log2|g| of the run's nonzero activation gradients (left) and "
-                "weight gradients (right), as computed (S = 1) and multiplied by loss scales "
-                "S = 8, 1024, 65536; the shaded bands are binary16's subnormal range [2^-24, "
-                "2^-14) and normal range [2^-14, 65504]. Magnitudes up to 2^-25 (half the "
-                "smallest subnormal) round to zero in binary16: without scaling that is {N}% of "
-                "the nonzero activation gradients and {N}% of the weight gradients; at S = 1024, "
-                "{N}% and {N}%.", "gradhist caption", start=s0, end=s1)
+    want = ("Distribution of log2|g·S| over every step of the runs, in %% of all values (log "
+            "scale), activation gradients (top) and weight gradients (bottom).  Left: the binary32 "
+            "run's gradients multiplied by S = 1, 8, 1024, 65536 (a what-if); right: the real "
+            "fp16 backward pass at the same static S, its gradients as rounded into binary16.  "
+            "Shaded: binary16's subnormal range [2^-24, 2^-14) and normal range [2^-14, 65504]; "
+            "magnitudes up to 2^-25 (dashed line, half the smallest subnormal) round to zero.  "
+            "Bars on the left: values exactly zero, and values below 2^-50.  Left of the line, "
+            "what-if: %s of the nonzero activation gradients and %s of the weight gradients at "
+            "S = 1, 8, 1024, 65536; zero in the fp16 runs: %s of the activation gradients and "
+            "%s of the weight gradients." % (
+                ", ".join(wi(k, 6) for k in KS), ", ".join(wi(k, 0) for k in KS),
+                ", ".join(rz(k, "agrad") for k in KS), ", ".join(rz(k, "wgrad") for k in KS)))
+    A.take1(re.escape(want), "gradhist caption", regex=True, start=s0, end=s1)
+    A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -24) == 2.0 ** -24 and
+         half_round(2.0 ** -14) == 2.0 ** -14 and HALF_MAX == 65504,
+         "binary16 ranges in the caption")
+    A.ok(int(re.search(r"bins=floor\(log2\|g\*S\|\) (-?\d+)\.\.", h.header["params"]).group(1)) == -50,
+         "gradhist: the histogram does not start at 2^-50")
+    # ---- what-if against the real pass
+    A.take1("**The what-if against the real fp16 pass.**  Multiplying binary32 gradients by S "
+            "ignores that in an fp16 run a flushed gradient is zero for every layer below it.  "
+            "Activation gradients, at S = 1, 8, 1024, 65536:", "real intro", start=s0, end=s1)
+    A.take1("| S | what-if: flushed | fp16 run: flushed | fp16 run: zero | binary32: zero | "
+            "fp16 run: test accuracy |", "real header", start=s0, end=s1)
+    for k in KS:
+        tot, lv, flu, zero, over, div, corr, ntest = real[(k, "agrad")]
+        m = A.take1("| 2^%d | {N}%% | {N}%% | {N}%% | {N}%% | {C} |" % k, "real row 2^%d" % k,
+                    start=s0, end=s1)
+        if m:
+            A.num(m.group(1), pct(ws[k], 4, 6), "what-if flushed")
+            A.num(m.group(2), 100.0 * flu / lv, "fp16 run flushed")
+            A.num(m.group(3), 100.0 * zero / tot, "fp16 run zero")
+            A.num(m.group(4), 100.0 * rows[0][8] / rows[0][7], "binary32 zero")
+            if div:
+                A.word(m.group(5), "diverged at step %d" % div, "fp16 run diverged")
+            else:
+                mm = re.fullmatch(r"(%s)%%" % NUM, m.group(5))
+                if A.ok(mm is not None, "fp16 run accuracy cell"):
+                    A.num(mm.group(1), 100.0 * corr / ntest, "fp16 run accuracy")
+    A.take1("*What-if flushed*: of the binary32 run's nonzero activation gradients; *fp16 run: "
+            "flushed*: of the fp16 run's own nonzero values, those its rounding into binary16 "
+            "sent to zero (the same definition, on that run); *zero*: of all its "
+            "activation-gradient values, those zero in binary16 (flushed here or below a "
+            "gradient that flushed above).", "real footnote", start=s0, end=s1)
+    # ---- overflow from every step
+    A.take1("**Overflow, from every step's amax.**  Rounding into binary16 overflows where "
+            "|g·S| >= 65520 (above 65504 by half a spacing or more).  ", "overflow intro",
+            start=s0, end=s1)
+    A.ok(math.isinf(half_round(65520.0)) and half_round(65519.99) == 65504, "binary16 overflow edge")
+    kn = {"wgrad": "weight", "agrad": "activation"}
+    for kind, o in (("wgrad", 0), ("agrad", 6)):
+        # the largest amax (ties: the first layer, then the first step)
+        a, l, t = max((amax[(kind, l)][t], -l, -t) for l in layers for t in range(steps_n))
+        l, t = -l, -t
+        k = first[kind]
+        if k is None:
+            m = A.take1("The %s gradients do not overflow up to S = 2^{I} (their largest amax, {N} "
+                        "at step {I}, layer {I}).  " % kn[kind], "no overflow " + kind, start=s0, end=s1)
+            if m:
+                A.num(m.group(1), 24, "sweep end")
+                A.num(m.group(2), a, "largest amax", rel=5e-4)
+                A.num(m.group(3), t, "largest amax step")
+                A.num(m.group(4), l, "largest amax layer")
+            continue
+        r = rows[k]
+        nst = sum(1 for tt in range(steps_n) if any(ovf(amax[(kind, ll)][tt], k) for ll in layers))
+        m = A.take1("The %s gradients overflow first at S = 2^{I}: their largest amax, {N} (step "
+                    "{I}, layer {I}), times 2^{I} is {N}; at that scale {I} {W} overflow, {I} of {I} "
+                    "nonzero values ({N}%%).  " % kn[kind], "overflow " + kind, start=s0, end=s1)
+        if m:
+            A.num(m.group(1), k, "first overflow " + kind)
+            A.num(m.group(2), a, "largest amax " + kind, rel=5e-4)
+            A.num(m.group(3), t, "largest amax step " + kind)
+            A.num(m.group(4), l, "largest amax layer " + kind)
+            A.num(m.group(5), k, "first overflow " + kind)
+            A.num(m.group(6), a * 2.0 ** k, "amax times S " + kind)
+            A.ok(a * 2.0 ** k >= 65520 and a * 2.0 ** (k - 1) < 65520,
+                 "gradhist: %s amax times 2^%d does not first reach 65520 there" % (kind, k))
+            A.num(m.group(7), nst, "overflowing steps " + kind)
+            A.word(m.group(8), "step" if nst == 1 else "steps", "plural")
+            A.num(m.group(9), r[6 + o], "overflow count " + kind)
+            A.num(m.group(10), live(r, o), "overflow live " + kind)
+            A.word(m.group(11), "%.2g" % pct(r, 6, o), "overflow percent " + kind)
+    m = A.take1("Best power of two by the rule of `fplab hist` (no overflow at any step, then "
+                "fewest underflows): S = 2^{I}.  ", "best S", start=s0, end=s1)
+    if m and best:
+        A.num(m.group(1), best[0], "best scale")
+    # GradScaler's skipped steps against the binary32 amaxes (every step)
+    mx = [max(amax[(kind, l)][t] * gs_scale[t] for kind in ("wgrad", "agrad") for l in layers)
+          for t in range(steps_n)]
+    skipped = [t for t in range(steps_n) if gs_skip[t]]
+    agree = sum(1 for t in skipped if mx[t] >= 65520)
+    missed = sum(1 for t in range(steps_n) if not gs_skip[t] and mx[t] >= 65520)
+    pl = lambda n: "step" if n == 1 else "steps"
+    if not skipped:
+        m = A.take1("GradScaler (fp16-torch-i50, seed {I}) skipped no step; at {I} {W} the binary32 "
+                    "run's largest gradient times GradScaler's scale reaches 65520.",
+                    "GradScaler check", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), sfirst, "GradScaler seed")
+            A.num(m.group(2), missed, "missed")
+            A.word(m.group(3), pl(missed), "plural")
+    else:
+        m = A.take1("Checked against GradScaler (fp16-torch-i50, seed {I}, the same initialisation "
+                    "and batches), which skipped {I} {W}: {S} (in brackets: the binary32 run's "
+                    "largest gradient times that S).  At {I} of them the binary32 gradients "
+                    "overflow too; at {I} {W} that GradScaler did not skip they would have.",
+                    "GradScaler check", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), sfirst, "GradScaler seed")
+            A.num(m.group(2), len(skipped), "skipped")
+            A.word(m.group(3), pl(len(skipped)), "plural")
+            want = ", ".join("step %d at S = 2^%d (%.0f)" % (t, round(math.log2(gs_scale[t])), mx[t])
+                             for t in skipped)
+            A.word(m.group(4), want, "GradScaler's skipped steps")
+            A.ok(all(math.frexp(gs_scale[t])[0] == 0.5 for t in skipped), "GradScaler scale")
+            A.num(m.group(5), agree, "agreeing skips")
+            A.num(m.group(6), missed, "missed skips")
+            A.word(m.group(7), pl(missed), "plural")
+    # ---- figure gradhist_underflow
+    bs = best[0] if best else 0
+    hid = lambda s: [sum(lay[(s, "agrad", l)][i] for l in layers[:-1]) for i in range(6)]
+    lst = lambda s: lay[(s, "agrad", last)]
+    up = lambda v: 100.0 * v[3] / llive(v) if llive(v) else 0.0
+    A.take1("*Figure gradhist_underflow*", "underflow figure", start=s0, end=s1)
+    m = A.take1(pat("Fraction of the nonzero gradients of the binary32 run that underflow to zero, "
+                "land in binary16's subnormal range, or overflow when multiplied by S = 2^0 .. "
+                "2^24 and rounded into binary16, over every step; activation gradients (left) "
+                "and weight gradients (right), all layers and each layer apart.  Underflow of "
+                "activation gradients falls from {N}% at S = 1 to {N}% at S = 2^{I}, that of "
+                "weight gradients from {N}% to {N}%.  ") + r"([^\n]+)$", "underflow caption",
+                regex=True, start=s0, end=s1)
     if m:
         A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
-        A.num(m.group(2), pct(rows[0], 4, 0), "weight underflow at 1")
-        A.num(m.group(3), pct(rows[10], 4, 6), "activation underflow at 1024")
-        A.num(m.group(4), pct(rows[10], 4, 0), "weight underflow at 1024")
-        A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -24) == 2.0 ** -24 and
-             half_round(2.0 ** -14) == 2.0 ** -14 and HALF_MAX == 65504,
-             "binary16 ranges in the caption")
-    A.take1("*Figure gradhist_underflow*", "underflow figure", start=s0, end=s1)
-    m = A.take1("Fraction of nonzero gradients that underflow to zero, land in binary16's "
-                "subnormal range, or overflow when multiplied by S = 2^0 .. 2^24 and rounded "
-                "into binary16. Underflow of activation gradients falls from {N}% at S = 1 to "
-                "{N}% at S = 2^{I}, that of weight gradients from {N}% to {N}%; {S}. Best power "
-                "of two by the rule of `fplab hist` (no overflow, then fewest underflows): "
-                "S = 2^{I}.", "underflow caption", start=s0, end=s1)
-    if m and best:
-        A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
-        A.num(m.group(2), pct(best, 4, 6), "activation underflow at best")
-        A.num(m.group(3), best[0], "best scale")
+        A.num(m.group(2), pct(rows[bs], 4, 6), "activation underflow at best")
+        A.num(m.group(3), bs, "best scale")
         A.num(m.group(4), pct(rows[0], 4, 0), "weight underflow at 1")
-        A.num(m.group(5), pct(best, 4, 0), "weight underflow at best")
-        A.num(m.group(7), best[0], "best scale")
-        ofs = m.group(6)
-        if first_w is None and first_a is None:
-            A.word(ofs, "no scale up to 2^24 overflows", "overflow sentence")
+        A.num(m.group(5), pct(rows[bs], 4, 0), "weight underflow at best")
+        rest = m.group(6)
+        h0, h1, l0, l1 = hid(0), hid(bs), lst(0), lst(bs)
+        if not l0[3] or not h0[3] or bs == 0:
+            want = ("The activation gradients underflow at S = 1 in the hidden layers %.2f%%, in "
+                    "the last layer (the logits' gradient) %.2f%%." % (up(h0), up(l0)))
         else:
-            wfirst = first_a is None or (first_w is not None and first_w <= first_a)
-            f1, o1 = (first_w, 0) if wfirst else (first_a, 6)
-            r1 = rows[f1]
-            mm = re.fullmatch(pat("overflow appears first in the {W} gradients, at S = 2^{I} "
-                                  "({I} of {I} nonzero values, {N}%){S}"), ofs)
-            if A.ok(mm is not None, "overflow sentence not recognised: " + ofs):
-                A.word(mm.group(1), "weight" if wfirst else "activation", "first to overflow")
-                A.num(mm.group(2), f1, "first overflow scale")
-                A.num(mm.group(3), r1[6 + o1], "first overflow count")
-                A.num(mm.group(4), live(r1, o1), "first overflow live")
-                A.word(mm.group(5), "%.2g" % pct(r1, 6, o1), "first overflow percent")
-                f2, o2 = (first_a, 6) if wfirst else (first_w, 0)
-                other = "activation" if wfirst else "weight"
-                rest = mm.group(6)
-                if f2 is None:
-                    A.word(rest, "; the %s gradients do not overflow up to 2^24" % other,
-                           "second overflow")
-                elif f2 == f1:
-                    A.word(rest, ", and in the %s gradients at the same scale (%d of %d "
-                           "nonzero values, %.2g%%)" % (other, rows[f2][6 + o2],
-                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
-                           "second overflow")
-                else:
-                    A.word(rest, "; the %s gradients first overflow at S = 2^%d (%d of %d "
-                           "nonzero values, %.2g%%)" % (other, f2, rows[f2][6 + o2],
-                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
-                           "second overflow")
+            fh = (up(h1) / up(h0)) ** (1.0 / bs)
+            flast = (up(l1) / up(l0)) ** (1.0 / bs)
+            want = ("In the hidden layers the activation gradients' underflow falls from %.2f%% at "
+                    "S = 1 to %.4f%% at S = 2^%d (a factor of %.2f per doubling of S); in the last "
+                    "layer (the logits' gradient) from %.2f%% to %.2f%% (%.2f per doubling)"
+                    % (up(h0), up(h1), bs, fh, up(l0), up(l1), flast))
+            want += (": the gradient of a logit is the softmax probability of its class (less 1 "
+                     "for the true class) over the batch, and for the classes an example is sure "
+                     "not to be those probabilities lie so many binades below 2^-25 that each "
+                     "doubling of S lifts only a small part of them into binary16's range."
+                     if flast > fh else ".")
+        if rows[bs][10]:
+            want += ("  At S = 2^%d the last layer holds %.2f%% of the activation gradients still "
+                     "flushed." % (bs, 100.0 * l1[3] / rows[bs][10]))
+        A.word(rest, want, "underflow caption: hidden against last layer")
+    return {"flush": {seed: (a1[i], w1[i]) for i, seed in enumerate(seeds)}}
 
 
 # ---- 4. lost updates ---------------------------------------------------------
