@@ -1039,26 +1039,68 @@ def check_lost(A, d, span):
         A.ok(ea is not None and ea >= -(p + 1) - 1e-9, "%s: an update survived at r <= 2^-%d" % (name, p + 1))
         A.ok(en is not None and all(col[i] == 0 for i in range(len(col)) if rows[i][0] > 2.0 ** -p),
              "%s: an update was lost at r > 2^-%d" % (name, p))
-    # stochastic rounding
-    m = A.take1("**Stochastic rounding (binary16).**  No update is lost for sure: the sum "
-                "s = w + dw lies between neighbours lo <= s <= hi and rounds to hi with "
-                "probability (s - lo)/(hi - lo), so an update of u = |dw|/gap spacings (gap: the "
-                "spacing next to w on the update's side) is kept (w' != w) with probability "
-                "p = min(1, u), and a kept update moves w by a whole spacing.  Expected kept "
-                "fraction: the mean of p over the {I} weights per ratio; its sampling error is "
-                "binomial, sqrt(sum p(1-p))/n for a sum of independent Bernoulli(p) draws; "
-                "z = (measured - expected)/error, given where at least {I} kept and {I} lost "
-                "updates are expected (elsewhere the normal approximation does not hold: -).  "
-                "The applied fraction (w' - w)/dw has mean exactly 1 (stochastic rounding is "
-                "unbiased), with sampling error sqrt(sum (hi-s)(s-lo)/dw^2)/n.",
-                "SR intro", start=s0, end=s1)
+    # stochastic rounding: first where dw itself rounds to zero in binary16
+    n_w = [r[4] for r in rows]
+    dwz = [r[5] for r in rows]
+    iz_all = -1
+    while iz_all + 1 < len(rows) and dwz[iz_all + 1] == n_w[iz_all + 1]:
+        iz_all += 1
+    iz_none = len(rows)
+    while iz_none - 1 >= 0 and dwz[iz_none - 1] == 0:
+        iz_none -= 1
+    # the claim's support: |dw| = r|w| rounds to zero in binary16 iff
+    # r|w| <= 2^-25 (struct's half precision); |w| in [1, 16) gives every
+    # weight for r <= 2^-29, none for r > 2^-25; in between, for m uniform on
+    # [1, 2) and e uniform on 0..3, the share mean_e clamp(2^-25/(r 2^e) - 1)
+    A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -25 * (1 + 2 ** -20)) > 0,
+         "binary16: 2^-25 is the flush edge")
+    for r, n, z in zip(rows, n_w, dwz):
+        if r[0] <= 2.0 ** -29:
+            A.ok(z == n, "lost: dw nonzero for a weight at r = %g <= 2^-29" % r[0])
+        elif r[0] > 2.0 ** -25:
+            A.ok(z == 0, "lost: dw = 0 for a weight at r = %g > 2^-25" % r[0])
+        else:
+            th = statistics.fmean(min(1.0, max(0.0, 2.0 ** -25 / (r[0] * 2 ** e) - 1)) for e in range(4))
+            se = math.sqrt(max(th * (1 - th), 1.0 / n) / n)
+            A.ok(abs(z / n - th) <= 5 * se + 2 ** -10,
+                 "lost: dw = 0 for %.4f of the weights at r = %g, theory %.4f" % (z / n, r[0], th))
+    m = A.take1("**Stochastic rounding (binary16): where an update is lost for sure.**  The update "
+                "dw = r·|w| is rounded into binary16 before the add, and rounds to zero where "
+                "r·|w| <= 2^-25 (half the smallest subnormal); then w + dw == w with stochastic "
+                "rounding as with round to nearest.  With |w| = m·2^e, m in [1, 2) and e in 0..3, "
+                "that is every weight for r <= 2^-29 and none for r > 2^-25.  Measured over the {I} "
+                "weights per ratio: dw = 0 for every weight {S}, for none from r = {P}; in "
+                "between{S}.  Those updates are lost whatever the rounding of the add.",
+                "SR dw underflow", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n_sr, "sr samples")
+        A.word(m.group(2), "up to r = 2^%.2f" % math.log2(rows[iz_all][0]) if iz_all >= 0
+               else "at no ratio", "dw all-zero edge")
+        A.num(m.group(3), math.log2(rows[iz_none][0]), "dw none-zero edge")
+        A.word(m.group(4), ",".join(" %.2f%% at 2^%.2f" % (100.0 * dwz[i] / n_w[i],
+                                                          math.log2(rows[i][0]))
+                                    for i in range(iz_all + 1, iz_none)), "dw zero shares")
+        A.ok(half_round(2.0 ** -29 * 15.99) == 0 and half_round(2.0 ** -25 * 1.0001) > 0,
+             "binary16: the dw edges 2^-29 and 2^-25")
+    m = A.take1("**Stochastic rounding (binary16): the updates with dw != 0.**  None of them is "
+                "lost for sure: the sum s = w + dw lies between neighbours lo <= s <= hi and "
+                "rounds to hi with probability (s - lo)/(hi - lo), so an update of u = |dw|/gap "
+                "spacings (gap: the spacing next to w on the update's side) is kept (w' != w) with "
+                "probability p = min(1, u), and a kept update moves w by a whole spacing.  "
+                "Expected kept fraction: the mean of p over the {I} weights per ratio (p = 0 where "
+                "dw = 0); its sampling error is binomial, sqrt(sum p(1-p))/n for a sum of "
+                "independent Bernoulli(p) draws; z = (measured - expected)/error, given where at "
+                "least {I} kept and {I} lost updates are expected (elsewhere the normal "
+                "approximation does not hold: -).  The applied fraction (w' - w)/dw, over the "
+                "updates with dw != 0, has mean exactly 1 (stochastic rounding is unbiased), with "
+                "sampling error sqrt(sum (hi-s)(s-lo)/dw^2)/n.", "SR intro", start=s0, end=s1)
     MINC = 10
     if m:
         A.num(m.group(1), n_sr, "sr samples")
         A.num(m.group(2), MINC, "min count")
         A.num(m.group(3), MINC, "min count")
-    A.take1("| r = \\|dw\\|/\\|w\\| | mean u (update in spacings) | expected kept | measured "
-            "kept | sampling error | z | mean applied fraction ± error |", "SR header",
+    A.take1("| r = \\|dw\\|/\\|w\\| | dw = 0 | mean u (update in spacings) | expected kept | "
+            "measured kept | sampling error | z | mean applied fraction ± error |", "SR header",
             start=s0, end=s1)
     zmax = xzmax = 0.0
     nz = npool = nexact = 0
@@ -1094,23 +1136,29 @@ def check_lost(A, d, span):
             xzmax = max(xzmax, abs((xm - 1) / xse))
     for i, r in enumerate(rows):
         k = i - 30 * per_oct
-        if k % (2 * per_oct) or k < -22 * per_oct or k > -8 * per_oct:
+        if k % (2 * per_oct) or k < -30 * per_oct or k > -8 * per_oct:
             continue
-        n, dwz, kept, expk, se, u, xm, xse = r[4:12]
-        m = A.take1("| 2^%d | {N} | {N} | {N} | {N} | {S} | {N} ± {N} |" % (k // per_oct),
+        n, dwz_i, kept, expk, se, u, xm, xse = r[4:12]
+        m = A.take1("| 2^%d | {N}%% | {N} | {N} | {N} | {N} | {S} | {C} |" % (k // per_oct),
                     "SR row 2^%d" % (k // per_oct), start=s0, end=s1)
         if m:
-            A.num(m.group(1), u, "sr mean u", rel=1e-8)
-            A.num(m.group(2), expk, "sr expected", rel=1e-8)
-            A.num(m.group(3), kept / n, "sr measured")
-            A.num(m.group(4), se, "sr error", rel=1e-8)
+            A.num(m.group(1), 100.0 * dwz_i / n, "sr dw zero share")
+            A.num(m.group(2), u, "sr mean u", rel=1e-8)
+            A.num(m.group(3), expk, "sr expected", rel=1e-8)
+            A.num(m.group(4), kept / n, "sr measured")
+            A.num(m.group(5), se, "sr error", rel=1e-8)
             zdef = se > 0 and expk * n >= MINC and n - expk * n >= MINC
             if zdef:
-                A.num(m.group(5), (kept / n - expk) / se, "sr z", slack=1e-4)
+                A.num(m.group(6), (kept / n - expk) / se, "sr z", slack=1e-4)
             else:
-                A.word(m.group(5), "-", "sr z undefined")
-            A.num(m.group(6), xm, "sr applied", slack=1e-8)
-            A.num(m.group(7), xse, "sr applied error", slack=1e-8)
+                A.word(m.group(6), "-", "sr z undefined")
+            if dwz_i == n:
+                A.word(m.group(7), "–", "sr applied undefined")
+            else:
+                mm = re.fullmatch(r"(%s) ± (%s)" % (NUM, NUM), m.group(7))
+                if A.ok(mm is not None, "sr applied cell " + m.group(7)):
+                    A.num(mm.group(1), xm, "sr applied", slack=1e-8)
+                    A.num(mm.group(2), xse, "sr applied error", slack=1e-8)
     m = A.take1("At the {I} ratios where z is defined, the measured kept fraction lies within "
                 "{N} sampling errors of its expectation (largest |z|) and the mean applied "
                 "fraction within {N} sampling errors of 1.  The {I} ratios with fewer expected "
@@ -1130,18 +1178,23 @@ def check_lost(A, d, span):
         A.word(m.group(10), "equals" if exact_ok else "DIFFERS FROM", "exact ratios agree")
     A.take1("*Figure lost_ratio*", "lost_ratio figure", start=s0, end=s1)
     m = A.take1("Top: fraction of weight updates lost (w + dw == w) under round to nearest "
-                "against r = |dw|/|w|, with the theory 2^-p/r - 1 (dashed) and the band "
+                "against r = |dw|/|w|, with the theory 2^-p/r - 1 (black, dashed) and the band "
                 "2^-(p+1) <= r <= 2^-p shaded: in binary16 every update is lost up to r = {P} "
                 "and none from r = {P}, around Micikevicius et al.'s |w| = 2048|dw| (r = 2^-11, "
                 "the band's upper end); bfloat16 {P} and {P}, binary32 {P} and {P}.  Bottom: "
                 "binary16 with stochastic rounding, fraction of updates kept, measured (points, "
                 "bars: ±2 sampling errors) against the expected mean of min(1, |dw|/gap) "
-                "(line); the largest |z| is {N}.", "lost_ratio caption", start=s0, end=s1)
+                "(black line); the largest |z| is {N}.  Shaded grey: where dw itself rounds to "
+                "zero in binary16 before the add, for every weight (dark, up to r = {P}) or for "
+                "some (light, up to {P}); the dotted line is the measured share of weights with "
+                "dw = 0, whose updates are lost for sure.", "lost_ratio caption", start=s0, end=s1)
     if m:
         for g, name, j in ((1, "binary16", 0), (2, "binary16", 1), (3, "bfloat16", 0),
                            (4, "bfloat16", 1), (5, "binary32", 0), (6, "binary32", 1)):
             A.num(m.group(g), edges[name][j], "caption edge " + name)
         A.num(m.group(7), zmax, "caption |z|", slack=1e-4)
+        A.num(m.group(8), math.log2(rows[iz_all][0]), "caption dw all-zero edge")
+        A.num(m.group(9), math.log2(rows[iz_none - 1][0]), "caption dw some-zero edge")
         ea, en = edges["binary16"]
         A.ok(ea <= -11 <= en, "binary16 edges do not bracket 2^-11")
 
