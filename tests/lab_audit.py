@@ -1746,7 +1746,15 @@ def check_scaling(A, d, span):
     St = Dat(os.path.join(d, "scaling_steps.dat"))
     G = Dat(os.path.join(d, "scaling.dat"))
     schemes = T.comment("# schemes: ").split()
-    A.ok(schemes == [r[1] for r in G.blocks[0]], "scaling.dat: schemes differ from the tensors file")
+    # block 0: the schemes, with delayed scaling's step 0 as rows of their own
+    # after del-e5m2
+    want_ids = []
+    for sc in schemes:
+        want_ids.append(sc)
+        if sc == "del-e5m2":
+            want_ids += ["del-e4m3-step0", "del-e5m2-step0"]
+    A.ok(want_ids == [r[1] for r in G.blocks[0]], "scaling.dat: schemes differ from the tensors file")
+    A.ok([int(r[0]) for r in G.blocks[0]] == list(range(len(want_ids))), "scaling.dat: row index")
     # ---- the per-tensor rows
     rows = []
     for r in T.blocks[0]:
@@ -1817,8 +1825,14 @@ def check_scaling(A, d, span):
     def E(a):
         return math.sqrt(a["err2"] / a["x2"]) if a["x2"] > 0 else 0.0
 
-    tot = {(s, k): agg(lambda r, s=s, k=k: r["sch"] == s and r["kind"] == k)
+    # delayed scaling's totals: the steps after step 0 (its cold start apart)
+    tot = {(s, k): agg(lambda r, s=s, k=k: r["sch"] == s and r["kind"] == k and
+                       not (s.startswith("del-") and r["step"] == 0))
            for s in schemes for k in KINDS}
+    for f in ("e4m3", "e5m2"):
+        for k in KINDS:
+            tot[("del-%s-step0" % f, k)] = agg(lambda r, f=f, k=k: r["sch"] == "del-" + f and
+                                              r["kind"] == k and r["step"] == 0)
     lay = {(s, k, l): agg(lambda r, s=s, k=k, l=l: r["sch"] == s and r["kind"] == k and r["layer"] == l)
            for s in ("cur-e4m3", "mxfp8-e4m3-rceil", "cur-e5m2", "mxfp8-e5m2") for k in KINDS for l in layers}
     U = lambda s, k: P(tot[(s, k)], "uf")
@@ -1924,12 +1938,15 @@ def check_scaling(A, d, span):
     labels = {"fp16": "binary16 cast", "e5m2": "E5M2 cast", "e4m3": "E4M3 cast",
               "ls-fp16": "binary16, loss scale S", "ls-e5m2": "E5M2, loss scale S",
               "cur-e4m3": "per-tensor current E4M3", "cur-e5m2": "per-tensor current E5M2",
-              "del-e4m3": "per-tensor delayed E4M3", "del-e5m2": "per-tensor delayed E5M2",
+              "del-e4m3": "per-tensor delayed E4M3, after step 0",
+              "del-e5m2": "per-tensor delayed E5M2, after step 0",
+              "del-e4m3-step0": "per-tensor delayed E4M3, step 0 (scale 1)",
+              "del-e5m2-step0": "per-tensor delayed E5M2, step 0 (scale 1)",
               "mxfp8-e4m3": "MXFP8 E4M3", "mxfp8-e4m3-rceil": "MXFP8 E4M3, rceil",
               "mxfp8-e5m2": "MXFP8 E5M2", "mxfp6-e2m3": "MXFP6 E2M3", "mxfp6-e3m2": "MXFP6 E3M2",
               "mxfp4": "MXFP4 E2M1", "nvfp4": "NVFP4"}
-    A.ok(sorted(labels) == sorted(schemes), "scaling: scheme list changed")
-    for s in schemes:
+    A.ok(sorted(labels) == sorted(want_ids), "scaling: scheme list changed")
+    for s in want_ids:
         cells = " | ".join("{C}" for _ in range(9))
         m = A.take1("| %s | %s |" % (labels[s], cells), "scaling row " + s, start=s0, end=s1)
         if not m:
@@ -1947,7 +1964,8 @@ def check_scaling(A, d, span):
             A.num(c[2], E(a), "scaling %s %s error" % (s, k), rel=5e-3)
     A.take1("*Underflow*: nonzero values dequantized to zero; *saturated*: values clamped at the "
             "largest element (for a cast: sent to Inf or NaN); both in % of the nonzero values, "
-            "over the watched steps and layers.  *Error*: sqrt(Σ(deq − x)² / Σx²) over the values "
+            "over the watched steps and layers (delayed scaling: its step 0, where it has no amax "
+            "yet, apart from the later steps).  *Error*: sqrt(Σ(deq − x)² / Σx²) over the values "
             "whose dequantized value is finite.  –: loss scaling is not applied to activations.",
             "scaling table footnote", start=s0, end=s1)
     # ---- what the numbers say
@@ -1959,6 +1977,41 @@ def check_scaling(A, d, span):
         for g, v in enumerate((U("e4m3", W), U("e4m3", Ak), U("e5m2", W), U("e5m2", Ak),
                                U("fp16", W), U("fp16", Ak)), 1):
             A.num(m.group(g), v, "scaling casts")
+    # the lab's one flush definition: every step of each binary32 run
+    Sd = Dat(os.path.join(d, "scaling_train_seeds.dat"))
+    fl7 = {}
+    for r in Sd.blocks[2]:
+        fl7[(int(r[0]), r[1], int(r[2]))] = (int(r[3]), int(r[4]))
+    fseeds = sorted({k[0] for k in fl7})
+    share7 = lambda seed, kind: (100.0 * sum(fl7[(seed, kind, l)][1] for l in layers) /
+                                 sum(fl7[(seed, kind, l)][0] for l in layers))
+    m = A.take1("The binary16 figures count the {I} watched steps (one in {I}, step 0 included); by "
+                "the lab's one flush definition (section 3: every step, every layer) binary16 "
+                "flushes {N}% and {N}% of this run's nonzero weight and activation gradients, and "
+                "over seeds {I} to {I} {N} ± {N}% and {N} ± {N}%.", "scaling one definition",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(steps), "watched steps")
+        A.num(m.group(2), every, "watched every")
+        A.num(m.group(3), share7(fseeds[0], W), "flush w seed 1")
+        A.num(m.group(4), share7(fseeds[0], Ak), "flush a seed 1")
+        A.num(m.group(5), fseeds[0], "first seed")
+        A.num(m.group(6), fseeds[-1], "last seed")
+        for g, v in zip((7, 8, 9, 10), list(mean_sd([share7(x, W) for x in fseeds])) +
+                        list(mean_sd([share7(x, Ak) for x in fseeds]))):
+            A.num(m.group(g), v, "flush over seeds")
+        # the watched steps' binary16 cast and the every-step definition
+        # count the same values when every step is watched
+        if every == 1:
+            A.ok(abs(U("fp16", Ak) - share7(fseeds[0], Ak)) < 1e-9, "scaling: one definition")
+    # one definition across experiments: the same runs give the same counts
+    # in section 3 (gradhist_seeds.dat, scale s1) and here
+    ghs = os.path.join(d, "gradhist_seeds.dat")
+    if os.path.exists(ghs):
+        G3 = Dat(ghs)
+        c3 = {(int(r[0]), r[2], int(r[3])): (int(r[4]), int(r[5])) for r in G3.blocks[0]
+              if r[1] == "s1"}
+        A.ok(c3 == fl7, "scaling: the flush counts differ from section 3's for the same runs")
     lss = [SA("ls-fp16", W), SA("ls-fp16", Ak), SA("ls-e5m2", W), SA("ls-e5m2", Ak)]
     m = A.take1("Multiplied by GradScaler's S first, binary16 flushes {N}% and {N}%, E5M2 {N}% "
                 "and {N}%; {S}.  Per-tensor", "scaling loss scaling", start=s0, end=s1)
@@ -1976,7 +2029,7 @@ def check_scaling(A, d, span):
     cs = [SA("cur-e4m3", W), SA("cur-e4m3", Ak), SA("cur-e5m2", W), SA("cur-e5m2", Ak)]
     cu = [U("cur-e4m3", W), U("cur-e4m3", Ak), U("cur-e5m2", W), U("cur-e5m2", Ak)]
     m = A.take1("Per-tensor current scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with "
-                "E5M2, {S}.  Delayed", "scaling current", start=s0, end=s1)
+                "E5M2, {S}.  Per block", "scaling current", start=s0, end=s1)
     if m:
         for g, v in enumerate(cu, 1):
             A.num(m.group(g), v, "scaling current")
@@ -1989,8 +2042,6 @@ def check_scaling(A, d, span):
             if A.ok(mm is not None, "scaling current saturation: " + m.group(5)):
                 for g, v in enumerate(cs, 1):
                     A.num(mm.group(g), v, "scaling current saturation")
-    du = [U("del-e4m3", W), U("del-e4m3", Ak), U("del-e5m2", W), U("del-e5m2", Ak)]
-
     def more_fewer(a, b):
         if all(x > y for x, y in zip(a, b)):
             return "more"
@@ -1998,37 +2049,6 @@ def check_scaling(A, d, span):
             return "fewer"
         return "neither consistently more nor fewer"
 
-    by = {(r["step"], r["kind"], r["layer"], r["sch"]): r for r in rows}
-    later = steps[1:]
-    ratios = [by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
-              for t in later for k in (W, Ak) for l in layers]
-    nbelow = sum(1 for t in later for k in (W, Ak) for l in layers
-                 if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"])
-    A.ok(all(by[(0, k, l, "del-e4m3")]["scale"] == 1.0 for k in KINDS for l in layers),
-         "scaling: delayed scale at step 0 is not 1")
-    m = A.take1("Delayed scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with E5M2 ({S} "
-                "than current scaling), and saturates {N}% and {N}% with E4M3: for {I} of the {I} "
-                "watched gradient tensors after step 0 (where it is 1) its E4M3 scale was below "
-                "the current one (median ratio {N}), an earlier step's larger amax still in the "
-                "history.", "scaling delayed",
-                start=s0, end=s1)
-    if m:
-        for g, v in enumerate(du, 1):
-            A.num(m.group(g), v, "scaling delayed")
-        A.word(m.group(5), more_fewer(du, cu), "scaling delayed against current")
-        A.num(m.group(6), SA("del-e4m3", W), "scaling delayed saturation")
-        A.num(m.group(7), SA("del-e4m3", Ak), "scaling delayed saturation")
-        A.num(m.group(8), nbelow, "scaling delayed below")
-        A.num(m.group(9), len(ratios), "scaling delayed tensors")
-        A.num(m.group(10), statistics.median(ratios), "scaling delayed median ratio", rel=1e-6)
-        # the claim's reason: a scale below the current one means the history
-        # held a larger amax from an earlier step
-        for t in later:
-            for k in (W, Ak):
-                for l in layers:
-                    if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"]:
-                        A.ok(max(amax[(k, l)][:t] or [0.0]) > amax[(k, l)][t],
-                             "scaling: delayed scale below current without a larger earlier amax")
     mr = [U("mxfp8-e4m3-rceil", W), U("mxfp8-e4m3-rceil", Ak)]
     rs = [SA("mxfp8-e4m3-rceil", W), SA("mxfp8-e4m3-rceil", Ak)]
     m = A.take1("Per block, MXFP8 E4M3 flushes {N}% and {N}% (rule floor) and {N}% and {N}% "
@@ -2065,12 +2085,111 @@ def check_scaling(A, d, span):
             A.num(m.group(g), v, "scaling 4-bit")
         A.num(m.group(7), min(errs), "scaling 4-bit error", rel=5e-3)
         A.num(m.group(8), max(errs), "scaling 4-bit error", rel=5e-3)
+    # ---- delayed scaling: the cold start apart, and what sets its scale
+    by = {(r["step"], r["kind"], r["layer"], r["sch"]): r for r in rows}
+    later = steps[1:]
+    A.ok(steps[0] == 0 and all(by[(0, k, l, "del-" + f)]["scale"] == 1.0 for k in KINDS
+                               for l in layers for f in ("e4m3", "e5m2")),
+         "scaling: delayed scale at step 0 is not 1")
+    t0 = lambda f, k: P(tot[("del-%s-step0" % f, k)], "uf")
+    uf_d = lambda ts, f, k: sum(by[(t, k, l, "del-" + f)]["uf"] for t in ts for l in layers)
+    uf_c = lambda ts, f, k: sum(by[(t, k, l, "cur-" + f)]["uf"] for t in ts for l in layers)
+    nz_d = lambda ts, f, k: sum(by[(t, k, l, "del-" + f)]["nz"] for t in ts for l in layers)
+    all_uf = sum(uf_d(steps, "e4m3", k) for k in (W, Ak))
+    part0 = 100.0 * sum(uf_d([0], "e4m3", k) for k in (W, Ak)) / all_uf if all_uf else 0.0
+    m = A.take1("**Delayed scaling: the cold start apart.**  At step 0 delayed scaling has recorded "
+                "no amax and quantizes with scale 1: E4M3 flushes {N}% and {N}% of that step's "
+                "nonzero weight and activation gradients, E5M2 {N}% and {N}%; that one step holds "
+                "{N}% of the gradient values delayed E4M3 flushes over the {I} watched steps.  ",
+                "delayed cold start", start=s0, end=s1)
+    if m:
+        for g, v in enumerate((t0("e4m3", W), t0("e4m3", Ak), t0("e5m2", W), t0("e5m2", Ak),
+                               part0, len(steps)), 1):
+            A.num(m.group(g), v, "delayed cold start")
+        # the support: the first recorded amax comes after step 0 (te_delayed
+        # starts at scale 1), so step 0 is quantized with scale 1
+        A.ok(te_delayed([0.5, 0.25], 448.0)[0] == 1.0, "delayed scaling starts at scale 1")
+    du = [100.0 * uf_d(later, f, k) / nz_d(later, f, k) for f in ("e4m3", "e5m2") for k in (W, Ak)]
+    cu = [100.0 * uf_c(later, f, k) / nz_d(later, f, k) for f in ("e4m3", "e5m2") for k in (W, Ak)]
+    ratios = [by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
+              for t in later for k in (W, Ak) for l in layers]
+    nbelow = sum(1 for q in ratios if q < 1)
+    med = statistics.median(ratios)
+    hist = ("the history of 1024 steps is longer than this %d-step run" % nsteps
+            if nsteps <= 1024 else "a history of 1024 steps")
+    m = A.take1("Over the {I} watched steps after it, delayed scaling flushes {N}% and {N}% with "
+                "E4M3 and {N}% and {N}% with E5M2, current scaling over the same steps {N}% and "
+                "{N}%, {N}% and {N}% (delayed: {S}).  Delayed scaling's scale is the format's "
+                "largest value over the largest amax recorded before the step (" + hist + "); "
+                "with E4M3 it is below the current one in {I} of the {I} gradient tensors, median "
+                "ratio {N} (the flush threshold {N} binade higher).  ", "delayed steady state",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(later), "steps after 0")
+        for g, v in enumerate(du + cu, 2):
+            A.num(m.group(g), v, "delayed against current")
+        A.word(m.group(10), more_fewer(du, cu), "scaling delayed against current")
+        A.num(m.group(11), nbelow, "scaling delayed below")
+        A.num(m.group(12), len(ratios), "scaling delayed tensors")
+        A.num(m.group(13), med, "scaling delayed median ratio", rel=1e-6)
+        A.num(m.group(14), -math.log2(med), "threshold shift")
+    # the cause, re-derived: split the tensors by their ratio; for those
+    # below 1/2 the step whose amax the history holds (from every step's
+    # amax, scaling_steps.dat), and which tensors carry the excess
+    cls = {"lo": [], "hi": []}
+    for t in later:
+        for k in (W, Ak):
+            for l in layers:
+                q = by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
+                cls["lo" if q < 0.5 else "hi"].append((t, k, l))
+                # the support of "a larger earlier amax": below 1 only then
+                if q < 1:
+                    A.ok(max(amax[(k, l)][:t]) > amax[(k, l)][t],
+                         "scaling: delayed scale below current without a larger earlier amax")
+    ex = lambda ts: sum(by[(t, k, l, "del-e4m3")]["uf"] - by[(t, k, l, "cur-e4m3")]["uf"]
+                        for t, k, l in ts)
+    pc = lambda ts, s_: (100.0 * sum(by[(t, k, l, s_)]["uf"] for t, k, l in ts) /
+                         sum(by[(t, k, l, s_)]["nz"] for t, k, l in ts)) if ts else 0.0
+    if not cls["lo"]:
+        m = A.take1("No tensor's ratio is below 1/2: the {I} values delayed E4M3 flushes beyond "
+                    "current scaling lie where a ratio between 1/2 and 1 moves the threshold.",
+                    "delayed cause", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), ex(cls["hi"]), "delayed excess")
+    else:
+        lo = cls["lo"]
+        hs = []
+        for t, k, l in lo:
+            h = amax[(k, l)][:t]
+            hs.append((h.index(max(h)), max(h)))
+        m = A.take1("Of the {I} values delayed E4M3 flushes beyond current scaling, {I} lie in the "
+                    "{I} tensors whose ratio is below 1/2 ({I} weight-gradient and {I} "
+                    "activation-gradient tensors, at steps {I} to {I}), whose history's largest "
+                    "amax was recorded at steps {I} to {I} (up to {N}): there delayed E4M3 flushes "
+                    "{N}% against current scaling's {N}%.  The other {I} lie in the other {I} "
+                    "tensors (ratio 1/2 or more): {N}% against {N}%.", "delayed cause",
+                    start=s0, end=s1)
+        if m:
+            want = [ex(lo) + ex(cls["hi"]), ex(lo), len(lo), sum(1 for x in lo if x[1] == W),
+                    sum(1 for x in lo if x[1] == Ak), min(x[0] for x in lo), max(x[0] for x in lo),
+                    min(h[0] for h in hs), max(h[0] for h in hs)]
+            for g, v in enumerate(want, 1):
+                A.num(m.group(g), v, "delayed cause")
+            A.num(m.group(10), max(h[1] for h in hs), "delayed cause: largest amax", rel=5e-4)
+            A.num(m.group(11), pc(lo, "del-e4m3"), "delayed cause")
+            A.num(m.group(12), pc(lo, "cur-e4m3"), "delayed cause")
+            A.num(m.group(13), ex(cls["hi"]), "delayed cause")
+            A.num(m.group(14), len(cls["hi"]), "delayed cause")
+            A.num(m.group(15), pc(cls["hi"], "del-e4m3"), "delayed cause")
+            A.num(m.group(16), pc(cls["hi"], "cur-e4m3"), "delayed cause")
     A.take1("*Figure scaling*", "scaling figure", start=s0, end=s1)
-    A.take1("Per scheme (bars) and tensor (rows of panels: weight gradients, activation gradients, "
-            "activations of the watched binary32 run): the values flushed to zero (left) and "
-            "saturated (middle), in % of the nonzero values, and the normwise error "
-            "sqrt(Σ(deq − x)²/Σx²) (right); log scales, the number at each bar, 0 where there is "
-            "none.  Loss scaling is not applied to activations.", "scaling caption", start=s0, end=s1)
+    A.take1("Per scheme (rows) and tensor (panels: weight gradients, activation gradients and "
+            "activations of the watched binary32 run): the values flushed to zero (dots, coloured "
+            "by scheme family) and saturated (triangles, where any), in % of the nonzero values on "
+            "a log axis with a column for 0, and the normwise error sqrt(Σ(deq − x)²/Σx²) per "
+            "tensor (right).  Delayed scaling's step 0, the cold start with scale 1, is a row of "
+            "its own (shaded).  Loss scaling is not applied to activations.", "scaling caption",
+            start=s0, end=s1)
 
     # ---- where one scale per tensor is not enough
     A.take1("**Where one scale per tensor is not enough.**  Underflow per layer, and how far below "
@@ -2144,11 +2263,14 @@ def check_scaling(A, d, span):
     A.take1("*Figure scaling_blocks*", "blocks figure", start=s0, end=s1)
     A.take1("Left: per layer, the activation gradients (top) and weight gradients (bottom) flushed "
             "to zero by per-tensor current scaling and by MXFP8 (rceil for E4M3), with E4M3 and "
-            "with E5M2 elements (log scale, the number at each bar).  Right: the share of the "
-            "nonzero activation gradients below 2^x times the amax of their tensor (solid) and of "
-            "their block of 32 (dashed), hidden layers (top) and the last layer (bottom); "
-            "per-tensor E4M3 flushes left of the dashed grey line (x = -18.8), per-tensor E5M2 "
-            "left of the dotted one (x = -32.8).", "blocks caption", start=s0, end=s1)
+            "with E5M2 elements (one dot per scheme, log axis with a column for 0, the number "
+            "beside each dot).  Right: the share of the nonzero activation gradients below 2^x "
+            "times the amax of their tensor (solid) and of their block of 32 (dashed), hidden "
+            "layers (top) and the last layer (bottom), with the values whose floor(log2(|x| / "
+            "amax)) is -40 or less as one bin (squares, ≤ -40); per-tensor E4M3 flushes left of "
+            "the dashed grey line (x = -18.8), per-tensor E5M2 left of the dotted one (x = -32.8).",
+            "blocks caption", start=s0, end=s1)
+    A.ok(min(int(r[0]) for r in G.blocks[2]) == -40, "scaling.dat block 2: the last bin is not -40")
     A.num("32.8", -math.log2(2 ** -17 / 57344), "E5M2 threshold")
 
     # ---- training
