@@ -439,7 +439,9 @@ def check_atlas(A, d, span):
     m = A.take1("*Figure atlas*", "atlas figure", count=1, start=s0, end=s1)
     m = A.take1("Relative spacing ulp(x)/x of the representable numbers against magnitude x "
                 "(log-log) for the five formats, over the full range (left) and zoomed to "
-                "2^-26 .. 2^17 (right), where the 16- and 8-bit formats live.  Over a "
+                "2^-26 .. 2^17 (right), where the 16- and 8-bit formats live; each format's "
+                "smallest subnormal (triangle), smallest normal (circle) and largest finite "
+                "value (square) are marked.  Over a "
                 "format's normal range the relative spacing stays between 2^-p and 2^(1-p), "
                 "its precision; below the smallest normal it rises to 1 at the smallest "
                 "subnormal (precision lost to gradual underflow).  fp16 reaches only {N} but "
@@ -1272,7 +1274,10 @@ def check_accum(A, d, span):
                 "2 extra bits and truncated, binary32 accumulator rounded toward zero; Fasi et "
                 "al. 2021, Khattak & Mikaitis 2025) {N} and {N}.  Errors that are exactly zero "
                 "and accumulators that overflowed are drawn as markers on rows of their own, at "
-                "the bottom (0) and at the top (inf).", "accum caption", start=s0, end=s1)
+                "the bottom (0) and at the top (inf).  Vertical lines: the round-to-nearest "
+                "accumulator's last change (where it stalls), the term where the exact sum passes "
+                "65504, and the term where the stochastically rounded accumulator becomes "
+                "infinite.", "accum caption", start=s0, end=s1)
     if not m:
         return
     A.word(m.group(1), oracle, "accum oracle")
