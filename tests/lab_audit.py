@@ -1926,7 +1926,7 @@ def check_scaling(A, d, span):
         gh = os.path.join(d, "gradhist.dat")
         if os.path.exists(gh):
             # "the run of section 3": the same setting, seed and data seed
-            gp = re.match(r"quick=\d (.*?) watched_steps", Dat(gh).header["params"]).group(1)
+            gp = re.match(r"quick=\d (.*?) steps=\d+ \(every step\)", Dat(gh).header["params"]).group(1)
             A.word(params, gp, "scaling: not the run of section 3")
         A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
              "scaling: not the deep setting")
