@@ -2439,7 +2439,7 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9,
+    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 2, "accum": 1, "training": 9,
             "scaling": 5}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
     A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
@@ -2496,21 +2496,58 @@ def check_readme(path, d):
         A.word(m.group(12), "indistinguishable", "scaled policies verdict")
     rows = [[int(x) for x in r] for r in u.blocks[0]]
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
-    m = A.take1("In a binary32 run of the *deep* setting\n  ({I} layers, small initialisation, batch {I}; the "
-                "gradient histograms),\n  {N}% of the nonzero activation gradients already round to zero in fp16\n"
-                "  at scale 1, {N}% at scale 1024; overflow appears first in the weight\n  gradients, at S = 2^{I}, "
-                "and in the activation gradients at 2^{I}.", "README gradhist")
+    sd = Dat(os.path.join(d, "gradhist_seeds.dat"))
+    fl = {}
+    for r in sd.blocks[0]:
+        fl[(int(r[0]), r[1], r[2], int(r[3]))] = (int(r[4]), int(r[5]))
+    gseeds = sorted({k[0] for k in fl})
+    glayers = sorted({k[3] for k in fl})
+    gsh = lambda seed, sc: (100.0 * sum(fl[(seed, sc, "agrad", l)][1] for l in glayers) /
+                            sum(fl[(seed, sc, "agrad", l)][0] for l in glayers))
+    parts = []
+    for seed in gseeds:
+        tf = sum(fl[(seed, "gs", "agrad", l)][1] for l in glayers)
+        parts.append(100.0 * fl[(seed, "gs", "agrad", glayers[-1])][1] / tf if tf else 100.0)
+    st = Dat(os.path.join(d, "gradhist_steps.dat"))
+    srows = [[float(x) for x in r] for r in st.blocks[0]]
+    NLg = len(glayers)
+    m = A.take1("In the binary32 runs of the *deep*\n  setting ({I} layers, small initialisation, batch "
+                "{I}; the gradient\n  histograms), counted at every step, {N}% of the nonzero "
+                "activation\n  gradients already round to zero in fp16 at scale 1 in seed {I}\n  "
+                "({N} ± {N}% over seeds {I} to {I}), {N}% at scale 1024; at GradScaler's\n  scale "
+                "{N}% or more of what still rounds to zero lies in the logit\n  layer.  By every "
+                "step's amax, overflow appears first in the weight\n  gradients, at S = 2^{I} (step "
+                "{I}), and in the activation gradients at\n  2^{I}; at each of the {I} steps "
+                "GradScaler skipped, the binary32 gradients\n  overflow too.", "README gradhist")
     if m:
         A.num(m.group(1), 4, "deep depth")
         A.num(m.group(2), 256, "deep batch")
-        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"], "deep setting")
+        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"] and
+             "(every step)" in u.header["params"], "deep setting, every step")
         A.num(m.group(3), 100.0 * rows[0][10] / live(rows[0], 6), "activation underflow at 1")
-        A.num(m.group(4), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        A.num(m.group(4), gseeds[0], "first seed")
+        A.ok(abs(gsh(gseeds[0], "s1") - 100.0 * rows[0][10] / live(rows[0], 6)) < 1e-9,
+             "README: the flush share is not the sweep's")
+        am, asd = mean_sd([gsh(x, "s1") for x in gseeds])
+        A.num(m.group(5), am, "flush mean")
+        A.num(m.group(6), asd, "flush sd")
+        A.num(m.group(7), gseeds[0], "first seed")
+        A.num(m.group(8), gseeds[-1], "last seed")
+        A.num(m.group(9), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        A.ok(min(parts) < 100.0, "README: all the flush at GradScaler's scale lies in the last layer")
+        A.num(m.group(10), min(parts), "part in the logit layer")
         fw = next(r[0] for r in rows if r[6])
         fa = next(r[0] for r in rows if r[12])
         A.ok(fw < fa, "README: weight gradients do not overflow first")
-        A.num(m.group(5), fw, "first weight overflow")
-        A.num(m.group(6), fa, "first activation overflow")
+        A.num(m.group(11), fw, "first weight overflow")
+        a, t = max((srows[t][1 + l], -t) for l in range(NLg) for t in range(len(srows)))
+        A.ok(a * 2.0 ** fw >= 65520 > a * 2.0 ** (fw - 1), "README: the largest amax and 2^k")
+        A.num(m.group(12), -t, "step of the largest weight-gradient amax")
+        A.num(m.group(13), fa, "first activation overflow")
+        skips = [t for t, r in enumerate(srows) if int(r[2 + 2 * NLg])]
+        A.num(m.group(14), len(skips), "GradScaler skips")
+        A.ok(all(max(srows[t][1 + i] for i in range(2 * NLg)) * srows[t][1 + 2 * NLg] >= 65520
+                 for t in skips), "README: a skipped step without binary32 overflow")
     rr = [[float(x) for x in r] for r in run.blocks[0]]
     m = A.take1("A weight of 1 receiving {I}\n  updates of -1e-4 stays at 1 in fp16 and bf16: below 1 the fp16 numbers\n"
                 "  are 2^-11 apart, and round to nearest takes back a downward update\n  smaller than half of that, "
@@ -2537,9 +2574,11 @@ def check_readme(path, d):
         inn -= 1
     m = A.take1("In fp16 an update to a\n  weight m·2^e is lost when |dw|/|w| < 2^-11/m: measured, every update is\n"
                 "  lost up to |dw|/|w| = 2^{N} and none from 2^{N}, around Micikevicius\n  et al.'s |w| = 2048|dw|; "
-                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), and the "
-                "measured kept\n  fractions lie within {N} binomial sampling errors of that expectation\n"
-                "  (at the {I} ratios where the normal approximation holds).", "README edges")
+                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), unless dw "
+                "itself rounds\n  to zero in fp16 before the add (for every weight up to |dw|/|w| =\n  2^{N}, for "
+                "{N}% at 2^{N}, for none from 2^{N}), and the\n  measured kept fractions lie within {N} binomial "
+                "sampling errors of that\n  expectation (at the {I} ratios where the normal approximation "
+                "holds).", "README edges")
     if m:
         A.num(m.group(1), math.log2(rows_l[ia][0]), "all-lost edge")
         A.num(m.group(2), math.log2(rows_l[inn][0]), "none-lost edge")
@@ -2547,8 +2586,21 @@ def check_readme(path, d):
              "README: the measured edges do not bracket |w| = 2048|dw|")
         zs = [abs((r[6] / r[4] - r[7]) / r[8]) for r in rows_l
               if r[8] > 0 and r[7] * r[4] >= 10 and r[4] - r[7] * r[4] >= 10]
-        A.num(m.group(3), max(zs), "largest |z|", slack=1e-4)
-        A.num(m.group(4), len(zs), "z count")
+        n_w = [r[4] for r in rows_l]
+        dwz = [r[5] for r in rows_l]
+        za = -1
+        while dwz[za + 1] == n_w[za + 1]:
+            za += 1
+        zn = len(dwz)
+        while dwz[zn - 1] == 0:
+            zn -= 1
+        A.num(m.group(3), math.log2(rows_l[za][0]), "dw all-zero edge")
+        k26 = min(range(len(rows_l)), key=lambda i: abs(math.log2(rows_l[i][0]) - float(m.group(5))))
+        A.ok(abs(math.log2(rows_l[k26][0]) - float(m.group(5))) < 1e-9, "README: dw ratio on the grid")
+        A.num(m.group(4), 100.0 * dwz[k26] / n_w[k26], "dw zero share")
+        A.num(m.group(6), math.log2(rows_l[zn][0]), "dw none-zero edge")
+        A.num(m.group(7), max(zs), "largest |z|", slack=1e-4)
+        A.num(m.group(8), len(zs), "z count")
     arows = [[float(x) for x in r] for r in ac.blocks[0]]
     ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
     last = arows[-1]
@@ -2590,11 +2642,15 @@ def check_readme(path, d):
                 "flushes {N}% of the nonzero weight gradients\n  and {N}% of the activation gradients "
                 "to zero, one scale per block of\n  {I} (MXFP8 E4M3, rule rceil) {N}% and {N}%; in the "
                 "hidden layers'\n  activation gradients, {N}% to {N}% against {N}% to {N}%.  Delayed\n"
-                "  scaling (amax history 1024) flushes {N}% and {N}%: for {I} of the {I}\n  watched "
-                "gradient tensors after the first step, a larger amax of an\n  earlier step set a "
-                "smaller scale.  Trained with fp8-hybrid-delayed,\n  fp8-e4m3-current and mxfp8, the "
-                "MLP reaches {N} ± {N}%,\n  {N} ± {N}% and {N} ± {N}% test accuracy against "
-                "binary32's\n  {N} ± {N}%: {W} by the rule.", "README scaling")
+                "  scaling (amax history 1024) has recorded no amax at the first step and\n  uses "
+                "scale 1 there: E4M3 flushes {N}% and {N}% of that step's\n  gradients.  After it, "
+                "delayed E4M3 flushes {N}% and {N}% against\n  current scaling's {N}% and {N}% over "
+                "the same steps: in {I} of the\n  {I} watched gradient tensors an earlier, larger "
+                "amax set a smaller\n  scale, in {I} of them (at steps {I} to {I}) one below half the "
+                "current\n  scale, the history holding the amaxes of steps {I} to {I}.  Trained\n  "
+                "with fp8-hybrid-delayed, fp8-e4m3-current and mxfp8, the MLP reaches\n  {N} ± {N}%, "
+                "{N} ± {N}% and {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by "
+                "the rule.", "README scaling")
     if m:
         A.ok(T.param("quick") == "0" and "depth=4" in T.header["params"], "README scaling: deep, full")
         A.num(m.group(1), tot["cur-e4m3"][0], "README cur w")
@@ -2606,19 +2662,45 @@ def check_readme(path, d):
         A.num(m.group(7), max(float(r[3]) for r in hid), "README hidden cur max")
         A.num(m.group(8), min(float(r[4]) for r in hid), "README hidden mx min")
         A.num(m.group(9), max(float(r[4]) for r in hid), "README hidden mx max")
-        A.num(m.group(10), tot["del-e4m3"][0], "README del w")
-        A.num(m.group(11), tot["del-e4m3"][4], "README del a")
-        A.num(m.group(12), nb, "README delayed below")
-        A.num(m.group(13), len(later) * 2 * len(lays), "README delayed tensors")
+        # delayed scaling: step 0 and the steps after it, from the per-tensor rows
+        trows = [r for r in T.blocks[0]]
+        ufs = lambda sch, kind, st: sum(int(r[7]) for r in trows if r[3] == sch and r[2] == kind and st(int(r[0])))
+        nzs = lambda sch, kind, st: sum(int(r[6]) for r in trows if r[3] == sch and r[2] == kind and st(int(r[0])))
+        z0 = lambda t: t == 0
+        aft = lambda t: t > 0
+        vals0 = [100.0 * ufs("del-e4m3", k, z0) / nzs("del-e4m3", k, z0) for k in ("wgrad", "agrad")]
+        valsd = [100.0 * ufs("del-e4m3", k, aft) / nzs("del-e4m3", k, aft) for k in ("wgrad", "agrad")]
+        valsc = [100.0 * ufs("cur-e4m3", k, aft) / nzs("cur-e4m3", k, aft) for k in ("wgrad", "agrad")]
+        for g, v in enumerate(vals0 + valsd + valsc, 10):
+            A.num(m.group(g), v, "README delayed")
+        A.num(m.group(16), nb, "README delayed below")
+        A.num(m.group(17), len(later) * 2 * len(lays), "README delayed tensors")
+        lo = [(t, k, l) for t in later for k in ("wgrad", "agrad") for l in lays
+              if sc[(t, k, l, "del-e4m3")] / sc[(t, k, l, "cur-e4m3")] < 0.5]
+        St_ = Dat(os.path.join(d, "scaling_steps.dat"))
+        amx = {}
+        for r in St_.blocks[0]:
+            for i, k in enumerate(("wgrad", "agrad", "act")):
+                for l in lays:
+                    amx.setdefault((k, l), []).append(f32(float(r[2 + i * len(lays) + l])))
+        hsteps = []
+        for t, k, l in lo:
+            h = amx[(k, l)][:t]
+            hsteps.append(h.index(max(h)))
+        A.num(m.group(18), len(lo), "README delayed below half")
+        A.num(m.group(19), min(t for t, _, _ in lo), "README delayed below half: first step")
+        A.num(m.group(20), max(t for t, _, _ in lo), "README delayed below half: last step")
+        A.num(m.group(21), min(hsteps), "README history steps")
+        A.num(m.group(22), max(hsteps), "README history steps")
         vals = []
         for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8", "fp32"):
             vals += list(mean_sd(Sc.acc(p)))
-        for g, v in enumerate(vals, 14):
+        for g, v in enumerate(vals, 23):
             A.num(m.group(g), v, "README scaling accuracy")
         words = {paired(Sc.acc(p), Sc.acc("fp32"))[0]
                  for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8")}
         A.ok(len(words) == 1, "README scaling: the three policies do not share a verdict")
-        A.word(m.group(22), words.pop(), "README scaling verdict")
+        A.word(m.group(31), words.pop(), "README scaling verdict")
     A.fails.extend(A.uncovered_numbers())
     return A
 
