@@ -30,14 +30,22 @@
  *   MXFP8 E4M3 (OCP rule floor, and rceil as the mxfp8 policy), MXFP8
  *     E5M2, MXFP6 E2M3 and E3M2, MXFP4, NVFP4: blocks along each tensor's
  *     last axis (rows), a row of 10 padded with zeros to one block.
+ * Delayed scaling's step 0 (no amax recorded yet: scale 1, the cold start)
+ * is reported apart from its later steps, and what sets its later scales
+ * is traced from every step's amax: the ratio of the delayed to the
+ * current scale per tensor, and the step whose amax the history holds.
+ * Every binary32 run also counts the lab's one flush definition
+ * (amp_flush.h) at every step, as experiment 3 does for the same runs.
  * The files keep every tensor's counts and the per-tensor scale it took
  * (scaling_tensors.dat), the amaxes of every step and GradScaler's scales
  * (scaling_steps.dat: the lab's audit recomputes the current and delayed
- * scales from them), in scaling.dat the totals per scheme, a log2
+ * scales from them), in scaling.dat the totals per scheme (delayed
+ * scaling's step 0 as rows of its own), a log2
  * histogram of the measured values, the same relative to the amax of each
  * value's tensor and of its block of 32 (which bound the per-tensor and MX
  * underflow counts), and the per-layer table; and the training runs
- * (scaling_train.dat, scaling_train_seeds.dat).
+ * (scaling_train.dat, scaling_train_seeds.dat, whose block 2 holds the
+ * binary32 runs' flush counts).
  */
 #include "lab.h"
 #include "lab_train.h"
