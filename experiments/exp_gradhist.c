@@ -51,7 +51,7 @@ typedef struct watch {
 
 enum { J_GS = 0, J_STATIC = 1, J_F32 = 2 };
 typedef struct gjob {
-    int kind, seed_k, hist_k;
+    int kind;
     amp_train_config c;
     const amp_dataset *data;
     int rc;
@@ -575,7 +575,6 @@ int lab_exp_gradhist(lab_ctx *L)
                 goto out;
             }
             jobs[i]->kind = i ? J_F32 : J_GS;
-            jobs[i]->seed_k = k;
             jobs[i]->c.seed = L->seed + (uint64_t)k;
             jobs[i]->data = &data;
         }
@@ -588,7 +587,6 @@ int lab_exp_gradhist(lab_ctx *L)
             goto out;
         }
         st[s].kind = J_STATIC;
-        st[s].hist_k = s;
         st[s].data = &data;
         for (int k = 0; k < NK; k++)
             if (amp_hist_init(&st[s].rh[k], HLO, HHI))
