@@ -333,7 +333,10 @@ int lab_exp_accum(lab_ctx *L)
                "truncated, binary32 accumulator rounded toward zero; Fasi et al. "
                "2021, Khattak & Mikaitis 2025) %.2e and %.2e.  Errors that are "
                "exactly zero and accumulators that overflowed are drawn as markers "
-               "on rows of their own, at the bottom (0) and at the top (inf).",
+               "on rows of their own, at the bottom (0) and at the top (inf).  "
+               "Vertical lines: the round-to-nearest accumulator's last change (where "
+               "it stalls), the term where the exact sum passes 65504, and the term "
+               "where the stochastically rounded accumulator becomes infinite.",
                oracle, rns[0], nmax, fin_exact[0], final_err[0][A_H], rns[1],
                final_err[1][A_H], srs, final_err[0][A_S], final_err[1][A_S],
                final_err[0][A_KAHAN], final_err[1][A_KAHAN], tcm->block, tcm->neab,

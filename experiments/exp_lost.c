@@ -13,8 +13,11 @@
  *       r > 2^-p, and for m uniform the lost fraction in between is
  *       2^-p/r - 1 (Micikevicius et al., ICLR 2018: in fp16 an update is
  *       lost when |w| > 2048|dw|, the upper end r = 2^-11 of this edge).
- *     - Stochastic rounding (binary16): an update is never lost for sure.
- *       The exact sum s = w + dw lies between two neighbours lo <= s <= hi;
+ *     - Stochastic rounding (binary16): an update is lost for sure only
+ *       where dw itself rounds to zero in binary16 (r|w| <= 2^-25: every
+ *       weight for r <= 2^-29, none for r > 2^-25); the share of such
+ *       weights is counted (sr_dw_zero).  Otherwise the exact sum
+ *       s = w + dw lies between two neighbours lo <= s <= hi;
  *       SR returns hi with probability (s - lo)/(hi - lo) (round.c adds
  *       uniform random bits to the discarded part), so the update is kept
  *       (w' != w) with probability p_i = min(1, |dw|/gap), gap the spacing
@@ -250,26 +253,52 @@ int lab_exp_lost(lab_ctx *L)
         if (xse > 0 && fabs(P->x_sum / (double)nx - 1) / xse > xzmax)
             xzmax = fabs(P->x_sum / (double)nx - 1) / xse;
     }
-    lab_say(L, "**Stochastic rounding (binary16).**  No update is lost for sure: the "
+    /* where dw itself rounds to zero before the add: every weight, some,
+     * none.  |dw| = r|w| rounds to zero iff r|w| <= 2^-25 (half binary16's
+     * smallest subnormal; the tie goes to even, 0); with |w| = m 2^e, m in
+     * [1, 2), e in 0..3: all for r <= 2^-29, none for r > 2^-25 */
+    int iz_all = -1, iz_none = nr;
+    while (iz_all + 1 < nr && srp[iz_all + 1].dw_zero == srp[iz_all + 1].n)
+        iz_all++;
+    while (iz_none - 1 >= 0 && srp[iz_none - 1].dw_zero == 0)
+        iz_none--;
+    lab_say(L, "**Stochastic rounding (binary16): where an update is lost for sure.**  The "
+               "update dw = r·|w| is rounded into binary16 before the add, and rounds to zero "
+               "where r·|w| <= 2^-25 (half the smallest subnormal); then w + dw == w with "
+               "stochastic rounding as with round to nearest.  With |w| = m·2^e, m in [1, 2) "
+               "and e in 0..3, that is every weight for r <= 2^-29 and none for r > 2^-25.  "
+               "Measured over the %d weights per ratio: dw = 0 for every weight ",
+            sr_samples);
+    if (iz_all >= 0)
+        lab_say(L, "up to r = 2^%.2f", log2(ratio[iz_all]));
+    else
+        lab_say(L, "at no ratio");
+    lab_say(L, ", for none from r = 2^%.2f; in between", iz_none < nr ? log2(ratio[iz_none]) : NAN);
+    for (int i = iz_all + 1; i < iz_none; i++)
+        lab_say(L, "%s %.2f%% at 2^%.2f", i > iz_all + 1 ? "," : "",
+                100.0 * (double)srp[i].dw_zero / (double)srp[i].n, log2(ratio[i]));
+    lab_say(L, ".  Those updates are lost whatever the rounding of the add.\n\n");
+    lab_say(L, "**Stochastic rounding (binary16): the updates with dw != 0.**  None of them is "
+               "lost for sure: the "
                "sum s = w + dw lies between neighbours lo <= s <= hi and rounds to hi "
                "with probability (s - lo)/(hi - lo), so an update of u = |dw|/gap "
                "spacings (gap: the spacing next to w on the update's side) is kept "
                "(w' != w) with probability p = min(1, u), and a kept update moves w "
                "by a whole spacing.  Expected kept fraction: the mean of p over the "
-               "%d weights per ratio; its sampling error is binomial, "
+               "%d weights per ratio (p = 0 where dw = 0); its sampling error is binomial, "
                "sqrt(sum p(1-p))/n for a sum of independent Bernoulli(p) draws; "
                "z = (measured - expected)/error, given where at least %d kept and %d "
                "lost updates are expected (elsewhere the normal approximation does "
-               "not hold: -).  The applied fraction (w' - w)/dw has mean exactly 1 "
-               "(stochastic rounding is unbiased), with sampling error "
-               "sqrt(sum (hi-s)(s-lo)/dw^2)/n.\n\n"
-               "| r = \\|dw\\|/\\|w\\| | mean u (update in spacings) | expected kept "
-               "| measured kept | sampling error | z | mean applied fraction ± error |\n"
-               "|---|---|---|---|---|---|---|\n", sr_samples, LAB_MIN_COUNT,
+               "not hold: -).  The applied fraction (w' - w)/dw, over the updates with "
+               "dw != 0, has mean exactly 1 (stochastic rounding is unbiased), with sampling "
+               "error sqrt(sum (hi-s)(s-lo)/dw^2)/n.\n\n"
+               "| r = \\|dw\\|/\\|w\\| | dw = 0 | mean u (update in spacings) | expected "
+               "kept | measured kept | sampling error | z | mean applied fraction ± error |\n"
+               "|---|---|---|---|---|---|---|---|\n", sr_samples, LAB_MIN_COUNT,
             LAB_MIN_COUNT);
     for (int i = 0; i < nr; i++) {
         int k = i - 30 * per_octave;
-        if (k % (2 * per_octave) || k < -22 * per_octave || k > -8 * per_octave)
+        if (k % (2 * per_octave) || k < -30 * per_octave || k > -8 * per_octave)
             continue;
         const sr_point *P = &srp[i];
         double n = (double)P->n, exp_k = P->p_sum / n, se = sqrt(P->p_var) / n;
@@ -280,9 +309,15 @@ int lab_exp_lost(lab_ctx *L)
             snprintf(z, sizeof z, "%.2f", (meas - exp_k) / se);
         else
             snprintf(z, sizeof z, "-");
-        lab_say(L, "| 2^%d | %.4g | %.4g | %.4g | %.2g | %s | %.3f ± %.3f |\n",
-                k / per_octave, P->u_sum / n, exp_k, meas, se, z,
-                P->x_sum / (double)nx, sqrt(P->x_var) / (double)nx);
+        char xs[64];
+        if (nx)
+            snprintf(xs, sizeof xs, "%.3f ± %.3f", P->x_sum / (double)nx,
+                     sqrt(P->x_var) / (double)nx);
+        else
+            snprintf(xs, sizeof xs, "–");
+        lab_say(L, "| 2^%d | %.1f%% | %.4g | %.4g | %.4g | %.2g | %s | %s |\n",
+                k / per_octave, 100.0 * (double)P->dw_zero / n, P->u_sum / n, exp_k, meas,
+                se, z, xs);
     }
     lab_say(L, "\nAt the %d ratios where z is defined, the measured kept fraction lies "
                "within %.2f sampling errors of its expectation (largest |z|) and the "
@@ -296,16 +331,20 @@ int lab_exp_lost(lab_ctx *L)
             exact_ok ? "equals" : "DIFFERS FROM");
     lab_figure(L, "lost_ratio", "Top: fraction of weight updates lost (w + dw == w) "
                "under round to nearest against r = |dw|/|w|, with the theory "
-               "2^-p/r - 1 (dashed) and the band 2^-(p+1) <= r <= 2^-p shaded: in "
+               "2^-p/r - 1 (black, dashed) and the band 2^-(p+1) <= r <= 2^-p shaded: in "
                "binary16 every update is lost up to r = 2^%.2f and none from "
                "r = 2^%.2f, around Micikevicius et al.'s |w| = 2048|dw| "
                "(r = 2^-11, the band's upper end); bfloat16 2^%.2f and 2^%.2f, "
                "binary32 2^%.2f and 2^%.2f.  Bottom: binary16 with stochastic "
                "rounding, fraction of updates kept, measured (points, bars: ±2 "
                "sampling errors) against the expected mean of min(1, |dw|/gap) "
-               "(line); the largest |z| is %.2f.",
+               "(black line); the largest |z| is %.2f.  Shaded grey: where dw itself "
+               "rounds to zero in binary16 before the add, for every weight (dark, up to "
+               "r = 2^%.2f) or for some (light, up to 2^%.2f); the dotted line is the "
+               "measured share of weights with dw = 0, whose updates are lost for sure.",
                edge_all[0], edge_none[0], edge_all[1], edge_none[1], edge_all[2],
-               edge_none[2], zmax);
+               edge_none[2], zmax, iz_all >= 0 ? log2(ratio[iz_all]) : NAN,
+               iz_none - 1 >= 0 ? log2(ratio[iz_none - 1]) : NAN);
 
     /* b. the long run */
     free(lost);

@@ -30,14 +30,22 @@
  *   MXFP8 E4M3 (OCP rule floor, and rceil as the mxfp8 policy), MXFP8
  *     E5M2, MXFP6 E2M3 and E3M2, MXFP4, NVFP4: blocks along each tensor's
  *     last axis (rows), a row of 10 padded with zeros to one block.
+ * Delayed scaling's step 0 (no amax recorded yet: scale 1, the cold start)
+ * is reported apart from its later steps, and what sets its later scales
+ * is traced from every step's amax: the ratio of the delayed to the
+ * current scale per tensor, and the step whose amax the history holds.
+ * Every binary32 run also counts the lab's one flush definition
+ * (amp_flush.h) at every step, as experiment 3 does for the same runs.
  * The files keep every tensor's counts and the per-tensor scale it took
  * (scaling_tensors.dat), the amaxes of every step and GradScaler's scales
  * (scaling_steps.dat: the lab's audit recomputes the current and delayed
- * scales from them), in scaling.dat the totals per scheme, a log2
+ * scales from them), in scaling.dat the totals per scheme (delayed
+ * scaling's step 0 as rows of its own), a log2
  * histogram of the measured values, the same relative to the amax of each
  * value's tensor and of its block of 32 (which bound the per-tensor and MX
  * underflow counts), and the per-layer table; and the training runs
- * (scaling_train.dat, scaling_train_seeds.dat).
+ * (scaling_train.dat, scaling_train_seeds.dat, whose block 2 holds the
+ * binary32 runs' flush counts).
  */
 #include "lab.h"
 #include "lab_train.h"
@@ -47,6 +55,7 @@
 #include <string.h>
 
 #include "amp.h"
+#include "amp_flush.h"
 #include "fplab/scale.h"
 
 enum { NKIND = 3, K_W = 0, K_A = 1, K_X = 2, MAXL = 8, HLO = -64, HHI = 16 };
@@ -69,8 +78,8 @@ static const sdef sch[] = {
     {"ls-e5m2", "E5M2, loss scale S", H_AT, "fp8-e5m2-tensor:nonsat", 1},
     {"cur-e4m3", "per-tensor current E4M3", H_SCHEME, "fp8-e4m3-tensor", 0},
     {"cur-e5m2", "per-tensor current E5M2", H_SCHEME, "fp8-e5m2-tensor", 0},
-    {"del-e4m3", "per-tensor delayed E4M3", H_DELAYED, "fp8-e4m3-tensor", 0},
-    {"del-e5m2", "per-tensor delayed E5M2", H_DELAYED, "fp8-e5m2-tensor", 0},
+    {"del-e4m3", "per-tensor delayed E4M3, after step 0", H_DELAYED, "fp8-e4m3-tensor", 0},
+    {"del-e5m2", "per-tensor delayed E5M2, after step 0", H_DELAYED, "fp8-e5m2-tensor", 0},
     {"mxfp8-e4m3", "MXFP8 E4M3", H_SCHEME, "mxfp8-e4m3", 0},
     {"mxfp8-e4m3-rceil", "MXFP8 E4M3, rceil", H_SCHEME, "mxfp8-e4m3:rceil", 0},
     {"mxfp8-e5m2", "MXFP8 E5M2", H_SCHEME, "mxfp8-e5m2", 0},
@@ -284,7 +293,22 @@ typedef struct tjob {
     float scale_final;
     int skipped, first_nonfinite;
     watch *w;
+    amp_flush f1;                 /* binary32 runs: the flush share at S = 1 */
+    int flush_err;
 } tjob;
+
+/* the binary32 runs' step callback: the lab's flush count (amp_flush.h)
+ * at every step, and the first seed's watch */
+static void tjob_on_step(void *user, const amp_step_view *v)
+{
+    tjob *j = user;
+    if (amp_flush_add(&j->f1, v, &fl_binary16, 1.0f) && !j->flush_err) {
+        j->flush_err = 1;
+        snprintf(j->err, sizeof j->err, "flush count: more than %d layers", AMP_FLUSH_MAXL);
+    }
+    if (j->w)
+        on_step(j->w, v);
+}
 
 static void tjob_exec(void *arg, size_t i)
 {
@@ -482,6 +506,7 @@ typedef struct rctx {
     const mctx *M;
     const bhist *bh;
     const agg (*tot)[NKIND];
+    const agg (*tot0)[NKIND];     /* delayed E4M3, E5M2 at step 0 */
     const agg (*lay)[NKIND][MAXL];
     const tjob *jobs;
     int S;
@@ -561,6 +586,122 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* delayed scaling: its cold start (step 0, scale 1) apart, and what sets
+ * its scale after that, from the per-tensor rows and every step's amax */
+static void say_delayed(const rctx *R)
+{
+    lab_ctx *L = R->L;
+    const watch *w = R->w;
+    const int jd[2] = {sidx("del-e4m3"), sidx("del-e5m2")};
+    const int jc[2] = {sidx("cur-e4m3"), sidx("cur-e5m2")};
+    if (w->nsnap < 2 || w->snaps[0].step != 0)
+        return;
+    /* step 0, and its part of what delayed E4M3 flushes over the watched steps */
+    uint64_t uf0 = 0, ufall = 0;
+    for (int si = 0; si < w->nsnap; si++)
+        for (int k = K_W; k <= K_A; k++)
+            for (int l = 0; l < w->L; l++) {
+                const uint64_t u = row_at(R->M, si, k, l, jd[0])->underflow;
+                ufall += u;
+                uf0 += si == 0 ? u : 0;
+            }
+    lab_say(L, "**Delayed scaling: the cold start apart.**  At step 0 delayed scaling has "
+               "recorded no amax and quantizes with scale 1: E4M3 flushes %.2f%% and %.2f%% of "
+               "that step's nonzero weight and activation gradients, E5M2 %.2f%% and %.2f%%; "
+               "that one step holds %.1f%% of the gradient values delayed E4M3 flushes over the "
+               "%d watched steps.  ",
+            pct(R->tot0[0][K_W].underflow, R->tot0[0][K_W].nonzero),
+            pct(R->tot0[0][K_A].underflow, R->tot0[0][K_A].nonzero),
+            pct(R->tot0[1][K_W].underflow, R->tot0[1][K_W].nonzero),
+            pct(R->tot0[1][K_A].underflow, R->tot0[1][K_A].nonzero),
+            ufall ? 100.0 * (double)uf0 / (double)ufall : 0.0, w->nsnap);
+    /* after step 0: delayed against current over the same steps */
+    double du[4], cu[4];
+    for (int f = 0; f < 2; f++)
+        for (int k = K_W; k <= K_A; k++) {
+            agg d, c;
+            memset(&d, 0, sizeof d);
+            memset(&c, 0, sizeof c);
+            for (int si = 1; si < w->nsnap; si++)
+                for (int l = 0; l < w->L; l++) {
+                    agg_add(&d, row_at(R->M, si, k, l, jd[f]));
+                    agg_add(&c, row_at(R->M, si, k, l, jc[f]));
+                }
+            du[2 * f + k] = pct(d.underflow, d.nonzero);
+            cu[2 * f + k] = pct(c.underflow, c.nonzero);
+        }
+    /* the E4M3 scales: delayed over current, per gradient tensor */
+    double ratio[2 * 64 * MAXL];
+    int nr = 0, below1 = 0;
+    /* two classes: ratio below 1/2 (the history holds an amax more than
+     * twice the tensor's own), and the others */
+    int n1 = 0, n1w = 0, n1a = 0, t1lo = -1, t1hi = -1, h1lo = -1, h1hi = -1;
+    uint64_t d1 = 0, c1 = 0, z1 = 0, d2 = 0, c2 = 0, z2 = 0;
+    float h1max = 0;
+    for (int si = 1; si < w->nsnap; si++)
+        for (int k = K_W; k <= K_A; k++)
+            for (int l = 0; l < w->L && nr < (int)(sizeof ratio / sizeof ratio[0]); l++) {
+                const trow *d = row_at(R->M, si, k, l, jd[0]), *c = row_at(R->M, si, k, l, jc[0]);
+                const double q = (double)d->scale / (double)c->scale;
+                ratio[nr++] = q;
+                below1 += d->scale < c->scale;
+                if (q < 0.5) {
+                    const int t = w->snaps[si].step;
+                    int hs = 0;          /* the step of the history's largest amax */
+                    for (int u = 1; u < t; u++)
+                        hs = w->amax[k][l][u] > w->amax[k][l][hs] ? u : hs;
+                    n1++;
+                    n1w += k == K_W;
+                    n1a += k == K_A;
+                    t1lo = t1lo < 0 || t < t1lo ? t : t1lo;
+                    t1hi = t > t1hi ? t : t1hi;
+                    h1lo = h1lo < 0 || hs < h1lo ? hs : h1lo;
+                    h1hi = hs > h1hi ? hs : h1hi;
+                    h1max = fmaxf(h1max, w->amax[k][l][hs]);
+                    d1 += d->underflow;
+                    c1 += c->underflow;
+                    z1 += d->nonzero;
+                } else {
+                    d2 += d->underflow;
+                    c2 += c->underflow;
+                    z2 += d->nonzero;
+                }
+            }
+    qsort(ratio, (size_t)nr, sizeof ratio[0], cmp_double);
+    const double med = nr ? (nr % 2 ? ratio[nr / 2] : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]))
+                          : NAN;
+    char hist[96];
+    if (w->steps <= 1024)
+        snprintf(hist, sizeof hist, "the history of 1024 steps is longer than this %d-step "
+                 "run", w->steps);
+    else
+        snprintf(hist, sizeof hist, "a history of 1024 steps");
+    lab_say(L, "Over the %d watched steps after it, delayed scaling flushes %.2f%% and %.2f%% "
+               "with E4M3 and %.3f%% and %.3f%% with E5M2, current scaling over the same steps "
+               "%.2f%% and %.2f%%, %.3f%% and %.3f%% (delayed: %s).  Delayed scaling's scale is "
+               "the format's largest value over the largest amax recorded before the step (%s); "
+               "with E4M3 it is below "
+               "the current one in %d of the %d gradient tensors, median ratio %.3g (the flush "
+               "threshold %.2f binade higher).  ", w->nsnap - 1, du[0], du[1], du[2], du[3],
+            cu[0], cu[1], cu[2], cu[3], more_fewer(du, cu, 4), hist, below1, nr, med,
+            med > 0 ? -log2(med) : NAN);
+    const int64_t ex1 = (int64_t)d1 - (int64_t)c1, ex2 = (int64_t)d2 - (int64_t)c2;
+    if (!n1)
+        lab_say(L, "No tensor's ratio is below 1/2: the %lld values delayed E4M3 flushes "
+                   "beyond current scaling lie where a ratio between 1/2 and 1 moves the "
+                   "threshold.\n\n", (long long)(ex1 + ex2));
+    else
+        lab_say(L, "Of the %lld values delayed E4M3 flushes beyond current scaling, %lld lie "
+                   "in the %d tensors whose ratio is below 1/2 (%d weight-gradient and %d "
+                   "activation-gradient tensors, at steps %d to %d), whose history's largest "
+                   "amax was recorded at steps %d to %d (up to %.4g): there delayed E4M3 flushes "
+                   "%.2f%% against current scaling's %.2f%%.  The other %lld lie in the other "
+                   "%d tensors (ratio 1/2 or more): %.2f%% against %.2f%%.\n\n",
+                (long long)(ex1 + ex2), (long long)ex1, n1, n1w, n1a, t1lo, t1hi, h1lo, h1hi,
+                (double)h1max, pct(d1, z1), pct(c1, z1), (long long)ex2, nr - n1, pct(d2, z2),
+                pct(c2, z2));
+}
+
 static void say_measurement(const rctx *R)
 {
     lab_ctx *L = R->L;
@@ -605,20 +746,28 @@ static void say_measurement(const rctx *R)
                "underflow | a-grad saturated | a-grad error | act underflow | act "
                "saturated | act error |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (int j = 0; j < NSCH; j++) {
-        lab_say(L, "| %s |", sch[j].label);
-        for (int k = 0; k < NKIND; k++) {
-            const agg *a = &R->tot[j][k];
-            if (!a->tensors)
-                lab_say(L, " – | – | – |");
+        const int n0 = !strcmp(sch[j].id, "del-e5m2") ? 3 : 1;
+        for (int q = 0; q < n0; q++) {
+            if (q == 0)
+                lab_say(L, "| %s |", sch[j].label);
             else
-                lab_say(L, " %.3f%% | %.3f%% | %.3g |", pct(a->underflow, a->nonzero),
-                        pct(a->saturated, a->nonzero), ERR(a));
+                lab_say(L, "| per-tensor delayed %s, step 0 (scale 1) |",
+                        q == 1 ? "E4M3" : "E5M2");
+            for (int k = 0; k < NKIND; k++) {
+                const agg *a = q == 0 ? &R->tot[j][k] : &R->tot0[q - 1][k];
+                if (!a->tensors)
+                    lab_say(L, " – | – | – |");
+                else
+                    lab_say(L, " %.3f%% | %.3f%% | %.3g |", pct(a->underflow, a->nonzero),
+                            pct(a->saturated, a->nonzero), ERR(a));
+            }
+            lab_say(L, "\n");
         }
-        lab_say(L, "\n");
     }
     lab_say(L, "\n*Underflow*: nonzero values dequantized to zero; *saturated*: values "
                "clamped at the largest element (for a cast: sent to Inf or NaN); both in %% "
-               "of the nonzero values, over the watched steps and layers.  *Error*: "
+               "of the nonzero values, over the watched steps and layers (delayed scaling: "
+               "its step 0, where it has no amax yet, apart from the later steps).  *Error*: "
                "sqrt(Σ(deq − x)² / Σx²) over the values whose dequantized value is finite.  "
                "–: loss scaling is not applied to activations.\n\n");
 
@@ -629,6 +778,23 @@ static void say_measurement(const rctx *R)
                "E5M2 %.2f%% and %.2f%%, and one to binary16 %.2f%% and %.2f%%.  ",
             U(R, "e4m3", K_W), U(R, "e4m3", K_A), U(R, "e5m2", K_W), U(R, "e5m2", K_A),
             Wf, Af);
+    /* the lab's one flush definition (amp_flush, section 3): every step */
+    {
+        double fw[64], fa[64], mw, sw, ma, sa;
+        for (int k = 0; k < R->S; k++) {
+            fw[k] = 100 * amp_flush_share(&R->jobs[k].f1, AMP_FLUSH_WGRAD);
+            fa[k] = 100 * amp_flush_share(&R->jobs[k].f1, AMP_FLUSH_AGRAD);
+        }
+        lab_mean_sd(fw, R->S, &mw, &sw);
+        lab_mean_sd(fa, R->S, &ma, &sa);
+        lab_say(L, "The binary16 figures count the %d watched steps (one in %d, step 0 "
+                   "included); by the lab's one flush definition (section 3: every step, every "
+                   "layer) binary16 flushes %.2f%% and %.2f%% of this run's nonzero weight and "
+                   "activation gradients, and over seeds %llu to %llu %.2f ± %.2f%% and "
+                   "%.2f ± %.2f%%.  ", w->nsnap, w->every, fw[0], fa[0],
+                (unsigned long long)L->seed, (unsigned long long)(L->seed + (uint64_t)R->S - 1),
+                mw, sw, ma, sa);
+    }
     char sat[160];
     double lss[4] = {SAT(R, "ls-fp16", K_W), SAT(R, "ls-fp16", K_A), SAT(R, "ls-e5m2", K_W),
                      SAT(R, "ls-e5m2", K_A)};
@@ -651,31 +817,7 @@ static void say_measurement(const rctx *R)
     lab_say(L, "Per-tensor current scaling flushes %.2f%% and %.2f%% with E4M3 and %.3f%% "
                "and %.3f%% with E5M2, %s.  ", U(R, "cur-e4m3", K_W), U(R, "cur-e4m3", K_A),
             U(R, "cur-e5m2", K_W), U(R, "cur-e5m2", K_A), sat);
-    /* delayed against current: the scales of the watched gradient tensors */
-    double ratio[2 * 64 * MAXL];
-    int nr = 0, below1 = 0;
-    const int jd = sidx("del-e4m3"), jc = sidx("cur-e4m3");
-    for (int si = 1; si < w->nsnap; si++)   /* after step 0 (scale 1 there) */
-        for (int k = K_W; k <= K_A; k++)
-            for (int l = 0; l < w->L && nr < (int)(sizeof ratio / sizeof ratio[0]); l++) {
-                const trow *d = row_at(R->M, si, k, l, jd), *c = row_at(R->M, si, k, l, jc);
-                ratio[nr] = (double)d->scale / (double)c->scale;
-                below1 += d->scale < c->scale;
-                nr++;
-            }
-    qsort(ratio, (size_t)nr, sizeof ratio[0], cmp_double);
-    const double med = nr ? (nr % 2 ? ratio[nr / 2] : 0.5 * (ratio[nr / 2 - 1] + ratio[nr / 2]))
-                          : NAN;
-    double du[4] = {U(R, "del-e4m3", K_W), U(R, "del-e4m3", K_A), U(R, "del-e5m2", K_W),
-                    U(R, "del-e5m2", K_A)};
-    double cu[4] = {U(R, "cur-e4m3", K_W), U(R, "cur-e4m3", K_A), U(R, "cur-e5m2", K_W),
-                    U(R, "cur-e5m2", K_A)};
-    lab_say(L, "Delayed scaling flushes %.2f%% and %.2f%% with E4M3 and %.2f%% and %.2f%% "
-               "with E5M2 (%s than current scaling), and saturates %.4f%% and %.4f%% with "
-               "E4M3: for %d of the %d watched gradient tensors after step 0 (where it is 1) its "
-               "E4M3 scale was below the current one (median ratio %.3g), an earlier step's "
-               "larger amax still in the history.  ", du[0], du[1], du[2], du[3], more_fewer(du, cu, 4),
-            SAT(R, "del-e4m3", K_W), SAT(R, "del-e4m3", K_A), below1, nr, med);
+    double cu[2] = {U(R, "cur-e4m3", K_W), U(R, "cur-e4m3", K_A)};
     double mr[2] = {U(R, "mxfp8-e4m3-rceil", K_W), U(R, "mxfp8-e4m3-rceil", K_A)};
     double rs[2] = {SAT(R, "mxfp8-e4m3-rceil", K_W), SAT(R, "mxfp8-e4m3-rceil", K_A)};
     char rsat[80];
@@ -713,12 +855,14 @@ static void say_measurement(const rctx *R)
                    "The 4-bit schemes flush:",
             U(R, "mxfp4", K_W), U(R, "mxfp4", K_A), U(R, "mxfp4", K_X), U(R, "nvfp4", K_W),
             U(R, "nvfp4", K_A), U(R, "nvfp4", K_X), emin, emax);
-    lab_figure(L, "scaling", "Per scheme (bars) and tensor (rows of panels: weight "
-               "gradients, activation gradients, activations of the watched binary32 run): "
-               "the values flushed to zero (left) and saturated (middle), in %% of the "
-               "nonzero values, and the normwise error sqrt(Σ(deq − x)²/Σx²) (right); log "
-               "scales, the number at each bar, 0 where there is none.  Loss scaling is not "
-               "applied to activations.");
+    say_delayed(R);
+    lab_figure(L, "scaling", "Per scheme (rows) and tensor (panels: weight gradients, "
+               "activation gradients and activations of the watched binary32 run): the values "
+               "flushed to zero (dots, coloured by scheme family) and saturated (triangles, "
+               "where any), in %% of the nonzero values on a log axis with a column for 0, and "
+               "the normwise error sqrt(Σ(deq − x)²/Σx²) per tensor (right).  Delayed "
+               "scaling's step 0, the cold start with scale 1, is a row of its own (shaded).  "
+               "Loss scaling is not applied to activations.");
 }
 
 static void say_granularity(const rctx *R)
@@ -790,12 +934,13 @@ static void say_granularity(const rctx *R)
             below(R, 0, K_A, last, last, -20), tail);
     lab_figure(L, "scaling_blocks", "Left: per layer, the activation gradients (top) and "
                "weight gradients (bottom) flushed to zero by per-tensor current scaling and "
-               "by MXFP8 (rceil for E4M3), with E4M3 and with E5M2 elements (log scale, the "
-               "number at each bar).  Right: the share of the nonzero activation gradients "
-               "below 2^x times the amax of their tensor (solid) and of their block of 32 "
-               "(dashed), hidden layers (top) and the last layer (bottom); per-tensor E4M3 "
-               "flushes left of the dashed grey line (x = -18.8), per-tensor E5M2 left of "
-               "the dotted one (x = -32.8).");
+               "by MXFP8 (rceil for E4M3), with E4M3 and with E5M2 elements (one dot per "
+               "scheme, log axis with a column for 0, the number beside each dot).  Right: the "
+               "share of the nonzero activation gradients below 2^x times the amax of their "
+               "tensor (solid) and of their block of 32 (dashed), hidden layers (top) and the "
+               "last layer (bottom), with the values whose floor(log2(|x| / amax)) is -40 or less "
+               "as one bin (squares, ≤ -40); per-tensor E4M3 flushes left of the dashed grey line (x = -18.8), "
+               "per-tensor E5M2 left of the dotted one (x = -32.8).");
 }
 
 static const char *cmp_word(int c)
@@ -974,6 +1119,11 @@ int lab_exp_scaling(lab_ctx *L)
             j->c.seed = L->seed + (uint64_t)k;
             j->data = &data;
             j->name = pol[p];
+            if (p == P_F32) {
+                amp_flush_init(&j->f1);
+                j->c.on_step = tjob_on_step;
+                j->c.user = j;
+            }
         }
     /* the watched run: binary32, first seed */
     tjob *j0 = &jobs[0];
@@ -990,14 +1140,12 @@ int lab_exp_scaling(lab_ctx *L)
         for (int l = 0; l < j0->c.depth; l++)
             if (!(w->amax[k][l] = calloc((size_t)w->steps, sizeof(float))))
                 goto oom;
-    j0->c.on_step = on_step;
-    j0->c.user = w;
     j0->w = w;
 
     if (lab_parallel(L, njobs, tjob_exec, jobs))
         goto out;
     for (size_t i = 0; i < njobs; i++)
-        if (jobs[i].rc) {
+        if (jobs[i].rc || jobs[i].flush_err) {
             snprintf(L->err, sizeof L->err, "scaling: training %s (seed %llu): %s",
                      jobs[i].name, (unsigned long long)jobs[i].c.seed, jobs[i].err);
             goto out;
@@ -1109,14 +1257,22 @@ int lab_exp_scaling(lab_ctx *L)
     if (lab_data_end(L, fp))
         goto out;
 
-    agg tot[NSCH][NKIND], lay[NSCH][NKIND][MAXL];
+    /* totals per scheme; delayed scaling's step 0 (the cold start: scale 1,
+     * no amax recorded yet) apart from its later steps */
+    agg tot[NSCH][NKIND], lay[NSCH][NKIND][MAXL], tot0[2][NKIND];
     memset(tot, 0, sizeof tot);
     memset(lay, 0, sizeof lay);
+    memset(tot0, 0, sizeof tot0);
     for (int si = 0; si < w->nsnap; si++)
         for (int k = 0; k < NKIND; k++)
             for (int l = 0; l < w->L; l++)
                 for (int j = 0; j < NSCH; j++)
                     if (row_at(&M, si, k, l, j)->valid) {
+                        if (sch[j].how == H_DELAYED && w->snaps[si].step == 0) {
+                            agg_add(&tot0[strstr(sch[j].id, "e5m2") != NULL][k],
+                                    row_at(&M, si, k, l, j));
+                            continue;
+                        }
                         agg_add(&tot[j][k], row_at(&M, si, k, l, j));
                         agg_add(&lay[j][k][l], row_at(&M, si, k, l, j));
                     }
@@ -1131,6 +1287,7 @@ int lab_exp_scaling(lab_ctx *L)
     R.M = &M;
     R.bh = bh;
     R.tot = (const agg (*)[NKIND])tot;
+    R.tot0 = (const agg (*)[NKIND])tot0;
     R.lay = (const agg (*)[NKIND][MAXL])lay;
     R.jobs = jobs;
     R.S = S;
@@ -1140,27 +1297,38 @@ int lab_exp_scaling(lab_ctx *L)
                         "watched_steps=%d", params, w->every, w->nsnap);
     if (!fp)
         goto out;
-    fprintf(fp, "# block 0: one row per scheme (in the order of scaling_tensors.dat); "
+    fprintf(fp, "# block 0: one row per scheme (the schemes of scaling_tensors.dat, with "
+                "delayed scaling's step 0 apart: del-e4m3 and del-e5m2 are the watched steps "
+                "after step 0, del-e4m3-step0 and del-e5m2-step0 step 0 alone, scale 1); "
                 "per kind (w: weight gradients, a: activation gradients, x: "
                 "activations): underflow and saturated in %% of the nonzero values, "
                 "mean relative error, normwise error sqrt(sum err2 / sum x2); nan: not "
                 "measured\n# columns: index scheme w_underflow w_saturated w_relmean "
                 "w_norm a_underflow a_saturated a_relmean a_norm x_underflow "
                 "x_saturated x_relmean x_norm\n");
-    for (int j = 0; j < NSCH; j++) {
-        fprintf(fp, "%d %s", j, sch[j].id);
-        for (int k = 0; k < NKIND; k++) {
-            const agg *a = &tot[j][k];
-            if (!a->tensors) {
-                fprintf(fp, " nan nan nan nan");
-                continue;
+    {
+        int idx = 0;
+        for (int j = 0; j < NSCH; j++) {
+            const int n0 = sch[j].how == H_DELAYED && !strcmp(sch[j].id, "del-e5m2") ? 3 : 1;
+            for (int q = 0; q < n0; q++) {
+                /* after del-e5m2: the two step-0 rows */
+                const agg *row = q == 0 ? tot[j] : tot0[q - 1];
+                fprintf(fp, "%d %s%s", idx++, q == 0 ? sch[j].id : q == 1 ? "del-e4m3" : "del-e5m2",
+                        q ? "-step0" : "");
+                for (int k = 0; k < NKIND; k++) {
+                    const agg *a = &row[k];
+                    if (!a->tensors) {
+                        fprintf(fp, " nan nan nan nan");
+                        continue;
+                    }
+                    fprintf(fp, " %.6f %.6f %.6e %.6e", pct(a->underflow, a->nonzero),
+                            pct(a->saturated, a->nonzero),
+                            a->rel_n ? a->rel_sum / (double)a->rel_n : 0.0,
+                            a->x2 > 0 ? sqrt(a->err2 / a->x2) : 0.0);
+                }
+                fprintf(fp, "\n");
             }
-            fprintf(fp, " %.6f %.6f %.6e %.6e", pct(a->underflow, a->nonzero),
-                    pct(a->saturated, a->nonzero),
-                    a->rel_n ? a->rel_sum / (double)a->rel_n : 0.0,
-                    a->x2 > 0 ? sqrt(a->err2 / a->x2) : 0.0);
         }
-        fprintf(fp, "\n");
     }
     fprintf(fp, "\n\n# block 1: log2 histogram of the nonzero finite values at the "
                 "watched steps, all layers\n# columns: log2_lower_edge wgrad agrad act\n");
@@ -1315,6 +1483,17 @@ int lab_exp_scaling(lab_ctx *L)
         }
         fprintf(fp, "%d %s %d %.6f %.6f %.6f %.6f\n", p, pol[p], S, m, sd, mn, mx);
     }
+    fprintf(fp, "\n\n# block 2: the binary32 runs' flush counts (amp_flush: nonzero gradients "
+                "rounding to zero in binary16 at S = 1, every step)\n# columns: seed kind "
+                "layer live flushed\n");
+    for (int k = 0; k < S; k++)
+        for (int q = 0; q < 2; q++)
+            for (int l = 0; l < jobs[k].f1.layers; l++) {
+                const int fk = q ? AMP_FLUSH_AGRAD : AMP_FLUSH_WGRAD;
+                fprintf(fp, "%llu %s %d %llu %llu\n", (unsigned long long)jobs[k].c.seed,
+                        q ? "agrad" : "wgrad", l, (unsigned long long)jobs[k].f1.live[fk][l],
+                        (unsigned long long)jobs[k].f1.flushed[fk][l]);
+            }
     if (lab_data_end(L, fp))
         goto out;
 

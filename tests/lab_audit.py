@@ -439,7 +439,9 @@ def check_atlas(A, d, span):
     m = A.take1("*Figure atlas*", "atlas figure", count=1, start=s0, end=s1)
     m = A.take1("Relative spacing ulp(x)/x of the representable numbers against magnitude x "
                 "(log-log) for the five formats, over the full range (left) and zoomed to "
-                "2^-26 .. 2^17 (right), where the 16- and 8-bit formats live.  Over a "
+                "2^-26 .. 2^17 (right), where the 16- and 8-bit formats live; each format's "
+                "smallest subnormal (triangle), smallest normal (circle) and largest finite "
+                "value (square) are marked.  Over a "
                 "format's normal range the relative spacing stays between 2^-p and 2^(1-p), "
                 "its precision; below the smallest normal it rises to 1 at the smallest "
                 "subnormal (precision lost to gradual underflow).  fp16 reaches only {N} but "
@@ -611,7 +613,10 @@ def check_gradhist(A, d, span):
     s0, s1 = span
     h = Dat(os.path.join(d, "gradhist.dat"))
     u = Dat(os.path.join(d, "gradhist_underflow.dat"))
+    st = Dat(os.path.join(d, "gradhist_steps.dat"))
+    sd = Dat(os.path.join(d, "gradhist_seeds.dat"))
     rows = [[int(x) for x in r] for r in u.blocks[0]]
+    NS = len(rows)
     A.ok([r[0] for r in rows] == list(range(25)), "gradhist_underflow.dat scales 2^0..2^24")
     # columns: 1..6 weight gradients, 7..12 activation gradients (offset o)
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
@@ -620,114 +625,363 @@ def check_gradhist(A, d, span):
              "gradhist_underflow.dat: totals change with S")
         for o in (0, 6):
             A.ok(r[4 + o] + r[5 + o] + r[6 + o] <= live(r, o), "gradhist_underflow.dat classes")
-    # underflow falls as S grows, overflow rises
     for o in (0, 6):
         A.ok(all(rows[k + 1][4 + o] <= rows[k][4 + o] for k in range(24)),
              "underflow does not fall with S")
         A.ok(all(rows[k + 1][6 + o] >= rows[k][6 + o] for k in range(24)),
              "overflow does not grow with S")
     pct = lambda r, c, o: 100.0 * r[c + o] / live(r, o) if live(r, o) else 0.0
+    # block 1: per layer; block 0 is its sum over the layers
+    lay = {}
+    for r in u.blocks[1]:
+        lay[(int(r[0]), r[2], int(r[3]))] = [int(x) for x in r[4:]]
+    layers = sorted({k[2] for k in lay})
+    NL = len(layers)
+    last = layers[-1]
+    for r in rows:
+        for o, kind in ((0, "wgrad"), (6, "agrad")):
+            sums = [sum(lay[(r[0], kind, l)][i] for l in layers) for i in range(6)]
+            A.ok(sums == r[1 + o:7 + o], "gradhist_underflow.dat: block 0 at 2^%d is not the "
+                 "sum of the layers (%s)" % (r[0], kind))
+    llive = lambda v: v[0] - v[1] - v[2]
+    # every step: the steps file holds each step's amax, and the sweep must
+    # overflow at S exactly where some step's amax * S rounds to infinity in
+    # binary16 (struct's half precision): the overflow facts from every step
+    steps_n = int(re.search(r"steps=(\d+) \(every step\)", u.header["params"]).group(1))
+    A.ok(f"steps={steps_n}" in h.header["params"], "gradhist.dat: not every step")
+    srows = [[float(x) for x in r] for r in st.blocks[0]]
+    A.ok([int(r[0]) for r in srows] == list(range(steps_n)), "gradhist_steps.dat: not every step")
+    A.ok(len(srows[0]) == 1 + 2 * NL + 2, "gradhist_steps.dat: columns")
+    amax = {("wgrad", l): [r[1 + l] for r in srows] for l in layers}
+    amax.update({("agrad", l): [r[1 + NL + l] for r in srows] for l in layers})
+    gs_scale = [r[1 + 2 * NL] for r in srows]
+    gs_skip = [int(r[2 + 2 * NL]) for r in srows]
+    ovf = lambda a, k: math.isinf(half_round(a * 2.0 ** k))
+    first = {}
+    for o, kind in ((0, "wgrad"), (6, "agrad")):
+        first[kind] = next((r[0] for r in rows if r[6 + o]), None)
+        for r in rows:
+            any_step = any(ovf(amax[(kind, l)][t], r[0]) for l in layers for t in range(steps_n))
+            A.ok(any_step == (r[6 + o] > 0), "gradhist: %s overflow at 2^%d does not follow from "
+                 "every step's amax" % (kind, r[0]))
     # the rule of fplab hist: no overflow, then fewest underflows
     best = None
     for r in rows:
         if r[6] + r[12] == 0 and (best is None or r[4] + r[10] < best[4] + best[10]):
             best = r
-    first_w = next((r[0] for r in rows if r[6]), None)
-    first_a = next((r[0] for r in rows if r[12]), None)
-    # the histogram: scaling by a power of two shifts the bins exactly
+    # ---- the histograms: fractions of all values; bins + outside = 1
     hb = {int(r[0]): [float(x) for x in r[1:]] for r in h.blocks[0]}
+    out = {r[0]: [float(x) for x in r[1:]] for r in h.blocks[1]}
+    A.ok(sorted(out) == ["above", "below", "nonfinite", "zero"], "gradhist.dat block 1 rows")
+    for c in range(16):
+        tot = sum(v[c] for v in hb.values()) + sum(v[c] for v in out.values())
+        A.ok(abs(tot - 1) < 1e-4, "gradhist.dat column %d does not sum to 1 (%g)" % (c + 2, tot))
+    # scaling by a power of two shifts the what-if bins exactly
     for col, shift in ((1, 3), (2, 10), (3, 16)):
-        for b, v in hb.items():
-            if b - shift in hb:
+        for b in hb:
+            if b - shift in hb and b - shift > -50:
                 A.ok(hb[b][col] == hb[b - shift][0] and hb[b][col + 4] == hb[b - shift][4],
                      "gradhist.dat: S = 2^%d does not shift the bins by %d" % (shift, shift))
                 break
+    # the binary32 zeros are the same at every S; against the sweep's count
+    for c, o in ((0, 0), (4, 6)):
+        A.ok(all(out["zero"][c + i] == out["zero"][c] for i in range(4)), "gradhist: zeros vary with S")
+        A.num("%.6e" % out["zero"][c], rows[0][2 + o] / rows[0][1 + o], "gradhist zero share")
     # underflow at S = 1 against the histogram: |g| < 2^-25 rounds to 0, bin -25 may
     for o, c in ((0, 0), (6, 4)):
-        below = sum(v[c] for b, v in hb.items() if b <= -26)
-        edge = hb[-25][c]
-        f = rows[0][4 + o] / live(rows[0], o)
-        A.ok(below - 1e-5 <= f <= below + edge + 1e-5,
-             "gradhist: underflow %.6f not between the histogram's %.6f and %.6f" % (f, below, below + edge))
-    every = re.search(r"watched_steps=(\d+) \(every (\d+)\)", h.header["params"])
-    params = re.match(r"quick=\d (.*?) watched_steps", h.header["params"]).group(1)
-    m = A.take1("Setting: {S} (the *deep* setting of section 6, one binary32 run).  Its "
-                "binary32 gradients were captured every {I} steps ({I} steps watched, {I} "
-                "weight-gradient values and {I} activation-gradient values, the gradients "
-                "with respect to each layer's output); {N}% of the activation gradients and "
-                "{N}% of the weight gradients are exactly zero in binary32.",
-                "gradhist setting", start=s0, end=s1)
+        tot = rows[0][1 + o]
+        below = (sum(v[c] for b, v in hb.items() if b <= -26) + out["below"][c]) * tot
+        edge = hb[-25][c] * tot
+        f = rows[0][4 + o]
+        A.ok(below - 1e-5 * tot <= f <= below + edge + 1e-5 * tot,
+             "gradhist: underflow %d not between the histogram's %g and %g" % (f, below, below + edge))
+    # the fp16 runs: block 2 counts
+    real = {}
+    for r in h.blocks[2]:
+        real[(int(r[0]), r[1])] = [int(x) for x in r[2:]]
+    KS = (0, 3, 10, 16)
+    for k in KS:
+        for kind, c in (("wgrad", 8), ("agrad", 12)):
+            tot, lv, fl, zero, over = real[(k, kind)][:5]
+            A.ok(fl <= lv <= tot and zero >= fl and zero <= tot, "gradhist.dat block 2 counts")
+            A.num("%.6e" % out["zero"][c + KS.index(k)], zero / tot, "fp16 run zero share")
+    # ---- the report
+    params = re.match(r"quick=\d (.*?) steps=\d+ \(every step\)", u.header["params"]).group(1)
+    seeds_hdr = re.search(r"seeds=(\d+)\.\.(\d+)", sd.header["params"])
+    sfirst, slast = int(seeds_hdr.group(1)), int(seeds_hdr.group(2))
+    m = A.take1("Setting: {S} (the *deep* setting of section 6).  The binary32 run of the first "
+                "seed is watched at every step ({I} steps: {I} weight-gradient values and {I} "
+                "activation-gradient values, the gradients with respect to each layer's output); "
+                "{N}% of the activation gradients and {N}% of the weight gradients are exactly "
+                "zero in binary32.  Beside it, with the same initialisation and batches: fp16 runs "
+                "with a static loss scale S = 1, 8, 1024 and 65536 (fp16-static:S, the real "
+                "backward pass at each scale of the histograms), and fp16 with GradScaler "
+                "(fp16-torch-i50, growth interval 50); binary32 and GradScaler also on seeds {I} "
+                "to {I}.", "gradhist setting", start=s0, end=s1)
     if m:
         A.word(m.group(1), params, "gradhist setting parameters")
-        A.num(m.group(2), int(every.group(2)), "gradhist every")
-        A.num(m.group(3), int(every.group(1)), "gradhist watched")
-        A.num(m.group(4), rows[0][1], "weight-gradient values")
-        A.num(m.group(5), rows[0][7], "activation-gradient values")
-        A.num(m.group(6), 100.0 * rows[0][8] / rows[0][7], "activation zeros")
-        A.num(m.group(7), 100.0 * rows[0][2] / rows[0][1], "weight zeros")
+        A.num(m.group(2), steps_n, "gradhist steps")
+        A.num(m.group(3), rows[0][1], "weight-gradient values")
+        A.num(m.group(4), rows[0][7], "activation-gradient values")
+        A.num(m.group(5), 100.0 * rows[0][8] / rows[0][7], "activation zeros")
+        A.num(m.group(6), 100.0 * rows[0][2] / rows[0][1], "weight zeros")
+        A.num(m.group(7), sfirst, "first seed")
+        A.num(m.group(8), slast, "last seed")
         A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
              "gradhist: not the deep setting")
+        A.ok("data_seed=%d" % sfirst in params, "gradhist: the watched run is not the first seed's")
+    # ---- the one flush definition, every seed
+    fl = {}
+    for r in sd.blocks[0]:
+        fl[(int(r[0]), r[1], r[2], int(r[3]))] = (int(r[4]), int(r[5]))
+    seeds = list(range(sfirst, slast + 1))
+    A.ok(sorted({k[0] for k in fl}) == seeds, "gradhist_seeds.dat: seeds")
+    gsrun = {int(r[0]): (int(r[1]), float(r[2])) for r in sd.blocks[1]}
+
+    def share(seed, sc, kind, ls=None):
+        ls = layers if ls is None else ls
+        lv = sum(fl[(seed, sc, kind, l)][0] for l in ls)
+        return (100.0 * sum(fl[(seed, sc, kind, l)][1] for l in ls) / lv) if lv else 0.0
+
+    # the definition is the sweep's underflow class at S = 1 over every step:
+    # the first seed's counts must be the watched run's, layer by layer
+    for kind in ("wgrad", "agrad"):
+        for l in layers:
+            v = lay[(0, kind, l)]
+            A.ok(fl[(sfirst, "s1", kind, l)] == (llive(v), v[3]),
+                 "gradhist: the flush count of %s layer %d is not the sweep's at S = 1" % (kind, l))
+    # GradScaler's skipped steps of the first seed, from the steps file
+    A.ok(sum(gs_skip) == gsrun[sfirst][0], "gradhist: skipped steps differ between files")
+    m = A.take1("**How many gradients flush, by one definition.**  The lab's flush share "
+                "(`amp_flush`, the definition section 7 uses too): of a run's nonzero gradients, "
+                "at every step and in every layer, the share that rounds to zero in binary16 at "
+                "scale S.  For the binary32 runs at S = 1 (as if computed in fp16 without loss "
+                "scaling) and at the scale GradScaler used at each step in the same seed's "
+                "fp16-torch-i50 run:", "flush definition", start=s0, end=s1)
+    A.take1("| seed | activation gradients, S = 1 | weight gradients, S = 1 | activation "
+            "gradients, GradScaler's S | of those, in the last layer | GradScaler's skipped "
+            "steps |", "flush table header", start=s0, end=s1)
+    a1, w1, ags, parts, outs = [], [], [], [], []
+    for seed in seeds:
+        a1.append(share(seed, "s1", "agrad"))
+        w1.append(share(seed, "s1", "wgrad"))
+        ags.append(share(seed, "gs", "agrad"))
+        tot_fl = sum(fl[(seed, "gs", "agrad", l)][1] for l in layers)
+        in_last = fl[(seed, "gs", "agrad", last)][1]
+        outs.append((tot_fl, tot_fl - in_last))
+        parts.append(100.0 * in_last / tot_fl if tot_fl else 0.0)
+        m = A.take1("| %d | {N}%% | {N}%% | {N}%% | {C} | {I} |" % seed, "flush row %d" % seed,
+                    start=s0, end=s1)
+        if m:
+            A.num(m.group(1), a1[-1], "flush a S=1 seed %d" % seed)
+            A.num(m.group(2), w1[-1], "flush w S=1 seed %d" % seed)
+            A.num(m.group(3), ags[-1], "flush a gs seed %d" % seed)
+            want = ("–" if tot_fl == 0 else "all" if tot_fl == in_last else
+                    "%.2f%% (%d elsewhere)" % (parts[-1], tot_fl - in_last))
+            A.word(m.group(4), want, "flush part in the last layer, seed %d" % seed)
+            A.num(m.group(5), gsrun[seed][0], "skipped seed %d" % seed)
+    m = A.take1("| mean ± sd | {N} ± {N}% | {N} ± {N}% | {N} ± {N}% | | |", "flush mean row",
+                start=s0, end=s1)
+    if m:
+        for g, v in enumerate(list(mean_sd(a1)) + list(mean_sd(w1)) + list(mean_sd(ags)), 1):
+            A.num(m.group(g), v, "flush mean/sd")
+    f1 = lambda l: (100.0 * fl[(sfirst, "s1", "agrad", l)][1] / fl[(sfirst, "s1", "agrad", l)][0]
+                    if fl[(sfirst, "s1", "agrad", l)][0] else 0.0)
+    per = ",".join(" layer %d {N}%%" % l for l in layers)
+    m = A.take1("Over the {I} seeds, {N}% to {N}% of the activation gradients flush at S = 1.  "
+                "Per layer (seed {I}, S = 1):" + per + "; the last layer (the logits' gradient) "
+                "holds {N}% of the flushed values.  ", "flush per layer", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(seeds), "seeds")
+        A.num(m.group(2), min(a1), "flush min")
+        A.num(m.group(3), max(a1), "flush max")
+        A.num(m.group(4), sfirst, "first seed")
+        for i, l in enumerate(layers):
+            A.num(m.group(5 + i), f1(l), "flush layer %d" % l)
+        tf = sum(fl[(sfirst, "s1", "agrad", l)][1] for l in layers)
+        A.num(m.group(5 + NL), 100.0 * fl[(sfirst, "s1", "agrad", last)][1] / tf if tf else 0.0,
+              "flush part in the last layer")
+    # the claim where the rest lives, as the data has it
+    gs_total = sum(t for t, _ in outs)
+    if gs_total == 0:
+        claim = "At GradScaler's scale no activation gradient flushes.\n\n"
+    elif all(o == 0 for _, o in outs):
+        claim = ("At GradScaler's scale every flushed activation gradient of every seed lies in "
+                 "the last layer.  Why the last layer: figure gradhist_underflow.\n\n")
+    else:
+        claim = None
+        m = A.take1("At GradScaler's scale {N}% or more of each seed's flushed activation "
+                    "gradients lie in the last layer.  Why the last layer: figure "
+                    "gradhist_underflow.", "flush where", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), min(p for p, (t, _) in zip(parts, outs) if t), "flush part min")
+    if claim:
+        A.take1(claim.strip(), "flush where", start=s0, end=s1)
+    # ---- figure gradhist
+    ws = {k: rows[k] for k in KS}
+    wi = lambda k, o: "%.2f%%" % pct(ws[k], 4, o)
+    rz = lambda k, kind: "%.2f%%" % (100.0 * real[(k, kind)][3] / real[(k, kind)][0])
     A.take1("*Figure gradhist*", "gradhist figure", start=s0, end=s1)
-    m = A.take1("Distribution of log2|g| of the run's nonzero activation gradients (left) and "
-                "weight gradients (right), as computed (S = 1) and multiplied by loss scales "
-                "S = 8, 1024, 65536; the shaded bands are binary16's subnormal range [2^-24, "
-                "2^-14) and normal range [2^-14, 65504]. Magnitudes up to 2^-25 (half the "
-                "smallest subnormal) round to zero in binary16: without scaling that is {N}% of "
-                "the nonzero activation gradients and {N}% of the weight gradients; at S = 1024, "
-                "{N}% and {N}%.", "gradhist caption", start=s0, end=s1)
+    want = ("Distribution of log2|g·S| over every step of the runs, in %% of all values (log "
+            "scale), activation gradients (top) and weight gradients (bottom).  Left: the binary32 "
+            "run's gradients multiplied by S = 1, 8, 1024, 65536 (a what-if); right: the real "
+            "fp16 backward pass at the same static S, its gradients as rounded into binary16.  "
+            "Shaded: binary16's subnormal range [2^-24, 2^-14) and normal range [2^-14, 65504]; "
+            "magnitudes up to 2^-25 (dashed line, half the smallest subnormal) round to zero.  "
+            "Bars on the left: values exactly zero, and values below 2^-50.  Left of the line, "
+            "what-if: %s of the nonzero activation gradients and %s of the weight gradients at "
+            "S = 1, 8, 1024, 65536; zero in the fp16 runs: %s of the activation gradients and "
+            "%s of the weight gradients." % (
+                ", ".join(wi(k, 6) for k in KS), ", ".join(wi(k, 0) for k in KS),
+                ", ".join(rz(k, "agrad") for k in KS), ", ".join(rz(k, "wgrad") for k in KS)))
+    A.take1(re.escape(want), "gradhist caption", regex=True, start=s0, end=s1)
+    A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -24) == 2.0 ** -24 and
+         half_round(2.0 ** -14) == 2.0 ** -14 and HALF_MAX == 65504,
+         "binary16 ranges in the caption")
+    A.ok(int(re.search(r"bins=floor\(log2\|g\*S\|\) (-?\d+)\.\.", h.header["params"]).group(1)) == -50,
+         "gradhist: the histogram does not start at 2^-50")
+    # ---- what-if against the real pass
+    A.take1("**The what-if against the real fp16 pass.**  Multiplying binary32 gradients by S "
+            "ignores that in an fp16 run a flushed gradient is zero for every layer below it.  "
+            "Activation gradients, at S = 1, 8, 1024, 65536:", "real intro", start=s0, end=s1)
+    A.take1("| S | what-if: flushed | fp16 run: flushed | fp16 run: zero | binary32: zero | "
+            "fp16 run: test accuracy |", "real header", start=s0, end=s1)
+    for k in KS:
+        tot, lv, flu, zero, over, div, corr, ntest = real[(k, "agrad")]
+        m = A.take1("| 2^%d | {N}%% | {N}%% | {N}%% | {N}%% | {C} |" % k, "real row 2^%d" % k,
+                    start=s0, end=s1)
+        if m:
+            A.num(m.group(1), pct(ws[k], 4, 6), "what-if flushed")
+            A.num(m.group(2), 100.0 * flu / lv, "fp16 run flushed")
+            A.num(m.group(3), 100.0 * zero / tot, "fp16 run zero")
+            A.num(m.group(4), 100.0 * rows[0][8] / rows[0][7], "binary32 zero")
+            if div:
+                A.word(m.group(5), "diverged at step %d" % div, "fp16 run diverged")
+            else:
+                mm = re.fullmatch(r"(%s)%%" % NUM, m.group(5))
+                if A.ok(mm is not None, "fp16 run accuracy cell"):
+                    A.num(mm.group(1), 100.0 * corr / ntest, "fp16 run accuracy")
+    A.take1("*What-if flushed*: of the binary32 run's nonzero activation gradients; *fp16 run: "
+            "flushed*: of the fp16 run's own nonzero values, those its rounding into binary16 "
+            "sent to zero (the same definition, on that run); *zero*: of all its "
+            "activation-gradient values, those zero in binary16 (flushed here or below a "
+            "gradient that flushed above).", "real footnote", start=s0, end=s1)
+    # ---- overflow from every step
+    A.take1("**Overflow, from every step's amax.**  Rounding into binary16 overflows where "
+            "|g·S| >= 65520 (above 65504 by half a spacing or more).  ", "overflow intro",
+            start=s0, end=s1)
+    A.ok(math.isinf(half_round(65520.0)) and half_round(65519.99) == 65504, "binary16 overflow edge")
+    kn = {"wgrad": "weight", "agrad": "activation"}
+    for kind, o in (("wgrad", 0), ("agrad", 6)):
+        # the largest amax (ties: the first layer, then the first step)
+        a, l, t = max((amax[(kind, l)][t], -l, -t) for l in layers for t in range(steps_n))
+        l, t = -l, -t
+        k = first[kind]
+        if k is None:
+            m = A.take1("The %s gradients do not overflow up to S = 2^{I} (their largest amax, {N} "
+                        "at step {I}, layer {I}).  " % kn[kind], "no overflow " + kind, start=s0, end=s1)
+            if m:
+                A.num(m.group(1), 24, "sweep end")
+                A.num(m.group(2), a, "largest amax", rel=5e-4)
+                A.num(m.group(3), t, "largest amax step")
+                A.num(m.group(4), l, "largest amax layer")
+            continue
+        r = rows[k]
+        nst = sum(1 for tt in range(steps_n) if any(ovf(amax[(kind, ll)][tt], k) for ll in layers))
+        m = A.take1("The %s gradients overflow first at S = 2^{I}: their largest amax, {N} (step "
+                    "{I}, layer {I}), times 2^{I} is {N}; at that scale {I} {W} overflow, {I} of {I} "
+                    "nonzero values ({N}%%).  " % kn[kind], "overflow " + kind, start=s0, end=s1)
+        if m:
+            A.num(m.group(1), k, "first overflow " + kind)
+            A.num(m.group(2), a, "largest amax " + kind, rel=5e-4)
+            A.num(m.group(3), t, "largest amax step " + kind)
+            A.num(m.group(4), l, "largest amax layer " + kind)
+            A.num(m.group(5), k, "first overflow " + kind)
+            A.num(m.group(6), a * 2.0 ** k, "amax times S " + kind)
+            A.ok(a * 2.0 ** k >= 65520 and a * 2.0 ** (k - 1) < 65520,
+                 "gradhist: %s amax times 2^%d does not first reach 65520 there" % (kind, k))
+            A.num(m.group(7), nst, "overflowing steps " + kind)
+            A.word(m.group(8), "step" if nst == 1 else "steps", "plural")
+            A.num(m.group(9), r[6 + o], "overflow count " + kind)
+            A.num(m.group(10), live(r, o), "overflow live " + kind)
+            A.word(m.group(11), "%.2g" % pct(r, 6, o), "overflow percent " + kind)
+    m = A.take1("Best power of two by the rule of `fplab hist` (no overflow at any step, then "
+                "fewest underflows): S = 2^{I}.  ", "best S", start=s0, end=s1)
+    if m and best:
+        A.num(m.group(1), best[0], "best scale")
+    # GradScaler's skipped steps against the binary32 amaxes (every step)
+    mx = [max(amax[(kind, l)][t] * gs_scale[t] for kind in ("wgrad", "agrad") for l in layers)
+          for t in range(steps_n)]
+    skipped = [t for t in range(steps_n) if gs_skip[t]]
+    agree = sum(1 for t in skipped if mx[t] >= 65520)
+    missed = sum(1 for t in range(steps_n) if not gs_skip[t] and mx[t] >= 65520)
+    pl = lambda n: "step" if n == 1 else "steps"
+    if not skipped:
+        m = A.take1("GradScaler (fp16-torch-i50, seed {I}) skipped no step; at {I} {W} the binary32 "
+                    "run's largest gradient times GradScaler's scale reaches 65520.",
+                    "GradScaler check", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), sfirst, "GradScaler seed")
+            A.num(m.group(2), missed, "missed")
+            A.word(m.group(3), pl(missed), "plural")
+    else:
+        m = A.take1("Checked against GradScaler (fp16-torch-i50, seed {I}, the same initialisation "
+                    "and batches), which skipped {I} {W}: {S} (in brackets: the binary32 run's "
+                    "largest gradient times that S).  At {I} of them the binary32 gradients "
+                    "overflow too; at {I} {W} that GradScaler did not skip they would have.",
+                    "GradScaler check", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), sfirst, "GradScaler seed")
+            A.num(m.group(2), len(skipped), "skipped")
+            A.word(m.group(3), pl(len(skipped)), "plural")
+            want = ", ".join("step %d at S = 2^%d (%.0f)" % (t, round(math.log2(gs_scale[t])), mx[t])
+                             for t in skipped)
+            A.word(m.group(4), want, "GradScaler's skipped steps")
+            A.ok(all(math.frexp(gs_scale[t])[0] == 0.5 for t in skipped), "GradScaler scale")
+            A.num(m.group(5), agree, "agreeing skips")
+            A.num(m.group(6), missed, "missed skips")
+            A.word(m.group(7), pl(missed), "plural")
+    # ---- figure gradhist_underflow
+    bs = best[0] if best else 0
+    hid = lambda s: [sum(lay[(s, "agrad", l)][i] for l in layers[:-1]) for i in range(6)]
+    lst = lambda s: lay[(s, "agrad", last)]
+    up = lambda v: 100.0 * v[3] / llive(v) if llive(v) else 0.0
+    A.take1("*Figure gradhist_underflow*", "underflow figure", start=s0, end=s1)
+    m = A.take1(pat("Fraction of the nonzero gradients of the binary32 run that underflow to zero, "
+                "land in binary16's subnormal range, or overflow when multiplied by S = 2^0 .. "
+                "2^24 and rounded into binary16, over every step; activation gradients (left) "
+                "and weight gradients (right), all layers and each layer apart.  Underflow of "
+                "activation gradients falls from {N}% at S = 1 to {N}% at S = 2^{I}, that of "
+                "weight gradients from {N}% to {N}%.  ") + r"([^\n]+)$", "underflow caption",
+                regex=True, start=s0, end=s1)
     if m:
         A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
-        A.num(m.group(2), pct(rows[0], 4, 0), "weight underflow at 1")
-        A.num(m.group(3), pct(rows[10], 4, 6), "activation underflow at 1024")
-        A.num(m.group(4), pct(rows[10], 4, 0), "weight underflow at 1024")
-        A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -24) == 2.0 ** -24 and
-             half_round(2.0 ** -14) == 2.0 ** -14 and HALF_MAX == 65504,
-             "binary16 ranges in the caption")
-    A.take1("*Figure gradhist_underflow*", "underflow figure", start=s0, end=s1)
-    m = A.take1("Fraction of nonzero gradients that underflow to zero, land in binary16's "
-                "subnormal range, or overflow when multiplied by S = 2^0 .. 2^24 and rounded "
-                "into binary16. Underflow of activation gradients falls from {N}% at S = 1 to "
-                "{N}% at S = 2^{I}, that of weight gradients from {N}% to {N}%; {S}. Best power "
-                "of two by the rule of `fplab hist` (no overflow, then fewest underflows): "
-                "S = 2^{I}.", "underflow caption", start=s0, end=s1)
-    if m and best:
-        A.num(m.group(1), pct(rows[0], 4, 6), "activation underflow at 1")
-        A.num(m.group(2), pct(best, 4, 6), "activation underflow at best")
-        A.num(m.group(3), best[0], "best scale")
+        A.num(m.group(2), pct(rows[bs], 4, 6), "activation underflow at best")
+        A.num(m.group(3), bs, "best scale")
         A.num(m.group(4), pct(rows[0], 4, 0), "weight underflow at 1")
-        A.num(m.group(5), pct(best, 4, 0), "weight underflow at best")
-        A.num(m.group(7), best[0], "best scale")
-        ofs = m.group(6)
-        if first_w is None and first_a is None:
-            A.word(ofs, "no scale up to 2^24 overflows", "overflow sentence")
+        A.num(m.group(5), pct(rows[bs], 4, 0), "weight underflow at best")
+        rest = m.group(6)
+        h0, h1, l0, l1 = hid(0), hid(bs), lst(0), lst(bs)
+        if not l0[3] or not h0[3] or bs == 0:
+            want = ("The activation gradients underflow at S = 1 in the hidden layers %.2f%%, in "
+                    "the last layer (the logits' gradient) %.2f%%." % (up(h0), up(l0)))
         else:
-            wfirst = first_a is None or (first_w is not None and first_w <= first_a)
-            f1, o1 = (first_w, 0) if wfirst else (first_a, 6)
-            r1 = rows[f1]
-            mm = re.fullmatch(pat("overflow appears first in the {W} gradients, at S = 2^{I} "
-                                  "({I} of {I} nonzero values, {N}%){S}"), ofs)
-            if A.ok(mm is not None, "overflow sentence not recognised: " + ofs):
-                A.word(mm.group(1), "weight" if wfirst else "activation", "first to overflow")
-                A.num(mm.group(2), f1, "first overflow scale")
-                A.num(mm.group(3), r1[6 + o1], "first overflow count")
-                A.num(mm.group(4), live(r1, o1), "first overflow live")
-                A.word(mm.group(5), "%.2g" % pct(r1, 6, o1), "first overflow percent")
-                f2, o2 = (first_a, 6) if wfirst else (first_w, 0)
-                other = "activation" if wfirst else "weight"
-                rest = mm.group(6)
-                if f2 is None:
-                    A.word(rest, "; the %s gradients do not overflow up to 2^24" % other,
-                           "second overflow")
-                elif f2 == f1:
-                    A.word(rest, ", and in the %s gradients at the same scale (%d of %d "
-                           "nonzero values, %.2g%%)" % (other, rows[f2][6 + o2],
-                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
-                           "second overflow")
-                else:
-                    A.word(rest, "; the %s gradients first overflow at S = 2^%d (%d of %d "
-                           "nonzero values, %.2g%%)" % (other, f2, rows[f2][6 + o2],
-                                                        live(rows[f2], o2), pct(rows[f2], 6, o2)),
-                           "second overflow")
+            fh = (up(h1) / up(h0)) ** (1.0 / bs)
+            flast = (up(l1) / up(l0)) ** (1.0 / bs)
+            want = ("In the hidden layers the activation gradients' underflow falls from %.2f%% at "
+                    "S = 1 to %.4f%% at S = 2^%d (a factor of %.2f per doubling of S); in the last "
+                    "layer (the logits' gradient) from %.2f%% to %.2f%% (%.2f per doubling)"
+                    % (up(h0), up(h1), bs, fh, up(l0), up(l1), flast))
+            want += (": the gradient of a logit is the softmax probability of its class (less 1 "
+                     "for the true class) over the batch, and for the classes an example is sure "
+                     "not to be those probabilities lie so many binades below 2^-25 that each "
+                     "doubling of S lifts only a small part of them into binary16's range."
+                     if flast > fh else ".")
+        if rows[bs][10]:
+            want += ("  At S = 2^%d the last layer holds %.2f%% of the activation gradients still "
+                     "flushed." % (bs, 100.0 * l1[3] / rows[bs][10]))
+        A.word(rest, want, "underflow caption: hidden against last layer")
+    return {"flush": {seed: (a1[i], w1[i]) for i, seed in enumerate(seeds)}}
 
 
 # ---- 4. lost updates ---------------------------------------------------------
@@ -787,26 +1041,68 @@ def check_lost(A, d, span):
         A.ok(ea is not None and ea >= -(p + 1) - 1e-9, "%s: an update survived at r <= 2^-%d" % (name, p + 1))
         A.ok(en is not None and all(col[i] == 0 for i in range(len(col)) if rows[i][0] > 2.0 ** -p),
              "%s: an update was lost at r > 2^-%d" % (name, p))
-    # stochastic rounding
-    m = A.take1("**Stochastic rounding (binary16).**  No update is lost for sure: the sum "
-                "s = w + dw lies between neighbours lo <= s <= hi and rounds to hi with "
-                "probability (s - lo)/(hi - lo), so an update of u = |dw|/gap spacings (gap: the "
-                "spacing next to w on the update's side) is kept (w' != w) with probability "
-                "p = min(1, u), and a kept update moves w by a whole spacing.  Expected kept "
-                "fraction: the mean of p over the {I} weights per ratio; its sampling error is "
-                "binomial, sqrt(sum p(1-p))/n for a sum of independent Bernoulli(p) draws; "
-                "z = (measured - expected)/error, given where at least {I} kept and {I} lost "
-                "updates are expected (elsewhere the normal approximation does not hold: -).  "
-                "The applied fraction (w' - w)/dw has mean exactly 1 (stochastic rounding is "
-                "unbiased), with sampling error sqrt(sum (hi-s)(s-lo)/dw^2)/n.",
-                "SR intro", start=s0, end=s1)
+    # stochastic rounding: first where dw itself rounds to zero in binary16
+    n_w = [r[4] for r in rows]
+    dwz = [r[5] for r in rows]
+    iz_all = -1
+    while iz_all + 1 < len(rows) and dwz[iz_all + 1] == n_w[iz_all + 1]:
+        iz_all += 1
+    iz_none = len(rows)
+    while iz_none - 1 >= 0 and dwz[iz_none - 1] == 0:
+        iz_none -= 1
+    # the claim's support: |dw| = r|w| rounds to zero in binary16 iff
+    # r|w| <= 2^-25 (struct's half precision); |w| in [1, 16) gives every
+    # weight for r <= 2^-29, none for r > 2^-25; in between, for m uniform on
+    # [1, 2) and e uniform on 0..3, the share mean_e clamp(2^-25/(r 2^e) - 1)
+    A.ok(half_round(2.0 ** -25) == 0 and half_round(2.0 ** -25 * (1 + 2 ** -20)) > 0,
+         "binary16: 2^-25 is the flush edge")
+    for r, n, z in zip(rows, n_w, dwz):
+        if r[0] <= 2.0 ** -29:
+            A.ok(z == n, "lost: dw nonzero for a weight at r = %g <= 2^-29" % r[0])
+        elif r[0] > 2.0 ** -25:
+            A.ok(z == 0, "lost: dw = 0 for a weight at r = %g > 2^-25" % r[0])
+        else:
+            th = statistics.fmean(min(1.0, max(0.0, 2.0 ** -25 / (r[0] * 2 ** e) - 1)) for e in range(4))
+            se = math.sqrt(max(th * (1 - th), 1.0 / n) / n)
+            A.ok(abs(z / n - th) <= 5 * se + 2 ** -10,
+                 "lost: dw = 0 for %.4f of the weights at r = %g, theory %.4f" % (z / n, r[0], th))
+    m = A.take1("**Stochastic rounding (binary16): where an update is lost for sure.**  The update "
+                "dw = r·|w| is rounded into binary16 before the add, and rounds to zero where "
+                "r·|w| <= 2^-25 (half the smallest subnormal); then w + dw == w with stochastic "
+                "rounding as with round to nearest.  With |w| = m·2^e, m in [1, 2) and e in 0..3, "
+                "that is every weight for r <= 2^-29 and none for r > 2^-25.  Measured over the {I} "
+                "weights per ratio: dw = 0 for every weight {S}, for none from r = {P}; in "
+                "between{S}.  Those updates are lost whatever the rounding of the add.",
+                "SR dw underflow", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), n_sr, "sr samples")
+        A.word(m.group(2), "up to r = 2^%.2f" % math.log2(rows[iz_all][0]) if iz_all >= 0
+               else "at no ratio", "dw all-zero edge")
+        A.num(m.group(3), math.log2(rows[iz_none][0]), "dw none-zero edge")
+        A.word(m.group(4), ",".join(" %.2f%% at 2^%.2f" % (100.0 * dwz[i] / n_w[i],
+                                                          math.log2(rows[i][0]))
+                                    for i in range(iz_all + 1, iz_none)), "dw zero shares")
+        A.ok(half_round(2.0 ** -29 * 15.99) == 0 and half_round(2.0 ** -25 * 1.0001) > 0,
+             "binary16: the dw edges 2^-29 and 2^-25")
+    m = A.take1("**Stochastic rounding (binary16): the updates with dw != 0.**  None of them is "
+                "lost for sure: the sum s = w + dw lies between neighbours lo <= s <= hi and "
+                "rounds to hi with probability (s - lo)/(hi - lo), so an update of u = |dw|/gap "
+                "spacings (gap: the spacing next to w on the update's side) is kept (w' != w) with "
+                "probability p = min(1, u), and a kept update moves w by a whole spacing.  "
+                "Expected kept fraction: the mean of p over the {I} weights per ratio (p = 0 where "
+                "dw = 0); its sampling error is binomial, sqrt(sum p(1-p))/n for a sum of "
+                "independent Bernoulli(p) draws; z = (measured - expected)/error, given where at "
+                "least {I} kept and {I} lost updates are expected (elsewhere the normal "
+                "approximation does not hold: -).  The applied fraction (w' - w)/dw, over the "
+                "updates with dw != 0, has mean exactly 1 (stochastic rounding is unbiased), with "
+                "sampling error sqrt(sum (hi-s)(s-lo)/dw^2)/n.", "SR intro", start=s0, end=s1)
     MINC = 10
     if m:
         A.num(m.group(1), n_sr, "sr samples")
         A.num(m.group(2), MINC, "min count")
         A.num(m.group(3), MINC, "min count")
-    A.take1("| r = \\|dw\\|/\\|w\\| | mean u (update in spacings) | expected kept | measured "
-            "kept | sampling error | z | mean applied fraction ± error |", "SR header",
+    A.take1("| r = \\|dw\\|/\\|w\\| | dw = 0 | mean u (update in spacings) | expected kept | "
+            "measured kept | sampling error | z | mean applied fraction ± error |", "SR header",
             start=s0, end=s1)
     zmax = xzmax = 0.0
     nz = npool = nexact = 0
@@ -842,23 +1138,29 @@ def check_lost(A, d, span):
             xzmax = max(xzmax, abs((xm - 1) / xse))
     for i, r in enumerate(rows):
         k = i - 30 * per_oct
-        if k % (2 * per_oct) or k < -22 * per_oct or k > -8 * per_oct:
+        if k % (2 * per_oct) or k < -30 * per_oct or k > -8 * per_oct:
             continue
-        n, dwz, kept, expk, se, u, xm, xse = r[4:12]
-        m = A.take1("| 2^%d | {N} | {N} | {N} | {N} | {S} | {N} ± {N} |" % (k // per_oct),
+        n, dwz_i, kept, expk, se, u, xm, xse = r[4:12]
+        m = A.take1("| 2^%d | {N}%% | {N} | {N} | {N} | {N} | {S} | {C} |" % (k // per_oct),
                     "SR row 2^%d" % (k // per_oct), start=s0, end=s1)
         if m:
-            A.num(m.group(1), u, "sr mean u", rel=1e-8)
-            A.num(m.group(2), expk, "sr expected", rel=1e-8)
-            A.num(m.group(3), kept / n, "sr measured")
-            A.num(m.group(4), se, "sr error", rel=1e-8)
+            A.num(m.group(1), 100.0 * dwz_i / n, "sr dw zero share")
+            A.num(m.group(2), u, "sr mean u", rel=1e-8)
+            A.num(m.group(3), expk, "sr expected", rel=1e-8)
+            A.num(m.group(4), kept / n, "sr measured")
+            A.num(m.group(5), se, "sr error", rel=1e-8)
             zdef = se > 0 and expk * n >= MINC and n - expk * n >= MINC
             if zdef:
-                A.num(m.group(5), (kept / n - expk) / se, "sr z", slack=1e-4)
+                A.num(m.group(6), (kept / n - expk) / se, "sr z", slack=1e-4)
             else:
-                A.word(m.group(5), "-", "sr z undefined")
-            A.num(m.group(6), xm, "sr applied", slack=1e-8)
-            A.num(m.group(7), xse, "sr applied error", slack=1e-8)
+                A.word(m.group(6), "-", "sr z undefined")
+            if dwz_i == n:
+                A.word(m.group(7), "–", "sr applied undefined")
+            else:
+                mm = re.fullmatch(r"(%s) ± (%s)" % (NUM, NUM), m.group(7))
+                if A.ok(mm is not None, "sr applied cell " + m.group(7)):
+                    A.num(mm.group(1), xm, "sr applied", slack=1e-8)
+                    A.num(mm.group(2), xse, "sr applied error", slack=1e-8)
     m = A.take1("At the {I} ratios where z is defined, the measured kept fraction lies within "
                 "{N} sampling errors of its expectation (largest |z|) and the mean applied "
                 "fraction within {N} sampling errors of 1.  The {I} ratios with fewer expected "
@@ -878,18 +1180,23 @@ def check_lost(A, d, span):
         A.word(m.group(10), "equals" if exact_ok else "DIFFERS FROM", "exact ratios agree")
     A.take1("*Figure lost_ratio*", "lost_ratio figure", start=s0, end=s1)
     m = A.take1("Top: fraction of weight updates lost (w + dw == w) under round to nearest "
-                "against r = |dw|/|w|, with the theory 2^-p/r - 1 (dashed) and the band "
+                "against r = |dw|/|w|, with the theory 2^-p/r - 1 (black, dashed) and the band "
                 "2^-(p+1) <= r <= 2^-p shaded: in binary16 every update is lost up to r = {P} "
                 "and none from r = {P}, around Micikevicius et al.'s |w| = 2048|dw| (r = 2^-11, "
                 "the band's upper end); bfloat16 {P} and {P}, binary32 {P} and {P}.  Bottom: "
                 "binary16 with stochastic rounding, fraction of updates kept, measured (points, "
                 "bars: ±2 sampling errors) against the expected mean of min(1, |dw|/gap) "
-                "(line); the largest |z| is {N}.", "lost_ratio caption", start=s0, end=s1)
+                "(black line); the largest |z| is {N}.  Shaded grey: where dw itself rounds to "
+                "zero in binary16 before the add, for every weight (dark, up to r = {P}) or for "
+                "some (light, up to {P}); the dotted line is the measured share of weights with "
+                "dw = 0, whose updates are lost for sure.", "lost_ratio caption", start=s0, end=s1)
     if m:
         for g, name, j in ((1, "binary16", 0), (2, "binary16", 1), (3, "bfloat16", 0),
                            (4, "bfloat16", 1), (5, "binary32", 0), (6, "binary32", 1)):
             A.num(m.group(g), edges[name][j], "caption edge " + name)
         A.num(m.group(7), zmax, "caption |z|", slack=1e-4)
+        A.num(m.group(8), math.log2(rows[iz_all][0]), "caption dw all-zero edge")
+        A.num(m.group(9), math.log2(rows[iz_none - 1][0]), "caption dw some-zero edge")
         ea, en = edges["binary16"]
         A.ok(ea <= -11 <= en, "binary16 edges do not bracket 2^-11")
 
@@ -967,7 +1274,10 @@ def check_accum(A, d, span):
                 "2 extra bits and truncated, binary32 accumulator rounded toward zero; Fasi et "
                 "al. 2021, Khattak & Mikaitis 2025) {N} and {N}.  Errors that are exactly zero "
                 "and accumulators that overflowed are drawn as markers on rows of their own, at "
-                "the bottom (0) and at the top (inf).", "accum caption", start=s0, end=s1)
+                "the bottom (0) and at the top (inf).  Vertical lines: the round-to-nearest "
+                "accumulator's last change (where it stalls), the term where the exact sum passes "
+                "65504, and the term where the stochastically rounded accumulator becomes "
+                "infinite.", "accum caption", start=s0, end=s1)
     if not m:
         return
     A.word(m.group(1), oracle, "accum oracle")
@@ -1441,7 +1751,15 @@ def check_scaling(A, d, span):
     St = Dat(os.path.join(d, "scaling_steps.dat"))
     G = Dat(os.path.join(d, "scaling.dat"))
     schemes = T.comment("# schemes: ").split()
-    A.ok(schemes == [r[1] for r in G.blocks[0]], "scaling.dat: schemes differ from the tensors file")
+    # block 0: the schemes, with delayed scaling's step 0 as rows of their own
+    # after del-e5m2
+    want_ids = []
+    for sc in schemes:
+        want_ids.append(sc)
+        if sc == "del-e5m2":
+            want_ids += ["del-e4m3-step0", "del-e5m2-step0"]
+    A.ok(want_ids == [r[1] for r in G.blocks[0]], "scaling.dat: schemes differ from the tensors file")
+    A.ok([int(r[0]) for r in G.blocks[0]] == list(range(len(want_ids))), "scaling.dat: row index")
     # ---- the per-tensor rows
     rows = []
     for r in T.blocks[0]:
@@ -1512,8 +1830,14 @@ def check_scaling(A, d, span):
     def E(a):
         return math.sqrt(a["err2"] / a["x2"]) if a["x2"] > 0 else 0.0
 
-    tot = {(s, k): agg(lambda r, s=s, k=k: r["sch"] == s and r["kind"] == k)
+    # delayed scaling's totals: the steps after step 0 (its cold start apart)
+    tot = {(s, k): agg(lambda r, s=s, k=k: r["sch"] == s and r["kind"] == k and
+                       not (s.startswith("del-") and r["step"] == 0))
            for s in schemes for k in KINDS}
+    for f in ("e4m3", "e5m2"):
+        for k in KINDS:
+            tot[("del-%s-step0" % f, k)] = agg(lambda r, f=f, k=k: r["sch"] == "del-" + f and
+                                              r["kind"] == k and r["step"] == 0)
     lay = {(s, k, l): agg(lambda r, s=s, k=k, l=l: r["sch"] == s and r["kind"] == k and r["layer"] == l)
            for s in ("cur-e4m3", "mxfp8-e4m3-rceil", "cur-e5m2", "mxfp8-e5m2") for k in KINDS for l in layers}
     U = lambda s, k: P(tot[(s, k)], "uf")
@@ -1602,7 +1926,7 @@ def check_scaling(A, d, span):
         gh = os.path.join(d, "gradhist.dat")
         if os.path.exists(gh):
             # "the run of section 3": the same setting, seed and data seed
-            gp = re.match(r"quick=\d (.*?) watched_steps", Dat(gh).header["params"]).group(1)
+            gp = re.match(r"quick=\d (.*?) steps=\d+ \(every step\)", Dat(gh).header["params"]).group(1)
             A.word(params, gp, "scaling: not the run of section 3")
         A.ok("depth=4" in params and "init_gain=0.25" in params and "batch=256" in params,
              "scaling: not the deep setting")
@@ -1619,12 +1943,15 @@ def check_scaling(A, d, span):
     labels = {"fp16": "binary16 cast", "e5m2": "E5M2 cast", "e4m3": "E4M3 cast",
               "ls-fp16": "binary16, loss scale S", "ls-e5m2": "E5M2, loss scale S",
               "cur-e4m3": "per-tensor current E4M3", "cur-e5m2": "per-tensor current E5M2",
-              "del-e4m3": "per-tensor delayed E4M3", "del-e5m2": "per-tensor delayed E5M2",
+              "del-e4m3": "per-tensor delayed E4M3, after step 0",
+              "del-e5m2": "per-tensor delayed E5M2, after step 0",
+              "del-e4m3-step0": "per-tensor delayed E4M3, step 0 (scale 1)",
+              "del-e5m2-step0": "per-tensor delayed E5M2, step 0 (scale 1)",
               "mxfp8-e4m3": "MXFP8 E4M3", "mxfp8-e4m3-rceil": "MXFP8 E4M3, rceil",
               "mxfp8-e5m2": "MXFP8 E5M2", "mxfp6-e2m3": "MXFP6 E2M3", "mxfp6-e3m2": "MXFP6 E3M2",
               "mxfp4": "MXFP4 E2M1", "nvfp4": "NVFP4"}
-    A.ok(sorted(labels) == sorted(schemes), "scaling: scheme list changed")
-    for s in schemes:
+    A.ok(sorted(labels) == sorted(want_ids), "scaling: scheme list changed")
+    for s in want_ids:
         cells = " | ".join("{C}" for _ in range(9))
         m = A.take1("| %s | %s |" % (labels[s], cells), "scaling row " + s, start=s0, end=s1)
         if not m:
@@ -1642,7 +1969,8 @@ def check_scaling(A, d, span):
             A.num(c[2], E(a), "scaling %s %s error" % (s, k), rel=5e-3)
     A.take1("*Underflow*: nonzero values dequantized to zero; *saturated*: values clamped at the "
             "largest element (for a cast: sent to Inf or NaN); both in % of the nonzero values, "
-            "over the watched steps and layers.  *Error*: sqrt(Σ(deq − x)² / Σx²) over the values "
+            "over the watched steps and layers (delayed scaling: its step 0, where it has no amax "
+            "yet, apart from the later steps).  *Error*: sqrt(Σ(deq − x)² / Σx²) over the values "
             "whose dequantized value is finite.  –: loss scaling is not applied to activations.",
             "scaling table footnote", start=s0, end=s1)
     # ---- what the numbers say
@@ -1654,6 +1982,41 @@ def check_scaling(A, d, span):
         for g, v in enumerate((U("e4m3", W), U("e4m3", Ak), U("e5m2", W), U("e5m2", Ak),
                                U("fp16", W), U("fp16", Ak)), 1):
             A.num(m.group(g), v, "scaling casts")
+    # the lab's one flush definition: every step of each binary32 run
+    Sd = Dat(os.path.join(d, "scaling_train_seeds.dat"))
+    fl7 = {}
+    for r in Sd.blocks[2]:
+        fl7[(int(r[0]), r[1], int(r[2]))] = (int(r[3]), int(r[4]))
+    fseeds = sorted({k[0] for k in fl7})
+    share7 = lambda seed, kind: (100.0 * sum(fl7[(seed, kind, l)][1] for l in layers) /
+                                 sum(fl7[(seed, kind, l)][0] for l in layers))
+    m = A.take1("The binary16 figures count the {I} watched steps (one in {I}, step 0 included); by "
+                "the lab's one flush definition (section 3: every step, every layer) binary16 "
+                "flushes {N}% and {N}% of this run's nonzero weight and activation gradients, and "
+                "over seeds {I} to {I} {N} ± {N}% and {N} ± {N}%.", "scaling one definition",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(steps), "watched steps")
+        A.num(m.group(2), every, "watched every")
+        A.num(m.group(3), share7(fseeds[0], W), "flush w seed 1")
+        A.num(m.group(4), share7(fseeds[0], Ak), "flush a seed 1")
+        A.num(m.group(5), fseeds[0], "first seed")
+        A.num(m.group(6), fseeds[-1], "last seed")
+        for g, v in zip((7, 8, 9, 10), list(mean_sd([share7(x, W) for x in fseeds])) +
+                        list(mean_sd([share7(x, Ak) for x in fseeds]))):
+            A.num(m.group(g), v, "flush over seeds")
+        # the watched steps' binary16 cast and the every-step definition
+        # count the same values when every step is watched
+        if every == 1:
+            A.ok(abs(U("fp16", Ak) - share7(fseeds[0], Ak)) < 1e-9, "scaling: one definition")
+    # one definition across experiments: the same runs give the same counts
+    # in section 3 (gradhist_seeds.dat, scale s1) and here
+    ghs = os.path.join(d, "gradhist_seeds.dat")
+    if os.path.exists(ghs):
+        G3 = Dat(ghs)
+        c3 = {(int(r[0]), r[2], int(r[3])): (int(r[4]), int(r[5])) for r in G3.blocks[0]
+              if r[1] == "s1"}
+        A.ok(c3 == fl7, "scaling: the flush counts differ from section 3's for the same runs")
     lss = [SA("ls-fp16", W), SA("ls-fp16", Ak), SA("ls-e5m2", W), SA("ls-e5m2", Ak)]
     m = A.take1("Multiplied by GradScaler's S first, binary16 flushes {N}% and {N}%, E5M2 {N}% "
                 "and {N}%; {S}.  Per-tensor", "scaling loss scaling", start=s0, end=s1)
@@ -1671,7 +2034,7 @@ def check_scaling(A, d, span):
     cs = [SA("cur-e4m3", W), SA("cur-e4m3", Ak), SA("cur-e5m2", W), SA("cur-e5m2", Ak)]
     cu = [U("cur-e4m3", W), U("cur-e4m3", Ak), U("cur-e5m2", W), U("cur-e5m2", Ak)]
     m = A.take1("Per-tensor current scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with "
-                "E5M2, {S}.  Delayed", "scaling current", start=s0, end=s1)
+                "E5M2, {S}.  Per block", "scaling current", start=s0, end=s1)
     if m:
         for g, v in enumerate(cu, 1):
             A.num(m.group(g), v, "scaling current")
@@ -1684,8 +2047,6 @@ def check_scaling(A, d, span):
             if A.ok(mm is not None, "scaling current saturation: " + m.group(5)):
                 for g, v in enumerate(cs, 1):
                     A.num(mm.group(g), v, "scaling current saturation")
-    du = [U("del-e4m3", W), U("del-e4m3", Ak), U("del-e5m2", W), U("del-e5m2", Ak)]
-
     def more_fewer(a, b):
         if all(x > y for x, y in zip(a, b)):
             return "more"
@@ -1693,37 +2054,6 @@ def check_scaling(A, d, span):
             return "fewer"
         return "neither consistently more nor fewer"
 
-    by = {(r["step"], r["kind"], r["layer"], r["sch"]): r for r in rows}
-    later = steps[1:]
-    ratios = [by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
-              for t in later for k in (W, Ak) for l in layers]
-    nbelow = sum(1 for t in later for k in (W, Ak) for l in layers
-                 if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"])
-    A.ok(all(by[(0, k, l, "del-e4m3")]["scale"] == 1.0 for k in KINDS for l in layers),
-         "scaling: delayed scale at step 0 is not 1")
-    m = A.take1("Delayed scaling flushes {N}% and {N}% with E4M3 and {N}% and {N}% with E5M2 ({S} "
-                "than current scaling), and saturates {N}% and {N}% with E4M3: for {I} of the {I} "
-                "watched gradient tensors after step 0 (where it is 1) its E4M3 scale was below "
-                "the current one (median ratio {N}), an earlier step's larger amax still in the "
-                "history.", "scaling delayed",
-                start=s0, end=s1)
-    if m:
-        for g, v in enumerate(du, 1):
-            A.num(m.group(g), v, "scaling delayed")
-        A.word(m.group(5), more_fewer(du, cu), "scaling delayed against current")
-        A.num(m.group(6), SA("del-e4m3", W), "scaling delayed saturation")
-        A.num(m.group(7), SA("del-e4m3", Ak), "scaling delayed saturation")
-        A.num(m.group(8), nbelow, "scaling delayed below")
-        A.num(m.group(9), len(ratios), "scaling delayed tensors")
-        A.num(m.group(10), statistics.median(ratios), "scaling delayed median ratio", rel=1e-6)
-        # the claim's reason: a scale below the current one means the history
-        # held a larger amax from an earlier step
-        for t in later:
-            for k in (W, Ak):
-                for l in layers:
-                    if by[(t, k, l, "del-e4m3")]["scale"] < by[(t, k, l, "cur-e4m3")]["scale"]:
-                        A.ok(max(amax[(k, l)][:t] or [0.0]) > amax[(k, l)][t],
-                             "scaling: delayed scale below current without a larger earlier amax")
     mr = [U("mxfp8-e4m3-rceil", W), U("mxfp8-e4m3-rceil", Ak)]
     rs = [SA("mxfp8-e4m3-rceil", W), SA("mxfp8-e4m3-rceil", Ak)]
     m = A.take1("Per block, MXFP8 E4M3 flushes {N}% and {N}% (rule floor) and {N}% and {N}% "
@@ -1760,12 +2090,111 @@ def check_scaling(A, d, span):
             A.num(m.group(g), v, "scaling 4-bit")
         A.num(m.group(7), min(errs), "scaling 4-bit error", rel=5e-3)
         A.num(m.group(8), max(errs), "scaling 4-bit error", rel=5e-3)
+    # ---- delayed scaling: the cold start apart, and what sets its scale
+    by = {(r["step"], r["kind"], r["layer"], r["sch"]): r for r in rows}
+    later = steps[1:]
+    A.ok(steps[0] == 0 and all(by[(0, k, l, "del-" + f)]["scale"] == 1.0 for k in KINDS
+                               for l in layers for f in ("e4m3", "e5m2")),
+         "scaling: delayed scale at step 0 is not 1")
+    t0 = lambda f, k: P(tot[("del-%s-step0" % f, k)], "uf")
+    uf_d = lambda ts, f, k: sum(by[(t, k, l, "del-" + f)]["uf"] for t in ts for l in layers)
+    uf_c = lambda ts, f, k: sum(by[(t, k, l, "cur-" + f)]["uf"] for t in ts for l in layers)
+    nz_d = lambda ts, f, k: sum(by[(t, k, l, "del-" + f)]["nz"] for t in ts for l in layers)
+    all_uf = sum(uf_d(steps, "e4m3", k) for k in (W, Ak))
+    part0 = 100.0 * sum(uf_d([0], "e4m3", k) for k in (W, Ak)) / all_uf if all_uf else 0.0
+    m = A.take1("**Delayed scaling: the cold start apart.**  At step 0 delayed scaling has recorded "
+                "no amax and quantizes with scale 1: E4M3 flushes {N}% and {N}% of that step's "
+                "nonzero weight and activation gradients, E5M2 {N}% and {N}%; that one step holds "
+                "{N}% of the gradient values delayed E4M3 flushes over the {I} watched steps.  ",
+                "delayed cold start", start=s0, end=s1)
+    if m:
+        for g, v in enumerate((t0("e4m3", W), t0("e4m3", Ak), t0("e5m2", W), t0("e5m2", Ak),
+                               part0, len(steps)), 1):
+            A.num(m.group(g), v, "delayed cold start")
+        # the support: the first recorded amax comes after step 0 (te_delayed
+        # starts at scale 1), so step 0 is quantized with scale 1
+        A.ok(te_delayed([0.5, 0.25], 448.0)[0] == 1.0, "delayed scaling starts at scale 1")
+    du = [100.0 * uf_d(later, f, k) / nz_d(later, f, k) for f in ("e4m3", "e5m2") for k in (W, Ak)]
+    cu = [100.0 * uf_c(later, f, k) / nz_d(later, f, k) for f in ("e4m3", "e5m2") for k in (W, Ak)]
+    ratios = [by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
+              for t in later for k in (W, Ak) for l in layers]
+    nbelow = sum(1 for q in ratios if q < 1)
+    med = statistics.median(ratios)
+    hist = ("the history of 1024 steps is longer than this %d-step run" % nsteps
+            if nsteps <= 1024 else "a history of 1024 steps")
+    m = A.take1("Over the {I} watched steps after it, delayed scaling flushes {N}% and {N}% with "
+                "E4M3 and {N}% and {N}% with E5M2, current scaling over the same steps {N}% and "
+                "{N}%, {N}% and {N}% (delayed: {S}).  Delayed scaling's scale is the format's "
+                "largest value over the largest amax recorded before the step (" + hist + "); "
+                "with E4M3 it is below the current one in {I} of the {I} gradient tensors, median "
+                "ratio {N} (the flush threshold {N} binade higher).  ", "delayed steady state",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), len(later), "steps after 0")
+        for g, v in enumerate(du + cu, 2):
+            A.num(m.group(g), v, "delayed against current")
+        A.word(m.group(10), more_fewer(du, cu), "scaling delayed against current")
+        A.num(m.group(11), nbelow, "scaling delayed below")
+        A.num(m.group(12), len(ratios), "scaling delayed tensors")
+        A.num(m.group(13), med, "scaling delayed median ratio", rel=1e-6)
+        A.num(m.group(14), -math.log2(med), "threshold shift")
+    # the cause, re-derived: split the tensors by their ratio; for those
+    # below 1/2 the step whose amax the history holds (from every step's
+    # amax, scaling_steps.dat), and which tensors carry the excess
+    cls = {"lo": [], "hi": []}
+    for t in later:
+        for k in (W, Ak):
+            for l in layers:
+                q = by[(t, k, l, "del-e4m3")]["scale"] / by[(t, k, l, "cur-e4m3")]["scale"]
+                cls["lo" if q < 0.5 else "hi"].append((t, k, l))
+                # the support of "a larger earlier amax": below 1 only then
+                if q < 1:
+                    A.ok(max(amax[(k, l)][:t]) > amax[(k, l)][t],
+                         "scaling: delayed scale below current without a larger earlier amax")
+    ex = lambda ts: sum(by[(t, k, l, "del-e4m3")]["uf"] - by[(t, k, l, "cur-e4m3")]["uf"]
+                        for t, k, l in ts)
+    pc = lambda ts, s_: (100.0 * sum(by[(t, k, l, s_)]["uf"] for t, k, l in ts) /
+                         sum(by[(t, k, l, s_)]["nz"] for t, k, l in ts)) if ts else 0.0
+    if not cls["lo"]:
+        m = A.take1("No tensor's ratio is below 1/2: the {I} values delayed E4M3 flushes beyond "
+                    "current scaling lie where a ratio between 1/2 and 1 moves the threshold.",
+                    "delayed cause", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), ex(cls["hi"]), "delayed excess")
+    else:
+        lo = cls["lo"]
+        hs = []
+        for t, k, l in lo:
+            h = amax[(k, l)][:t]
+            hs.append((h.index(max(h)), max(h)))
+        m = A.take1("Of the {I} values delayed E4M3 flushes beyond current scaling, {I} lie in the "
+                    "{I} tensors whose ratio is below 1/2 ({I} weight-gradient and {I} "
+                    "activation-gradient tensors, at steps {I} to {I}), whose history's largest "
+                    "amax was recorded at steps {I} to {I} (up to {N}): there delayed E4M3 flushes "
+                    "{N}% against current scaling's {N}%.  The other {I} lie in the other {I} "
+                    "tensors (ratio 1/2 or more): {N}% against {N}%.", "delayed cause",
+                    start=s0, end=s1)
+        if m:
+            want = [ex(lo) + ex(cls["hi"]), ex(lo), len(lo), sum(1 for x in lo if x[1] == W),
+                    sum(1 for x in lo if x[1] == Ak), min(x[0] for x in lo), max(x[0] for x in lo),
+                    min(h[0] for h in hs), max(h[0] for h in hs)]
+            for g, v in enumerate(want, 1):
+                A.num(m.group(g), v, "delayed cause")
+            A.num(m.group(10), max(h[1] for h in hs), "delayed cause: largest amax", rel=5e-4)
+            A.num(m.group(11), pc(lo, "del-e4m3"), "delayed cause")
+            A.num(m.group(12), pc(lo, "cur-e4m3"), "delayed cause")
+            A.num(m.group(13), ex(cls["hi"]), "delayed cause")
+            A.num(m.group(14), len(cls["hi"]), "delayed cause")
+            A.num(m.group(15), pc(cls["hi"], "del-e4m3"), "delayed cause")
+            A.num(m.group(16), pc(cls["hi"], "cur-e4m3"), "delayed cause")
     A.take1("*Figure scaling*", "scaling figure", start=s0, end=s1)
-    A.take1("Per scheme (bars) and tensor (rows of panels: weight gradients, activation gradients, "
-            "activations of the watched binary32 run): the values flushed to zero (left) and "
-            "saturated (middle), in % of the nonzero values, and the normwise error "
-            "sqrt(Σ(deq − x)²/Σx²) (right); log scales, the number at each bar, 0 where there is "
-            "none.  Loss scaling is not applied to activations.", "scaling caption", start=s0, end=s1)
+    A.take1("Per scheme (rows) and tensor (panels: weight gradients, activation gradients and "
+            "activations of the watched binary32 run): the values flushed to zero (dots, coloured "
+            "by scheme family) and saturated (triangles, where any), in % of the nonzero values on "
+            "a log axis with a column for 0, and the normwise error sqrt(Σ(deq − x)²/Σx²) per "
+            "tensor (right).  Delayed scaling's step 0, the cold start with scale 1, is a row of "
+            "its own (shaded).  Loss scaling is not applied to activations.", "scaling caption",
+            start=s0, end=s1)
 
     # ---- where one scale per tensor is not enough
     A.take1("**Where one scale per tensor is not enough.**  Underflow per layer, and how far below "
@@ -1839,11 +2268,14 @@ def check_scaling(A, d, span):
     A.take1("*Figure scaling_blocks*", "blocks figure", start=s0, end=s1)
     A.take1("Left: per layer, the activation gradients (top) and weight gradients (bottom) flushed "
             "to zero by per-tensor current scaling and by MXFP8 (rceil for E4M3), with E4M3 and "
-            "with E5M2 elements (log scale, the number at each bar).  Right: the share of the "
-            "nonzero activation gradients below 2^x times the amax of their tensor (solid) and of "
-            "their block of 32 (dashed), hidden layers (top) and the last layer (bottom); "
-            "per-tensor E4M3 flushes left of the dashed grey line (x = -18.8), per-tensor E5M2 "
-            "left of the dotted one (x = -32.8).", "blocks caption", start=s0, end=s1)
+            "with E5M2 elements (one dot per scheme, log axis with a column for 0, the number "
+            "beside each dot).  Right: the share of the nonzero activation gradients below 2^x "
+            "times the amax of their tensor (solid) and of their block of 32 (dashed), hidden "
+            "layers (top) and the last layer (bottom), with the values whose floor(log2(|x| / "
+            "amax)) is -40 or less as one bin (squares, ≤ -40); per-tensor E4M3 flushes left of "
+            "the dashed grey line (x = -18.8), per-tensor E5M2 left of the dotted one (x = -32.8).",
+            "blocks caption", start=s0, end=s1)
+    A.ok(min(int(r[0]) for r in G.blocks[2]) == -40, "scaling.dat block 2: the last bin is not -40")
     A.num("32.8", -math.log2(2 ** -17 / 57344), "E5M2 threshold")
 
     # ---- training
@@ -2007,7 +2439,7 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9,
+    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 2, "accum": 1, "training": 9,
             "scaling": 5}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
     A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
@@ -2064,21 +2496,58 @@ def check_readme(path, d):
         A.word(m.group(12), "indistinguishable", "scaled policies verdict")
     rows = [[int(x) for x in r] for r in u.blocks[0]]
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
-    m = A.take1("In a binary32 run of the *deep* setting\n  ({I} layers, small initialisation, batch {I}; the "
-                "gradient histograms),\n  {N}% of the nonzero activation gradients already round to zero in fp16\n"
-                "  at scale 1, {N}% at scale 1024; overflow appears first in the weight\n  gradients, at S = 2^{I}, "
-                "and in the activation gradients at 2^{I}.", "README gradhist")
+    sd = Dat(os.path.join(d, "gradhist_seeds.dat"))
+    fl = {}
+    for r in sd.blocks[0]:
+        fl[(int(r[0]), r[1], r[2], int(r[3]))] = (int(r[4]), int(r[5]))
+    gseeds = sorted({k[0] for k in fl})
+    glayers = sorted({k[3] for k in fl})
+    gsh = lambda seed, sc: (100.0 * sum(fl[(seed, sc, "agrad", l)][1] for l in glayers) /
+                            sum(fl[(seed, sc, "agrad", l)][0] for l in glayers))
+    parts = []
+    for seed in gseeds:
+        tf = sum(fl[(seed, "gs", "agrad", l)][1] for l in glayers)
+        parts.append(100.0 * fl[(seed, "gs", "agrad", glayers[-1])][1] / tf if tf else 100.0)
+    st = Dat(os.path.join(d, "gradhist_steps.dat"))
+    srows = [[float(x) for x in r] for r in st.blocks[0]]
+    NLg = len(glayers)
+    m = A.take1("In the binary32 runs of the *deep*\n  setting ({I} layers, small initialisation, batch "
+                "{I}; the gradient\n  histograms), counted at every step, {N}% of the nonzero "
+                "activation\n  gradients already round to zero in fp16 at scale 1 in seed {I}\n  "
+                "({N} ± {N}% over seeds {I} to {I}), {N}% at scale 1024; at GradScaler's\n  scale "
+                "{N}% or more of what still rounds to zero lies in the logit\n  layer.  By every "
+                "step's amax, overflow appears first in the weight\n  gradients, at S = 2^{I} (step "
+                "{I}), and in the activation gradients at\n  2^{I}; at each of the {I} steps "
+                "GradScaler skipped, the binary32 gradients\n  overflow too.", "README gradhist")
     if m:
         A.num(m.group(1), 4, "deep depth")
         A.num(m.group(2), 256, "deep batch")
-        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"], "deep setting")
+        A.ok("depth=4" in u.header["params"] and "batch=256" in u.header["params"] and
+             "(every step)" in u.header["params"], "deep setting, every step")
         A.num(m.group(3), 100.0 * rows[0][10] / live(rows[0], 6), "activation underflow at 1")
-        A.num(m.group(4), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        A.num(m.group(4), gseeds[0], "first seed")
+        A.ok(abs(gsh(gseeds[0], "s1") - 100.0 * rows[0][10] / live(rows[0], 6)) < 1e-9,
+             "README: the flush share is not the sweep's")
+        am, asd = mean_sd([gsh(x, "s1") for x in gseeds])
+        A.num(m.group(5), am, "flush mean")
+        A.num(m.group(6), asd, "flush sd")
+        A.num(m.group(7), gseeds[0], "first seed")
+        A.num(m.group(8), gseeds[-1], "last seed")
+        A.num(m.group(9), 100.0 * rows[10][10] / live(rows[10], 6), "activation underflow at 1024")
+        A.ok(min(parts) < 100.0, "README: all the flush at GradScaler's scale lies in the last layer")
+        A.num(m.group(10), min(parts), "part in the logit layer")
         fw = next(r[0] for r in rows if r[6])
         fa = next(r[0] for r in rows if r[12])
         A.ok(fw < fa, "README: weight gradients do not overflow first")
-        A.num(m.group(5), fw, "first weight overflow")
-        A.num(m.group(6), fa, "first activation overflow")
+        A.num(m.group(11), fw, "first weight overflow")
+        a, t = max((srows[t][1 + l], -t) for l in range(NLg) for t in range(len(srows)))
+        A.ok(a * 2.0 ** fw >= 65520 > a * 2.0 ** (fw - 1), "README: the largest amax and 2^k")
+        A.num(m.group(12), -t, "step of the largest weight-gradient amax")
+        A.num(m.group(13), fa, "first activation overflow")
+        skips = [t for t, r in enumerate(srows) if int(r[2 + 2 * NLg])]
+        A.num(m.group(14), len(skips), "GradScaler skips")
+        A.ok(all(max(srows[t][1 + i] for i in range(2 * NLg)) * srows[t][1 + 2 * NLg] >= 65520
+                 for t in skips), "README: a skipped step without binary32 overflow")
     rr = [[float(x) for x in r] for r in run.blocks[0]]
     m = A.take1("A weight of 1 receiving {I}\n  updates of -1e-4 stays at 1 in fp16 and bf16: below 1 the fp16 numbers\n"
                 "  are 2^-11 apart, and round to nearest takes back a downward update\n  smaller than half of that, "
@@ -2105,9 +2574,11 @@ def check_readme(path, d):
         inn -= 1
     m = A.take1("In fp16 an update to a\n  weight m·2^e is lost when |dw|/|w| < 2^-11/m: measured, every update is\n"
                 "  lost up to |dw|/|w| = 2^{N} and none from 2^{N}, around Micikevicius\n  et al.'s |w| = 2048|dw|; "
-                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), and the "
-                "measured kept\n  fractions lie within {N} binomial sampling errors of that expectation\n"
-                "  (at the {I} ratios where the normal approximation holds).", "README edges")
+                "with stochastic rounding an update of u\n  spacings survives with probability min(1, u), unless dw "
+                "itself rounds\n  to zero in fp16 before the add (for every weight up to |dw|/|w| =\n  2^{N}, for "
+                "{N}% at 2^{N}, for none from 2^{N}), and the\n  measured kept fractions lie within {N} binomial "
+                "sampling errors of that\n  expectation (at the {I} ratios where the normal approximation "
+                "holds).", "README edges")
     if m:
         A.num(m.group(1), math.log2(rows_l[ia][0]), "all-lost edge")
         A.num(m.group(2), math.log2(rows_l[inn][0]), "none-lost edge")
@@ -2115,8 +2586,21 @@ def check_readme(path, d):
              "README: the measured edges do not bracket |w| = 2048|dw|")
         zs = [abs((r[6] / r[4] - r[7]) / r[8]) for r in rows_l
               if r[8] > 0 and r[7] * r[4] >= 10 and r[4] - r[7] * r[4] >= 10]
-        A.num(m.group(3), max(zs), "largest |z|", slack=1e-4)
-        A.num(m.group(4), len(zs), "z count")
+        n_w = [r[4] for r in rows_l]
+        dwz = [r[5] for r in rows_l]
+        za = -1
+        while dwz[za + 1] == n_w[za + 1]:
+            za += 1
+        zn = len(dwz)
+        while dwz[zn - 1] == 0:
+            zn -= 1
+        A.num(m.group(3), math.log2(rows_l[za][0]), "dw all-zero edge")
+        k26 = min(range(len(rows_l)), key=lambda i: abs(math.log2(rows_l[i][0]) - float(m.group(5))))
+        A.ok(abs(math.log2(rows_l[k26][0]) - float(m.group(5))) < 1e-9, "README: dw ratio on the grid")
+        A.num(m.group(4), 100.0 * dwz[k26] / n_w[k26], "dw zero share")
+        A.num(m.group(6), math.log2(rows_l[zn][0]), "dw none-zero edge")
+        A.num(m.group(7), max(zs), "largest |z|", slack=1e-4)
+        A.num(m.group(8), len(zs), "z count")
     arows = [[float(x) for x in r] for r in ac.blocks[0]]
     ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
     last = arows[-1]
@@ -2158,11 +2642,15 @@ def check_readme(path, d):
                 "flushes {N}% of the nonzero weight gradients\n  and {N}% of the activation gradients "
                 "to zero, one scale per block of\n  {I} (MXFP8 E4M3, rule rceil) {N}% and {N}%; in the "
                 "hidden layers'\n  activation gradients, {N}% to {N}% against {N}% to {N}%.  Delayed\n"
-                "  scaling (amax history 1024) flushes {N}% and {N}%: for {I} of the {I}\n  watched "
-                "gradient tensors after the first step, a larger amax of an\n  earlier step set a "
-                "smaller scale.  Trained with fp8-hybrid-delayed,\n  fp8-e4m3-current and mxfp8, the "
-                "MLP reaches {N} ± {N}%,\n  {N} ± {N}% and {N} ± {N}% test accuracy against "
-                "binary32's\n  {N} ± {N}%: {W} by the rule.", "README scaling")
+                "  scaling (amax history 1024) has recorded no amax at the first step and\n  uses "
+                "scale 1 there: E4M3 flushes {N}% and {N}% of that step's\n  gradients.  After it, "
+                "delayed E4M3 flushes {N}% and {N}% against\n  current scaling's {N}% and {N}% over "
+                "the same steps: in {I} of the\n  {I} watched gradient tensors an earlier, larger "
+                "amax set a smaller\n  scale, in {I} of them (at steps {I} to {I}) one below half the "
+                "current\n  scale, the history holding the amaxes of steps {I} to {I}.  Trained\n  "
+                "with fp8-hybrid-delayed, fp8-e4m3-current and mxfp8, the MLP reaches\n  {N} ± {N}%, "
+                "{N} ± {N}% and {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by "
+                "the rule.", "README scaling")
     if m:
         A.ok(T.param("quick") == "0" and "depth=4" in T.header["params"], "README scaling: deep, full")
         A.num(m.group(1), tot["cur-e4m3"][0], "README cur w")
@@ -2174,19 +2662,45 @@ def check_readme(path, d):
         A.num(m.group(7), max(float(r[3]) for r in hid), "README hidden cur max")
         A.num(m.group(8), min(float(r[4]) for r in hid), "README hidden mx min")
         A.num(m.group(9), max(float(r[4]) for r in hid), "README hidden mx max")
-        A.num(m.group(10), tot["del-e4m3"][0], "README del w")
-        A.num(m.group(11), tot["del-e4m3"][4], "README del a")
-        A.num(m.group(12), nb, "README delayed below")
-        A.num(m.group(13), len(later) * 2 * len(lays), "README delayed tensors")
+        # delayed scaling: step 0 and the steps after it, from the per-tensor rows
+        trows = [r for r in T.blocks[0]]
+        ufs = lambda sch, kind, st: sum(int(r[7]) for r in trows if r[3] == sch and r[2] == kind and st(int(r[0])))
+        nzs = lambda sch, kind, st: sum(int(r[6]) for r in trows if r[3] == sch and r[2] == kind and st(int(r[0])))
+        z0 = lambda t: t == 0
+        aft = lambda t: t > 0
+        vals0 = [100.0 * ufs("del-e4m3", k, z0) / nzs("del-e4m3", k, z0) for k in ("wgrad", "agrad")]
+        valsd = [100.0 * ufs("del-e4m3", k, aft) / nzs("del-e4m3", k, aft) for k in ("wgrad", "agrad")]
+        valsc = [100.0 * ufs("cur-e4m3", k, aft) / nzs("cur-e4m3", k, aft) for k in ("wgrad", "agrad")]
+        for g, v in enumerate(vals0 + valsd + valsc, 10):
+            A.num(m.group(g), v, "README delayed")
+        A.num(m.group(16), nb, "README delayed below")
+        A.num(m.group(17), len(later) * 2 * len(lays), "README delayed tensors")
+        lo = [(t, k, l) for t in later for k in ("wgrad", "agrad") for l in lays
+              if sc[(t, k, l, "del-e4m3")] / sc[(t, k, l, "cur-e4m3")] < 0.5]
+        St_ = Dat(os.path.join(d, "scaling_steps.dat"))
+        amx = {}
+        for r in St_.blocks[0]:
+            for i, k in enumerate(("wgrad", "agrad", "act")):
+                for l in lays:
+                    amx.setdefault((k, l), []).append(f32(float(r[2 + i * len(lays) + l])))
+        hsteps = []
+        for t, k, l in lo:
+            h = amx[(k, l)][:t]
+            hsteps.append(h.index(max(h)))
+        A.num(m.group(18), len(lo), "README delayed below half")
+        A.num(m.group(19), min(t for t, _, _ in lo), "README delayed below half: first step")
+        A.num(m.group(20), max(t for t, _, _ in lo), "README delayed below half: last step")
+        A.num(m.group(21), min(hsteps), "README history steps")
+        A.num(m.group(22), max(hsteps), "README history steps")
         vals = []
         for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8", "fp32"):
             vals += list(mean_sd(Sc.acc(p)))
-        for g, v in enumerate(vals, 14):
+        for g, v in enumerate(vals, 23):
             A.num(m.group(g), v, "README scaling accuracy")
         words = {paired(Sc.acc(p), Sc.acc("fp32"))[0]
                  for p in ("fp8-hybrid-delayed", "fp8-e4m3-current", "mxfp8")}
         A.ok(len(words) == 1, "README scaling: the three policies do not share a verdict")
-        A.word(m.group(22), words.pop(), "README scaling verdict")
+        A.word(m.group(31), words.pop(), "README scaling verdict")
     A.fails.extend(A.uncovered_numbers())
     return A
 

@@ -79,7 +79,7 @@ repro)
         n=$((n + 1))
         expect "$(basename "$f") identical" cmp -s "$f" "$W/b/$(basename "$f")"
     done
-    expect "25 data files and the report compared" test "$n" -eq 26
+    expect "27 data files and the report compared" test "$n" -eq 28
     expect "seed in header" grep -q '^# seed: 7$' "$W/a/accum.dat"
     expect "other seed differs" sh -c "! cmp -s '$W/a/rounding_sr.dat' '$W/c/rounding_sr.dat'"
     # 3 runs + n files + 3 checks

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "amp.h"
+#include "amp_flush.h"
 #include "test_common.h"
 
 static int n_cases;
@@ -210,6 +211,46 @@ START_TEST(accumulation_policies)
 }
 END_TEST
 
+START_TEST(flush_share_one_definition)
+{
+    /* two layers; binary16 flushes |g*S| <= 2^-25 (ties to even: to 0) */
+    const float w0[] = {0x1p-25f, 0x1.000002p-25f, 0.0f, 1.0f};   /* 1 of 3 live */
+    const float a0[] = {0x1p-26f, -0x1p-30f, 0x1p-24f, NAN};       /* 2 of 3 live */
+    const float w1[] = {0x1p-40f, 0.5f};                          /* 1 of 2 */
+    const float a1[] = {0x1p-27f, 0x1p-27f, 0x1p-27f, 0.0f};       /* 3 of 3 */
+    const float *wv[2] = {w0, w1}, *av[2] = {a0, a1};
+    const size_t wn[2] = {4, 2}, an[2] = {4, 4};
+    amp_step_view v = {0, 2, 1.0f, &fl_binary32, wv, wn, av, an, NULL, NULL};
+    amp_flush f;
+    amp_flush_init(&f);
+    ck_assert_int_eq(amp_flush_add(&f, &v, &fl_binary16, 1.0f), 0);
+    ck_assert_uint_eq(f.live[AMP_FLUSH_WGRAD][0], 3);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_WGRAD][0], 1);
+    ck_assert_uint_eq(f.live[AMP_FLUSH_AGRAD][0], 3);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_AGRAD][0], 2);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_AGRAD][1], 3);
+    ck_assert(amp_flush_share(&f, AMP_FLUSH_AGRAD) == 5.0 / 6.0);
+    ck_assert(amp_flush_layer_share(&f, AMP_FLUSH_WGRAD, 1) == 0.5);
+    ck_assert(amp_flush_part_in_layer(&f, AMP_FLUSH_AGRAD, 1) == 3.0 / 5.0);
+    n_cases += 8;
+    /* a second step at S = 4: 2^-27 * 4 = 2^-25 still flushes, 2^-26 * 4
+     * and 2^-25 * 4 do not, 2^-30 * 4 does; counts add up */
+    ck_assert_int_eq(amp_flush_add(&f, &v, &fl_binary16, 4.0f), 0);
+    ck_assert_uint_eq(f.steps, 2);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_AGRAD][0], 3);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_AGRAD][1], 6);
+    ck_assert_uint_eq(f.flushed[AMP_FLUSH_WGRAD][0], 1);
+    ck_assert_uint_eq(amp_flush_live(&f, AMP_FLUSH_AGRAD), 12);
+    n_cases += 5;
+    /* a view with another number of layers is refused, nothing counted */
+    v.layers = 1;
+    ck_assert_int_eq(amp_flush_add(&f, &v, &fl_binary16, 1.0f), -1);
+    ck_assert_uint_eq(f.steps, 2);
+    ck_assert(amp_flush_share(&f, 7) == 0.0 && amp_flush_layer_share(&f, 0, 5) == 0.0);
+    n_cases += 3;
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("amp_hist");
@@ -219,13 +260,14 @@ int main(void)
     tcase_add_test(tc, range_stats_fast_path_matches_core);
     tcase_add_test(tc, add_round_is_one_rounding);
     tcase_add_test(tc, accumulation_policies);
+    tcase_add_test(tc, flush_share_one_definition);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    const int expected = 17 + 11 + 4 + 4 + 11;
+    const int expected = 17 + 11 + 4 + 4 + 11 + 16;
     printf("amp_hist: %d cases (expected %d)\n", n_cases, expected);
     return (failed || n_cases != expected) ? 1 : 0;
 }
