@@ -36,6 +36,7 @@
 #include <zlib.h>
 
 #include "fplab/fplab.h"
+#include "fplab/parallel.h"
 
 static int failures;
 static long long checked;
@@ -464,6 +465,167 @@ static void check_bias(void)
     checked += n;
 }
 
+#define EXPECT(what, got, want)                                              \
+    do {                                                                     \
+        const uint64_t g_ = (got), w_ = (want);                             \
+        checked++;                                                           \
+        if (g_ != w_)                                                        \
+            FAIL("%s: 0x%llx, want 0x%llx", what, (unsigned long long)g_,    \
+                 (unsigned long long)w_);                                    \
+    } while (0)
+
+/* P3109's saturation modes, from Interim Report 3.1, 4.9.4, by hand. */
+static void check_saturation(void)
+{
+    fl_format se, sf, ue;
+    char err[256];
+    unsigned fl = 0;
+    fl_ctx c = FL_CTX_INIT;
+    fl_format_p3109(&se, 8, 3, 1, 1, err, sizeof err);   /* max 0x7E */
+    fl_format_p3109(&sf, 8, 3, 1, 0, err, sizeof err);   /* max 0x7F */
+    fl_format_p3109(&ue, 8, 3, 0, 1, err, sizeof err);   /* max 0xFD */
+    for (int sat = 0; sat <= FL_SAT_FINITE; sat++) {
+        c.saturate = (uint8_t)sat;
+        c.rm = FL_RNE;
+        EXPECT("se +inf", fl_from_double(&se, INFINITY, &c, &fl),
+               sat == FL_SAT_FINITE ? 0x7E : 0x7F);
+        EXPECT("se -inf", fl_from_double(&se, -INFINITY, &c, &fl),
+               sat == FL_SAT_FINITE ? 0xFE : 0xFF);
+        EXPECT("se 1e10", fl_from_double(&se, 1e10, &c, &fl),
+               sat ? 0x7E : 0x7F);
+        EXPECT("sf +inf", fl_from_double(&sf, INFINITY, &c, &fl),
+               sat ? 0x7F : 0x80);
+        EXPECT("sf 1e10", fl_from_double(&sf, 1e10, &c, &fl),
+               sat ? 0x7F : 0x80);
+        EXPECT("ue -inf", fl_from_double(&ue, -INFINITY, &c, &fl),
+               sat ? 0x00 : 0xFF);
+        EXPECT("ue +inf", fl_from_double(&ue, INFINITY, &c, &fl),
+               sat == FL_SAT_FINITE ? 0xFD : 0xFE);
+        c.rm = FL_RTZ;          /* toward zero: the largest finite always */
+        EXPECT("se 1e10 rtz", fl_from_double(&se, 1e10, &c, &fl), 0x7E);
+        EXPECT("sf 1e10 rtz", fl_from_double(&sf, 1e10, &c, &fl), 0x7F);
+        EXPECT("se inf rtz", fl_from_double(&se, INFINITY, &c, &fl),
+               sat == FL_SAT_FINITE ? 0x7E : 0x7F);
+        c.rm = FL_RTO;          /* 57344 is the odd neighbour above max */
+        EXPECT("se 49153 rto", fl_from_double(&se, 49153, &c, &fl),
+               sat ? 0x7E : 0x7F);
+    }
+    printf("saturation: SatNone / SatPropagate / SatFinite by hand\n");
+}
+
+/* The hardware presets, on inputs whose answer the documentation gives. */
+static void check_presets(void)
+{
+    unsigned fl = 0;
+    const float one_half_ulp = 1.0f + 0x1p-11f;   /* f16: 13 bits 0x1000 */
+    float x2[2], x4[4];
+    /* f16x2: a's 13 bits are rbits[28:16]; away iff R >= 0x1000 */
+    EXPECT("f16x2 a up", fl_srhw_round(FL_SRHW_PTX_F16X2, one_half_ulp,
+                                       0x10000000u, 0, 0, &fl), 0x3C01);
+    EXPECT("f16x2 a down", fl_srhw_round(FL_SRHW_PTX_F16X2, one_half_ulp,
+                                         0x0FFF0000u | 0xFFFFu, 0, 0, &fl),
+           0x3C00);
+    EXPECT("f16x2 a top bits ignored",
+           fl_srhw_round(FL_SRHW_PTX_F16X2, one_half_ulp, 0xE0000000u, 0, 0,
+                         &fl), 0x3C00);
+    EXPECT("f16x2 b up", fl_srhw_round(FL_SRHW_PTX_F16X2, one_half_ulp,
+                                       0x1000u, 1, 0, &fl), 0x3C01);
+    x2[0] = one_half_ulp;
+    x2[1] = one_half_ulp;
+    EXPECT("f16x2 pack", fl_srhw_pack(FL_SRHW_PTX_F16X2, x2, 0x00001000u, 0,
+                                      &fl), 0x3C003C01u);
+    /* .satfinite: infinity and overflow give max, NaN the NaN */
+    EXPECT("f16x2 inf", fl_srhw_round(FL_SRHW_PTX_F16X2, INFINITY, 0, 0, 0,
+                                      &fl), 0x7C00);
+    EXPECT("f16x2 inf satfinite", fl_srhw_round(FL_SRHW_PTX_F16X2, INFINITY,
+                                                0, 0, 1, &fl), 0x7BFF);
+    EXPECT("e4m3 inf", fl_srhw_round(FL_SRHW_PTX_E4M3X4, -INFINITY, 0, 2, 0,
+                                     &fl), 0xFE);
+    EXPECT("e4m3 nan", fl_srhw_round(FL_SRHW_PTX_E4M3X4, NAN, 0, 0, 0, &fl),
+           0x7F);
+    EXPECT("e2m1 nan", fl_srhw_round(FL_SRHW_PTX_E2M1X4, NAN, 0, 0, 0, &fl),
+           0x7);
+    EXPECT("e2m3 nan", fl_srhw_round(FL_SRHW_PTX_E2M3X4, -NAN, 0, 0, 0, &fl),
+           0x1F);
+    /* e4m3x4: a and b read rbits[31:16]; 1 + 2^-4 is half an e4m3 ulp,
+     * the top of the 20 discarded bits: away iff R >= 0x8000 */
+    for (int i = 0; i < 4; i++)
+        x4[i] = 1.0f + 0x1p-4f;
+    EXPECT("e4m3x4 pack", fl_srhw_pack(FL_SRHW_PTX_E4M3X4, x4, 0x80007FFFu,
+                                       1, &fl), 0x39393838u);
+    /* e2m1x4: a rbits[31:24], b [15:8], e [23:16], f [7:0]; 1.25 is half
+     * an e2m1 ulp at 1: away iff the lane's byte >= 0x80 */
+    for (int i = 0; i < 4; i++)
+        x4[i] = 1.25f;
+    EXPECT("e2m1x4 a", fl_srhw_pack(FL_SRHW_PTX_E2M1X4, x4, 0x80000000u, 1,
+                                    &fl), 0x3222);
+    EXPECT("e2m1x4 b", fl_srhw_pack(FL_SRHW_PTX_E2M1X4, x4, 0x00008000u, 1,
+                                    &fl), 0x2322);
+    EXPECT("e2m1x4 e", fl_srhw_pack(FL_SRHW_PTX_E2M1X4, x4, 0x00800000u, 1,
+                                    &fl), 0x2232);
+    EXPECT("e2m1x4 f", fl_srhw_pack(FL_SRHW_PTX_E2M1X4, x4, 0x00000080u, 1,
+                                    &fl), 0x2223);
+    /* oneDNN: 13-bit bias for f16, clamp, flush below 2^-14 */
+    EXPECT("onednn f16 up", fl_srhw_round(FL_SRHW_ONEDNN_F16, one_half_ulp,
+                                          0x1000, 0, 0, &fl), 0x3C01);
+    EXPECT("onednn f16 clamp", fl_srhw_round(FL_SRHW_ONEDNN_F16, 1e6f, 0, 0,
+                                             0, &fl), 0x7BFF);
+    EXPECT("onednn f16 flush", fl_srhw_round(FL_SRHW_ONEDNN_F16, 0x1p-15f,
+                                             0x1FFF, 0, 0, &fl), 0);
+    EXPECT("onednn f16 inf", fl_srhw_round(FL_SRHW_ONEDNN_F16, INFINITY, 0,
+                                           0, 0, &fl), 0x7C00);
+    EXPECT("onednn e4m3 bits", fl_srhw_get(FL_SRHW_ONEDNN_E4M3)->nbits, 20);
+    EXPECT("preset by name", fl_srhw_parse("ptx-cvt.rs.e2m1x4"),
+           FL_SRHW_PTX_E2M1X4);
+    printf("presets: PTX cvt.rs and oneDNN cases from their documentation\n");
+}
+
+/* The array forms, threaded or not, are the scalar call element by
+ * element. */
+static void check_arrays(void)
+{
+    enum { N = 100000 };
+    static double x[N];
+    static float xf[N];
+    static uint64_t r[N], a[N], b[N], d[N];
+    static unsigned ea[N], eb[N];
+    uint64_t s = 12345;
+    unsigned fa = 0, fb = 0;
+    fl_ctx c = FL_CTX_INIT;
+    for (int i = 0; i < N; i++) {
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = ldexp((double)(s >> 11), -53 - (int)(s % 40)) *
+               ((s >> 7) & 1 ? -1 : 1);
+        xf[i] = (float)x[i];
+        r[i] = s >> 51;                         /* 13 bits */
+    }
+    fl_round_sr_bits_array(&fl_binary16, a, x, r, N, 13, FL_SRV_FAST, &c,
+                           &fa, ea);
+    fl_round_sr_bits_array_mt(&fl_binary16, b, x, r, N, 13, FL_SRV_FAST, &c,
+                              &fb, eb, 2);
+    for (int i = 0; i < N; i++) {
+        unsigned f1 = 0;
+        d[i] = fl_round_sr_bits(&fl_binary16, x[i], r[i], 13, FL_SRV_FAST, &c,
+                                &f1);
+        if (a[i] != d[i] || b[i] != d[i] || ea[i] != f1 || eb[i] != f1)
+            FAIL("array element %d: 0x%llx 0x%llx, scalar 0x%llx", i,
+                 (unsigned long long)a[i], (unsigned long long)b[i],
+                 (unsigned long long)d[i]);
+    }
+    if (fa != fb)
+        FAIL("array flags %x, threaded %x", fa, fb);
+    fl_round_sr_bits_float_array_mt(&fl_bfloat16, a, xf, r, N, 13,
+                                    FL_SRV_STOCHASTIC, &c, &fa, NULL, 2);
+    for (int i = 0; i < N; i++) {
+        unsigned f1 = 0;
+        if (a[i] != fl_round_sr_bits(&fl_bfloat16, (double)xf[i], r[i], 13,
+                                     FL_SRV_STOCHASTIC, &c, &f1))
+            FAIL("float array element %d", i);
+    }
+    checked += 3 * N;
+    printf("arrays: %d elements, serial and 2 threads = the scalar call\n", N);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "tests/data";
@@ -472,6 +634,9 @@ int main(int argc, char **argv)
     check_sr_table(dir);
     check_sr_exhaustive();
     check_bias();
+    check_saturation();
+    check_presets();
+    check_arrays();
     printf("%lld cases checked, %d failure(s)\n", checked, failures);
     if (checked == 0)
         return 1;
