@@ -559,8 +559,8 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
         return parse_p3109(out, spec, rest, err, errlen);
     if ((rest = after_prefix(spec, "p3109:")) != NULL) {
         set_err(err, errlen,
-                "format '%s': the IEEE P3109 8-bit signed extended formats "
-                "are p3109:p1 .. p3109:p7 (precision P = 1..7); the whole "
+                "format '%s': the IEEE P3109 8-bit formats are p3109:p1 .. "
+                "p3109:p7 (precision P = 1..7, signed, extended); the whole "
                 "family is p3109_k{K}p{P}{s|u}{e|f}, e.g. p3109_k8p3sf", spec);
         return -1;
     }
