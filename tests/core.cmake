@@ -49,7 +49,7 @@ if(FPLAB_HAVE_CHECK)
       float8_e5m3fnu float8_e8m0fnu fp8-e8m0 float6_e2m3fn float6_e3m2fn
       float4_e2m1fn p3109:p1 p3109:p2 p3109:p3 p3109:p4 p3109:p5 p3109:p6
       p3109:p7 p3109_k8p1ue p3109_k8p1sf p3109_k8p3sf p3109_k8p3ue
-      p3109_k8p4uf p3109_k8p8uf p3109_k6p4sf p3109_k4p2se p3109_k3p1ue)
+      p3109_k8p4uf p3109_k8p8uf p3109_k6p4sf p3109_k4p2se p3109_k4p1ue)
 
   fplab_core_test_exe(test_binary)
   foreach(fmt binary16 bfloat16 binary32 ${FPLAB_SMALL_FORMATS})
