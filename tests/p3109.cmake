@@ -3,7 +3,8 @@
 # exhaustive 8-bit stochastic-rounding check and the measured bias.
 find_package(ZLIB REQUIRED)
 add_executable(test_p3109 ${CMAKE_CURRENT_LIST_DIR}/test_p3109.c)
-target_link_libraries(test_p3109 PRIVATE fplab ZLIB::ZLIB fplab_warnings m)
+target_link_libraries(test_p3109 PRIVATE fplab_oracle fplab ZLIB::ZLIB
+                      fplab_warnings m)
 add_test(NAME core_p3109_gfloat COMMAND test_p3109
          ${CMAKE_CURRENT_LIST_DIR}/data)
 set_tests_properties(core_p3109_gfloat PROPERTIES LABELS unit

@@ -37,6 +37,7 @@
 
 #include "fplab/fplab.h"
 #include "fplab/parallel.h"
+#include "mpfr_oracle.h"
 
 static int failures;
 static long long checked;
@@ -626,6 +627,82 @@ static void check_arrays(void)
     printf("arrays: %d elements, serial and 2 threads = the scalar call\n", N);
 }
 
+/* Every operation with supplied bits against the MPFR oracle, which
+ * transcribes the variants' formulas on its own (src/oracle), in P3109
+ * formats of each kind and binary16: random operands, random N within the
+ * bound where the core decides exactly (N <= 62 - p with its 64-bit
+ * significand; sqrt computes 55 root bits at most: N <= 53 - p), random
+ * saturation, flush and tininess.  Values and flags. */
+static void check_oracle(void)
+{
+    static const char *const names[] = {
+        "p3109:p3", "p3109:p1", "p3109_k8p3ue", "p3109_k8p4sf", "p3109_k6p2uf",
+        "binary16", "bfloat16"};
+    static const int ops[] = {FL_MPFR_ADD, FL_MPFR_SUB, FL_MPFR_MUL,
+                              FL_MPFR_DIV, FL_MPFR_SQRT, FL_MPFR_FMA};
+    uint64_t s = 0x5eedull;
+    long long n = 0;
+    if (!fl_mpfr_available()) {
+        printf("oracle: built without MPFR, not run\n");
+        return;
+    }
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        fl_format f;
+        char err[256];
+        fl_format_parse(&f, names[k], err, sizeof err);
+        for (int i = 0; i < 40000; i++) {
+            fl_ctx c = FL_CTX_INIT;
+            fl_mpfr_res r;
+            uint64_t x[3], got = 0;
+            unsigned fl = 0;
+            int op, rc;
+            for (int j = 0; j < 3; j++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                x[j] = (s >> 17) & ((((uint64_t)1) << f.width) - 1);
+            }
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            op = ops[(s >> 33) % 6];
+            c.rm = FL_RSB;
+            c.sr_variant = (uint8_t)((s >> 40) & 3);
+            /* exact while N <= 62 - p (sqrt: 53 - p, its root bits) */
+            c.sr_nbits = (uint8_t)(1 + (s >> 42) % ((op == FL_MPFR_SQRT ? 53
+                                                                        : 62) -
+                                                    f.prec));
+            c.sr_bits = s ^ (s >> 29);
+            c.saturate = (uint8_t)((s >> 50) % 3);
+            c.ftz = (s >> 52) & 1;
+            c.tininess = (s >> 53) & 1;
+            switch (op) {
+            case FL_MPFR_ADD: got = fl_add(&f, x[0], x[1], &c, &fl); break;
+            case FL_MPFR_SUB: got = fl_sub(&f, x[0], x[1], &c, &fl); break;
+            case FL_MPFR_MUL: got = fl_mul(&f, x[0], x[1], &c, &fl); break;
+            case FL_MPFR_DIV: got = fl_div(&f, x[0], x[1], &c, &fl); break;
+            case FL_MPFR_SQRT: got = fl_sqrt(&f, x[0], &c, &fl); break;
+            default: got = fl_fma(&f, x[0], x[1], x[2], &c, &fl); break;
+            }
+            rc = fl_mpfr_arith(&r, op, &f, x, &c);
+            if (rc != FL_MPFR_OK) {
+                FAIL("oracle %s %s: rc %d", names[k], fl_mpfr_op_name(op), rc);
+                continue;
+            }
+            if ((r.is_nan ? !fl_is_nan(&f, got) : got != r.bits) ||
+                (fl & FL_IEEE_FLAGS) != (r.flags & FL_IEEE_FLAGS))
+                FAIL("oracle %s %s(0x%llx, 0x%llx, 0x%llx) N=%d R=%llx %s "
+                     "sat %d: fplab 0x%llx flags %x, MPFR 0x%llx flags %x",
+                     names[k], fl_mpfr_op_name(op), (unsigned long long)x[0],
+                     (unsigned long long)x[1], (unsigned long long)x[2],
+                     c.sr_nbits, (unsigned long long)c.sr_bits,
+                     fl_srv_name(c.sr_variant), c.saturate,
+                     (unsigned long long)got, fl, (unsigned long long)r.bits,
+                     r.flags);
+            n++;
+        }
+    }
+    printf("oracle: %lld operations with supplied bits agree with MPFR "
+           "(values and flags)\n", n);
+    checked += n;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "tests/data";
@@ -637,6 +714,7 @@ int main(int argc, char **argv)
     check_saturation();
     check_presets();
     check_arrays();
+    check_oracle();
     printf("%lld cases checked, %d failure(s)\n", checked, failures);
     if (checked == 0)
         return 1;
