@@ -2,8 +2,8 @@
 # p3109_cli.sh — the P3109 family and stochastic rounding with supplied
 # bits from the command line: formats by gfloat's names, P3109's rounding
 # at precision 1 and its saturation modes (fplab calc), and `fplab ref cast`
-# with a tensor of random bits, plain and with the PTX cvt.rs preset, and
-# its refusals.  The inputs are .npy files written with Python's standard
+# and `fplab quantize` with a tensor of random bits (ref: plain and with the
+# PTX cvt.rs preset), and their refusals.  The inputs are .npy files written with Python's standard
 # library (no numpy needed).
 #
 #   p3109_cli.sh FPLAB WORKDIR
@@ -84,5 +84,30 @@ expect 2 "rounds into binary16; give --out-format binary16" ref cast x.npy --out
 expect 2 "apply to the element-wise operations" ref sum x.npy --sr-bits r.npy --sr-nbits 4 --out e.npy
 [ ! -e e.npy ] && pass=$((pass + 1)) || bad "a refused run wrote e.npy"
 
+# quantize with supplied bits: 32 x 1.25 in MXFP4 (scale 2^-2): P = 5, half
+# way between 4 and 6; N = 1, stochastic: R = 1 rounds up (1.5), R = 0 down
+python3 - <<'PY'
+import struct
+def npy(path, fmt, dt, vals):
+    head = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (dt, len(vals))
+    head += " " * (63 - (10 + len(head)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+        f.write(struct.pack("<%d%s" % (len(vals), fmt), *vals))
+npy("q.npy", "f", "<f4", [1.25] * 32)
+npy("qb.npy", "B", "|u1", [i & 1 for i in range(32)])
+npy("qb2.npy", "B", "|u1", [2] * 32)
+PY
+expect 0 "input: q.npy (npy f32, shape (32,), 32 values: 32 nonzero finite, 0 zero, 0 NaN, 0 inf)" \
+    quantize --scheme mxfp4-e2m1 q.npy --dequant-out qd.npy --sr-bits qb.npy --sr-nbits 1
+got=$(python3 -c "
+import struct; d = open('qd.npy','rb').read(); n = struct.unpack('<H', d[8:10])[0]
+print(' '.join('%g' % v for v in struct.unpack('<32f', d[10 + n:])[:4]))")
+[ "$got" = "1 1.5 1 1.5" ] && pass=$((pass + 1)) || bad "quantize sr-bits: $got"
+expect 2 "does not fit in 1 bits" quantize --scheme mxfp4-e2m1 q.npy --dequant-out qe.npy --sr-bits qb2.npy --sr-nbits 1
+expect 2 "already rounds with sr" quantize --scheme mxfp4-e2m1:sr q.npy --dequant-out qe.npy --sr-bits qb.npy --sr-nbits 1
+expect 2 "holds 3 values, q.npy 32" quantize --scheme mxfp4-e2m1 q.npy --dequant-out qe.npy --sr-bits r4.npy --sr-nbits 4
+[ ! -e qe.npy ] && pass=$((pass + 1)) || bad "a refused quantize wrote qe.npy"
+
 printf 'p3109_cli: %d checks, %d failed\n' $((pass + fail)) "$fail"
-[ "$fail" = 0 ] && [ "$pass" -gt 20 ]
+[ "$fail" = 0 ] && [ "$pass" -gt 25 ]
