@@ -170,7 +170,7 @@ def code_of(G, fi, v):
 
 def write_decode(G, path, fmts_small, fmts_wide):
     with opengz(path + ".tmp") as o:
-        o.write(HEADER % "decode")
+        o.write(HEADER % ("decode", VERSION))
         o.write("# FORMAT\tCODE\tVALUE\n")
         n = 0
         for fi in fmts_small:
@@ -197,7 +197,7 @@ def write_convert(G, path, fmts):
              T.RoundMode.TowardNegative, T.RoundMode.TiesToEven,
              T.RoundMode.TiesToAway, T.RoundMode.ToOdd)
     with opengz(path + ".tmp") as o:
-        o.write(HEADER % "convert")
+        o.write(HEADER % ("convert", VERSION))
         o.write("# FORMAT\tX\tRZ RP RN RNE RNA RTO (sat=False), then "
                 "the same with sat=True\n")
         n = 0
@@ -251,7 +251,7 @@ def write_sr(G, path, fmts, nmax):
     variants = (T.RoundMode.Stochastic, T.RoundMode.StochasticOdd,
                 T.RoundMode.StochasticFast, T.RoundMode.StochasticFastest)
     with opengz(path + ".tmp") as o:
-        o.write(HEADER % "sr")
+        o.write(HEADER % ("sr", VERSION))
         o.write("# FORMAT\tX\tN\tDOWN\tUP\tMC\tMO\tMB\tMA\n")
         rows = 0
         for fi in fmts:
@@ -282,15 +282,32 @@ def write_sr(G, path, fmts, nmax):
     os.replace(path + ".tmp", path)
 
 
-HEADER = ("# IEEE P3109 golden table (%s), computed by Graphcore's gfloat\n"
+HEADER = ("# IEEE P3109 golden table (%s), computed by Graphcore's gfloat%s\n"
           "# (scalar round_float / encode_float / decode_float) with\n"
           "# tools/p3109_golden.py GFLOAT_SRC tests/data; tests/test_p3109.c\n"
           "# reads it.  Regenerate: fetch gfloat, run the tool with its src/.\n")
 
 
+VERSION = ""
+
+
+def gfloat_version(src):
+    """gfloat's version from its pyproject.toml beside src/, if there."""
+    try:
+        with open(os.path.join(src, "..", "pyproject.toml")) as f:
+            for line in f:
+                if line.startswith("version"):
+                    return " " + line.split("=")[1].split("#")[0].strip().strip('"')
+    except OSError:
+        pass
+    return ""
+
+
 def main():
+    global VERSION
     if len(sys.argv) != 3:
         sys.exit(__doc__)
+    VERSION = gfloat_version(sys.argv[1])
     G = load_gfloat(sys.argv[1])
     out = sys.argv[2]
     small = formats(G, 8)
