@@ -26,7 +26,8 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
     "  float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz, float8_e5m3fnu,\n" \
     "  float8_e8m0fnu (ml_dtypes' rounding), fp8-e8m0 (e8m0, OCP MX E8M0),\n" \
     "  float6_e2m3fn (fp6-e2m3), float6_e3m2fn (fp6-e3m2), float4_e2m1fn\n"   \
-    "  (fp4-e2m1); IEEE P3109 p3109:p1 .. p3109:p7; or ieee:E:M.  Any case;\n" \
+    "  (fp4-e2m1); IEEE P3109 p3109_k{K}p{P}{s|u}{e|f} (p3109:p1 .. p3109:p7\n" \
+    "  = p3109_k8p1se .. p3109_k8p7se); or ieee:E:M.  Any case;\n" \
     "  a torch. or np. prefix is ignored.\n"
 
 /* Parse a format spec (preset, alias or ieee:E:M).  On failure prints a

@@ -136,7 +136,15 @@ CLI_FORMATS_HELP
 "  --tininess before|after   tininess rule for underflow (default after)\n"
 "  --ftz              flush tiny results to zero\n"
 "  --daz              treat subnormal inputs as zero\n"
-"  --saturate         overflow gives the largest finite value\n"
+"  --saturate         overflow gives the largest finite value (= --sat\n"
+"                     propagate)\n"
+"  --sat MODE         none (default; P3109's OvfInf), propagate (finite\n"
+"                     overflow gives the largest finite, infinities stay),\n"
+"                     finite (infinities too: P3109 SatFinite)\n"
+"  --sr-bits R --sr-nbits N [--sr-variant V]\n"
+"                     stochastic rounding with the N random bits R given\n"
+"                     (mode srb): V stochastic (default; P3109 C),\n"
+"                     stochastic-odd, fast (B), fastest (A)\n"
 "  --nan PRESET       x86 (default) arm riscv cuda softfloat: NaN results\n"
 "                     and invalid integer conversions (softfloat: Berkeley\n"
 "                     SoftFloat's 8086-SSE, as x86 but fma(0, inf, NaN)\n"
@@ -266,7 +274,7 @@ static void print_result(const fl_format *f, uint64_t r, const unsigned *flp)
 int cmd_calc(int argc, char **argv)
 {
     fl_ctx c = FL_CTX_INIT;
-    int exact = 0;
+    int exact = 0, sr_bits_given = 0;
     const char *from_spec = NULL;
     const char *pos[8];
     int npos = 0;
@@ -300,7 +308,10 @@ int cmd_calc(int argc, char **argv)
                              "--help')", a);
         memcpy(optname, a, nl);
         optname[nl] = '\0';
-        int takes = !strcmp(optname, "--rm") ||
+        int takes = !strcmp(optname, "--rm") || !strcmp(optname, "--sat") ||
+                    !strcmp(optname, "--sr-bits") ||
+                    !strcmp(optname, "--sr-nbits") ||
+                    !strcmp(optname, "--sr-variant") ||
                     !strcmp(optname, "--tininess") ||
                     !strcmp(optname, "--nan") || !strcmp(optname, "--seed") ||
                     !strcmp(optname, "--index") ||
@@ -354,7 +365,30 @@ int cmd_calc(int argc, char **argv)
         } else if (!strcmp(optname, "--daz")) {
             c.daz = 1;
         } else if (!strcmp(optname, "--saturate")) {
-            c.saturate = 1;
+            c.saturate = FL_SAT_PROPAGATE;
+        } else if (!strcmp(optname, "--sat")) {
+            int sat = fl_sat_parse(val);
+            if (sat < 0)
+                return cli_error("calc: --sat: '%s' is not none, propagate "
+                                 "or finite", val);
+            c.saturate = (uint8_t)sat;
+        } else if (!strcmp(optname, "--sr-bits")) {
+            if (cli_parse_u64(val, &c.sr_bits) != 0)
+                return cli_error("calc: --sr-bits: '%s' is not an unsigned "
+                                 "integer", val);
+            c.rm = FL_RSB;
+            sr_bits_given = 1;
+        } else if (!strcmp(optname, "--sr-nbits")) {
+            uint64_t v;
+            if (cli_parse_u64(val, &v) != 0 || v < 1 || v > 64)
+                return cli_error("calc: --sr-nbits: '%s' is not 1..64", val);
+            c.sr_nbits = (uint8_t)v;
+        } else if (!strcmp(optname, "--sr-variant")) {
+            int v = fl_srv_parse(val);
+            if (v < 0)
+                return cli_error("calc: --sr-variant: '%s' is not stochastic, "
+                                 "stochastic-odd, fast or fastest", val);
+            c.sr_variant = (uint8_t)v;
         } else if (!strcmp(optname, "--exact")) {
             exact = 1;
         } else {
@@ -366,6 +400,17 @@ int cmd_calc(int argc, char **argv)
     if (npos < 2)
         return cli_error("calc: need FORMAT OP OPERAND... (try 'fplab calc "
                          "--help')");
+    if (sr_bits_given) {
+        if (c.sr_nbits == 0)
+            return cli_error("calc: --sr-bits needs --sr-nbits N (1..64)");
+        if (c.sr_nbits < 64 && c.sr_bits >> c.sr_nbits)
+            return cli_error("calc: --sr-bits %llu does not fit in "
+                             "--sr-nbits %d bits",
+                             (unsigned long long)c.sr_bits, c.sr_nbits);
+    } else if (c.sr_nbits || c.sr_variant) {
+        return cli_error("calc: --sr-nbits and --sr-variant go with "
+                         "--sr-bits R");
+    }
     fl_format f, from;
     if (cli_parse_format(pos[0], &f, "calc: FORMAT") != 0)
         return CLI_USAGE;

@@ -103,9 +103,11 @@ int cmd_info(int argc, char **argv)
                      "2^emin and the next value up (min_gap_up)"
                    : "true nearest (the boundary is their midpoint)");
     fl_parse(&f, "inf", &plain, &ign, &inf);
-    if (f.has_inf)
+    if (f.has_inf && f.is_signed)
         printf("%-19s yes (0x%0*" PRIx64 ", 0x%0*" PRIx64 ")\n", "infinities",
                hd, inf, hd, inf | f.sign_mask);
+    else if (f.has_inf)
+        printf("%-19s +inf only (0x%0*" PRIx64 ")\n", "infinities", hd, inf);
     else
         printf("%-19s no\n", "infinities");
     switch (f.nan_style) {
@@ -123,8 +125,15 @@ int cmd_info(int argc, char **argv)
             printf("%-19s fn (only 0x%0*" PRIx64 ", all ones)\n",
                    "nan encoding", hd, f.exp_mask | f.frac_mask);
         break;
-    case FL_NANSTYLE_FNUZ:
     case FL_NANSTYLE_P3109:
+        if (!f.is_signed) {
+            printf("%-19s p3109 (only 0x%0*" PRIx64 ", all ones)\n",
+                   "nan encoding", hd, f.exp_mask | f.frac_mask);
+            break;
+        }
+        /* signed: the sign bit alone, as in fnuz */
+        /* fall through */
+    case FL_NANSTYLE_FNUZ:
         printf("%-19s %s (only 0x%0*" PRIx64 ", the sign bit alone)\n",
                "nan encoding",
                f.nan_style == FL_NANSTYLE_FNUZ ? "fnuz" : "p3109", hd,

@@ -43,7 +43,8 @@ static void usage(FILE *fp)
             "usage: fplab quantize --scheme S IN[:KEY] --dequant-out D.npy [--codes-out C.npy]\n"
             "                      [--scales-out S.npy] [--tensor-scale-out T.npy]\n"
             "                      [--blocks-out B.tsv] [--seed N] [--last L]\n"
-            "                      [--worst K] [--dtype f16|f32|f64] [--in-format F]\n\n"
+            "                      [--worst K] [--dtype f16|f32|f64] [--in-format F]\n"
+            "                      [--sr-bits R.npy --sr-nbits N [--sr-variant V]]\n\n"
             "S: mxfp8-e4m3 mxfp8-e5m2 mxfp6-e2m3 mxfp6-e3m2 mxfp4-e2m1 mxint8\n"
             "   (OCP MX v1.0: blocks of 32, E8M0 scale), nvfp4 (blocks of 16, E4M3\n"
             "   scale, FP32 tensor scale), fp8-e4m3-tensor fp8-e5m2-tensor\n"
@@ -64,6 +65,10 @@ static void usage(FILE *fp)
             "--tensor-scale-out: float32 (1,) per-tensor decoding scale (nvfp4,\n"
             "per-tensor); --blocks-out: one line per block (counts, errors);\n"
             "--seed: stochastic rounding stream (schemes with :sr);\n"
+            "--sr-bits: the elements round stochastically with supplied random\n"
+            "bits, an unsigned-integer tensor with one value per element (flat\n"
+            "order), N bits each, variant V: stochastic (default), stochastic-odd,\n"
+            "fast, fastest (P3109 Release 3.1; docs/formats.md);\n"
             "--worst K: blocks listed in the summary (default 5).\n");
 }
 
@@ -116,8 +121,10 @@ int cmd_quantize(int argc, char **argv)
 {
     const char *file = NULL, *scheme_s = NULL, *deq_out = NULL, *codes_out = NULL,
                *scales_out = NULL, *tscale_out = NULL, *blocks_out = NULL,
-               *dtype = NULL, *in_format = NULL;
+               *dtype = NULL, *in_format = NULL, *srb_file = NULL,
+               *srb_nbits = NULL, *srb_variant = NULL;
     int have_seed = 0;
+    uint64_t *srb = NULL;
     uint64_t seed = 0, lastopt = 0, worstk = 5;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -129,7 +136,9 @@ int cmd_quantize(int argc, char **argv)
             !strcmp(a, "--codes-out") || !strcmp(a, "--scales-out") ||
             !strcmp(a, "--tensor-scale-out") || !strcmp(a, "--blocks-out") ||
             !strcmp(a, "--dtype") || !strcmp(a, "--seed") || !strcmp(a, "--last") ||
-            !strcmp(a, "--worst") || !strcmp(a, "--in-format")) {
+            !strcmp(a, "--worst") || !strcmp(a, "--in-format") ||
+            !strcmp(a, "--sr-bits") || !strcmp(a, "--sr-nbits") ||
+            !strcmp(a, "--sr-variant")) {
             if (i + 1 >= argc)
                 return cli_error("quantize: %s needs a value", a);
             const char *v = argv[++i];
@@ -147,6 +156,12 @@ int cmd_quantize(int argc, char **argv)
                 blocks_out = v;
             else if (!strcmp(a, "--in-format"))
                 in_format = v;
+            else if (!strcmp(a, "--sr-bits"))
+                srb_file = v;
+            else if (!strcmp(a, "--sr-nbits"))
+                srb_nbits = v;
+            else if (!strcmp(a, "--sr-variant"))
+                srb_variant = v;
             else if (!strcmp(a, "--dtype")) {
                 dtype = v;
                 if (cli_values_dtype(v) < 0)
@@ -192,6 +207,25 @@ int cmd_quantize(int argc, char **argv)
         return cli_error("quantize: --seed applies to stochastic rounding; scheme "
                          "'%s' rounds with %s (add ':sr')", s.name, fl_rm_name(s.rm));
     s.seed = seed;
+    if (!srb_file && (srb_nbits || srb_variant))
+        return cli_error("quantize: --sr-nbits and --sr-variant go with "
+                         "--sr-bits FILE");
+    if (srb_file) {
+        uint64_t v;
+        if (s.rm != FL_RNE)
+            return cli_error("quantize: --sr-bits sets the element rounding; "
+                             "scheme '%s' already rounds with %s", s.name,
+                             fl_rm_name(s.rm));
+        if (!srb_nbits || cli_parse_u64(srb_nbits, &v) || v < 1 || v > 64)
+            return cli_error("quantize: --sr-bits needs --sr-nbits N, N = "
+                             "1..64");
+        s.sr_nbits = (int)v;
+        s.sr_variant = FL_SRV_STOCHASTIC;
+        if (srb_variant && (s.sr_variant = fl_srv_parse(srb_variant)) < 0)
+            return cli_error("quantize: --sr-variant: '%s' is not stochastic, "
+                             "stochastic-odd, fast or fastest", srb_variant);
+        s.rm = FL_RSB;
+    }
     if (tscale_out && s.kind == FL_SCALE_MX)
         return cli_error("quantize: --tensor-scale-out: %s has no per-tensor scale "
                          "(only nvfp4 and the per-tensor schemes do)", s.name);
@@ -270,6 +304,45 @@ int cmd_quantize(int argc, char **argv)
 
     const float *x = in.x;
     const size_t n = arr->n, nb = fl_scale_nblocks(&s, n);
+    if (srb_file) {
+        tensor bt;
+        char terr[1024];
+        memset(&bt, 0, sizeof bt);
+        if (tensor_read(&bt, srb_file, terr, sizeof terr) != 0) {
+            rc = cli_error("quantize: --sr-bits: %s", terr);
+            goto done;
+        }
+        if (bt.dtype != TENSOR_U8 && bt.dtype != TENSOR_U16 &&
+            bt.dtype != TENSOR_U32 && bt.dtype != TENSOR_U64) {
+            rc = cli_error("quantize: --sr-bits %s holds %s; the random bits "
+                           "are an unsigned integer tensor (uint8..uint64)",
+                           srb_file, tensor_dtype_name(bt.dtype));
+            tensor_free(&bt);
+            goto done;
+        }
+        if (bt.n != n) {
+            rc = cli_error("quantize: --sr-bits %s holds %zu values, %s %zu",
+                           srb_file, bt.n, file, n);
+            tensor_free(&bt);
+            goto done;
+        }
+        srb = malloc((n ? n : 1) * sizeof *srb);
+        if (!srb) {
+            tensor_free(&bt);
+            rc = cli_error("quantize: out of memory");
+            goto done;
+        }
+        tensor_to_bits(&bt, srb);
+        tensor_free(&bt);
+        for (size_t i = 0; i < n; i++)
+            if (s.sr_nbits < 64 && srb[i] >> s.sr_nbits) {
+                rc = cli_error("quantize: --sr-bits %s: element %zu is %llu, "
+                               "which does not fit in %d bits", srb_file, i,
+                               (unsigned long long)srb[i], s.sr_nbits);
+                goto done;
+            }
+        s.sr_bits = srb;
+    }
     deq = malloc(n * sizeof *deq);
     codes = malloc(n);
     scales = malloc(nb ? nb : 1);
@@ -485,6 +558,7 @@ int cmd_quantize(int argc, char **argv)
         printf("\n");
     }
 done:
+    free(srb);
     free(wl);
     free(deq);
     free(codes);

@@ -51,6 +51,17 @@ static void usage(FILE *fp)
 "  --tininess T       after (default) or before\n"
 "element-wise:\n"
 "  --rm MODE          rounding of the operation (default rne)\n"
+"  --sr-bits FILE     stochastic rounding with supplied random bits: an\n"
+"                     unsigned-integer tensor of the inputs' shape, element\n"
+"                     i's bits R (docs/formats.md); with --sr-nbits N\n"
+"                     (1..64) and --sr-variant V: stochastic (default),\n"
+"                     stochastic-odd, fast, fastest (P3109 C, -, B, A)\n"
+"  --sr-hw PRESET     a hardware rule for --sr-bits (each element's lane\n"
+"                     bits): ptx-cvt.rs.f16x2 .bf16x2 .e4m3x4 .e5m2x4\n"
+"                     .e2m3x4 .e3m2x4 .e2m1x4 (satfinite where the PTX\n"
+"                     makes it mandatory), onednn-f16 -bf16 -f8_e4m3\n"
+"                     -f8_e5m2; sets N, the variant, the saturation, the\n"
+"                     NaN rule and checks --out-format\n"
 "both:\n"
 "  --in-format F      what the inputs hold (needed for uint bit patterns)\n"
 "  --out-format F     output format (default: acc, or the input format)\n"
@@ -78,6 +89,7 @@ typedef struct opts {
     int nin;
     const char *out, *model, *in_format, *out_format, *c, *key;
     const char *alpha, *beta, *rm;
+    const char *sr_bits, *sr_nbits, *sr_variant, *sr_hw;
     int ta, tb, threads;
     kv sets[MAX_SETS];      /* model keys from the options, in order */
     int nsets;
@@ -172,6 +184,18 @@ static int parse_opts(int argc, char **argv, opts *o)
         } else if (!strcmp(a, "--rm")) {
             NEED();
             o->rm = argv[++i];
+        } else if (!strcmp(a, "--sr-bits")) {
+            NEED();
+            o->sr_bits = argv[++i];
+        } else if (!strcmp(a, "--sr-nbits")) {
+            NEED();
+            o->sr_nbits = argv[++i];
+        } else if (!strcmp(a, "--sr-variant")) {
+            NEED();
+            o->sr_variant = argv[++i];
+        } else if (!strcmp(a, "--sr-hw")) {
+            NEED();
+            o->sr_hw = argv[++i];
         } else if (!strcmp(a, "--ta")) {
             o->ta = 1;
         } else if (!strcmp(a, "--tb")) {
@@ -213,6 +237,9 @@ static int parse_opts(int argc, char **argv, opts *o)
             return cli_error("ref: %s takes %d input%s, got %d", o->op_name, want,
                              want > 1 ? "s" : "", o->nin), -1;
     }
+    if ((o->sr_bits || o->sr_nbits || o->sr_variant || o->sr_hw) && o->op < 0)
+        return cli_error("ref: --sr-bits and its options apply to the "
+                         "element-wise operations, not %s", o->op_name), -1;
     if (o->out == NULL)
         return cli_error("ref: need --out FILE"), -1;
     if (o->op >= 0) {
@@ -344,6 +371,98 @@ static void report(const opts *o, const char *line, const fl_format *f,
            cli_flag_names(flags, fl, sizeof fl));
 }
 
+/* --sr-bits and its companions: the bits tensor (unsigned integers of
+ * the inputs' shape), N, the variant; a preset sets N, the variant and the
+ * context's saturation and NaN rule, and wants its own output format. */
+static int load_sr_bits(const opts *o, const tensor *shape_of_inputs,
+                        const fl_format *of, uint64_t **bits, int *nbits,
+                        int *variant, fl_ctx *ctx)
+{
+    tensor t;
+    char err[1024];
+    *bits = NULL;
+    *nbits = 0;
+    *variant = FL_SRV_STOCHASTIC;
+    if (!o->sr_bits) {
+        if (o->sr_nbits || o->sr_variant || o->sr_hw)
+            return cli_error("ref: --sr-nbits, --sr-variant and --sr-hw go "
+                             "with --sr-bits FILE"), -1;
+        return 0;
+    }
+    if (o->op < 0)
+        return cli_error("ref: --sr-bits applies to the element-wise "
+                         "operations"), -1;
+    if (o->sr_hw) {
+        const int h = fl_srhw_parse(o->sr_hw);
+        const fl_srhw_info *hi = fl_srhw_get(h);
+        if (!hi)
+            return cli_error("ref: --sr-hw: unknown preset '%s' (see 'fplab "
+                             "ref --help')", o->sr_hw), -1;
+        if (o->sr_nbits || o->sr_variant)
+            return cli_error("ref: --sr-hw %s sets the bit count and the "
+                             "variant; drop --sr-nbits / --sr-variant",
+                             o->sr_hw), -1;
+        if (!fl_ref_format_same(of, hi->fmt))
+            return cli_error("ref: --sr-hw %s rounds into %s; give "
+                             "--out-format %s", o->sr_hw, hi->fmt->name,
+                             hi->fmt->name), -1;
+        *nbits = hi->nbits;
+        *variant = FL_SRV_FASTEST;
+        ctx->nan = FL_NANP_CUDA;
+        if (hi->satfinite)
+            ctx->saturate = FL_SAT_FINITE;
+    } else {
+        uint64_t v;
+        if (!o->sr_nbits || cli_parse_u64(o->sr_nbits, &v) || v < 1 || v > 64)
+            return cli_error("ref: --sr-bits needs --sr-nbits N, N = 1..64%s%s",
+                             o->sr_nbits ? ", got " : "",
+                             o->sr_nbits ? o->sr_nbits : ""), -1;
+        *nbits = (int)v;
+        if (o->sr_variant && (*variant = fl_srv_parse(o->sr_variant)) < 0)
+            return cli_error("ref: --sr-variant: '%s' is not stochastic, "
+                             "stochastic-odd, fast or fastest", o->sr_variant),
+                   -1;
+    }
+    memset(&t, 0, sizeof t);
+    if (tensor_read(&t, o->sr_bits, err, sizeof err) != 0)
+        return cli_error("ref: --sr-bits: %s", err), -1;
+    if (t.dtype != TENSOR_U8 && t.dtype != TENSOR_U16 &&
+        t.dtype != TENSOR_U32 && t.dtype != TENSOR_U64) {
+        cli_error("ref: --sr-bits %s holds %s; the random bits are an "
+                  "unsigned integer tensor (uint8..uint64)", o->sr_bits,
+                  tensor_dtype_name(t.dtype));
+        tensor_free(&t);
+        return -1;
+    }
+    if (!same_shape(&t, shape_of_inputs)) {
+        char a[256], b[256];
+        shape_of(&t, a, sizeof a);
+        shape_of(shape_of_inputs, b, sizeof b);
+        cli_error("ref: --sr-bits %s has shape %s, the inputs %s", o->sr_bits,
+                  a, b);
+        tensor_free(&t);
+        return -1;
+    }
+    *bits = malloc((t.n ? t.n : 1) * sizeof **bits);
+    if (!*bits) {
+        tensor_free(&t);
+        return cli_error("ref: out of memory"), -1;
+    }
+    tensor_to_bits(&t, *bits);
+    for (size_t i = 0; i < t.n; i++)
+        if (*nbits < 64 && (*bits)[i] >> *nbits) {
+            cli_error("ref: --sr-bits %s: element %zu is %llu, which does not "
+                      "fit in %d bits", o->sr_bits, i,
+                      (unsigned long long)(*bits)[i], *nbits);
+            free(*bits);
+            *bits = NULL;
+            tensor_free(&t);
+            return -1;
+        }
+    tensor_free(&t);
+    return 0;
+}
+
 /* Element-wise operations. */
 static int run_elementwise(const opts *o)
 {
@@ -352,10 +471,10 @@ static int run_elementwise(const opts *o)
     fl_format of;
     fl_ref_model m;
     fl_ctx ctx;
-    uint64_t *r = NULL;
+    uint64_t *r = NULL, *srb = NULL;
     unsigned flags = 0;
     char err[1024], *line = NULL;
-    int rc = CLI_USAGE, nload = 0;
+    int rc = CLI_USAGE, nload = 0, srn = 0, srv = 0, ew;
 
     fl_ref_model_init(&m);
     for (int i = 0; i < o->nin; i++) {
@@ -409,27 +528,43 @@ static int run_elementwise(const opts *o)
     ctx.nan = (uint8_t)m.nan;
     ctx.tininess = (uint8_t)m.tininess;
     ctx.sr_seed = m.seed;
+    if (load_sr_bits(o, &in[0].t, &of, &srb, &srn, &srv, &ctx) != 0)
+        goto out;
     r = malloc((in[0].t.n ? in[0].t.n : 1) * sizeof *r);
     line = fl_ref_model_string(&m);
     if (r == NULL || line == NULL) {
         cli_error("ref: out of memory");
         goto out;
     }
-    if (fl_ref_elementwise((fl_ref_eop)o->op, &in[0].f, &of, in[0].bits,
-                           o->nin > 1 ? in[1].bits : NULL,
-                           o->nin > 2 ? in[2].bits : NULL, in[0].t.n, r, &ctx,
-                           o->threads, &flags, err, sizeof err) != 0) {
+    if (srb)
+        ew = fl_ref_elementwise_sr_bits(
+            (fl_ref_eop)o->op, &in[0].f, &of, in[0].bits,
+            o->nin > 1 ? in[1].bits : NULL, o->nin > 2 ? in[2].bits : NULL,
+            in[0].t.n, r, srb, srn, srv, &ctx, o->threads, &flags, err,
+            sizeof err);
+    else
+        ew = fl_ref_elementwise((fl_ref_eop)o->op, &in[0].f, &of, in[0].bits,
+                                o->nin > 1 ? in[1].bits : NULL,
+                                o->nin > 2 ? in[2].bits : NULL, in[0].t.n, r,
+                                &ctx, o->threads, &flags, err, sizeof err);
+    if (ew != 0) {
         cli_error("ref: %s", err);
         goto out;
     }
     if (write_out(o, &of, in[0].t.ndim, in[0].t.shape, r, line) != 0)
         goto out;
     report(o, line, &of, in[0].t.ndim, in[0].t.shape, flags);
+    if (srb)
+        printf("rounding: stochastic with supplied bits (%s), %d bits, "
+               "variant %s, saturation %s%s%s\n", o->sr_bits, srn,
+               fl_srv_name(srv), fl_sat_name(ctx.saturate),
+               o->sr_hw ? ", preset " : "", o->sr_hw ? o->sr_hw : "");
     rc = CLI_OK;
 out:
     for (int i = 0; i < nload; i++)
         unload(&in[i]);
     free(r);
+    free(srb);
     free(line);
     fl_ref_model_free(&m);
     return rc;

@@ -48,14 +48,25 @@ static inline uint64_t fz_u64(fz_in *in)
  * precision 1..53 (IEEE 2..53), signed or not (FNUZ and P3109 signed),
  * without zero sometimes (unsigned FN / FINITE without subnormals), the
  * IEEE bias or one a little off it (ebits <= 10), with or without
- * subnormals and saturation.  Consumes 1 byte (preset) or 6 bytes.  The
- * name is static. */
+ * subnormals and saturation; or a member of the P3109 family (any
+ * signedness and domain).  Consumes 1 byte (preset), 3 (P3109) or 6
+ * bytes.  The name is static. */
 static inline void fz_format(fz_in *in, fl_format *f)
 {
     unsigned sel = fz_u8(in);
     size_t np = fl_format_preset_count();
     char err[256];
     fl_format_params p;
+    if (sel >= 96 && sel < 128) {
+        /* the IEEE P3109 family: K 3..10, P, signedness, domain */
+        const unsigned kb = fz_u8(in), pb = fz_u8(in);
+        const int k = 3 + (int)(kb % 8), sg = (kb >> 3) & 1;
+        const int pp = 1 + (int)(pb % (unsigned)(k - sg));
+        if (fl_format_p3109(f, k, pp, sg, (kb >> 4) & 1, err,
+                            sizeof err) == 0)
+            return;
+        /* outside fplab's range (never for K <= 10): a preset */
+    }
     if (sel < 128) {
         *f = *fl_format_preset(sel % np);
         return;

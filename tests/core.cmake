@@ -42,12 +42,14 @@ if(FPLAB_HAVE_CHECK)
 
   # The formats of at most 8 bits: OCP fp8, ieee:4:3, ml_dtypes' float8,
   # float6 and float4 types, the E8M0 scale (ml_dtypes' rounding and OCP
-  # MX's true nearest) and the IEEE P3109 binary8pP.
+  # MX's true nearest), the IEEE P3109 Binary8pPse and a sample of the
+  # rest of the P3109 family (unsigned, finite, narrower).
   set(FPLAB_SMALL_FORMATS fp8-e5m2 fp8-e4m3 ieee:4:3 float8_e4m3
       float8_e3m4 float8_e4m3fnuz float8_e5m2fnuz float8_e4m3b11fnuz
       float8_e5m3fnu float8_e8m0fnu fp8-e8m0 float6_e2m3fn float6_e3m2fn
       float4_e2m1fn p3109:p1 p3109:p2 p3109:p3 p3109:p4 p3109:p5 p3109:p6
-      p3109:p7)
+      p3109:p7 p3109_k8p1ue p3109_k8p1sf p3109_k8p3sf p3109_k8p3ue
+      p3109_k8p4uf p3109_k8p8uf p3109_k6p4sf p3109_k4p2se p3109_k4p1ue)
 
   fplab_core_test_exe(test_binary)
   foreach(fmt binary16 bfloat16 binary32 ${FPLAB_SMALL_FORMATS})

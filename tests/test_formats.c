@@ -57,9 +57,10 @@ static const struct {
     { "float6_e2m3fn", 6, 7.5, 1, 0.125, 0, 0 },
     { "float6_e3m2fn", 6, 28, 0.25, 0.0625, 0, 0 },
     { "float4_e2m1fn", 4, 6, 1, 0.5, 0, 0 },
-    /* gfloat formats.rst (P3109): smallest, smallest normal, max, 1 NaN,
-     * 2 infinities; p7 from format_info_p3109(7) */
-    { "p3109:p1", 8, 0x1p63, 0x1p-62, 0x1p-62, 1, 2 },
+    /* P3109 Interim Report v3.1, 3.2 (bias 2^(K-P-1)) and gfloat's
+     * format_info_p3109(8, P): smallest, smallest normal, max, 1 NaN, 2
+     * infinities (p1: bias 64, max 2^62, smallest 2^-63) */
+    { "p3109:p1", 8, 0x1p62, 0x1p-63, 0x1p-63, 1, 2 },
     { "p3109:p2", 8, 0x1p31, 0x1p-31, 0x1p-32, 1, 2 },
     { "p3109:p3", 8, 49152, 0x1p-15, 0x1p-17, 1, 2 },
     { "p3109:p4", 8, 224, 0x1p-7, 0x1p-10, 1, 2 },
@@ -207,7 +208,61 @@ START_TEST(names_in_any_case_and_spelling)
         { "FP6-E3M2", "float6_e3m2fn" }, { "e2m3", "float6_e2m3fn" },
         { "P3109:P3", "p3109:p3" }, { "binary8p5", "p3109:p5" },
         { "p3109_p7", "p3109:p7" }, { "e3m4", "float8_e3m4" },
+        { "p3109_k8p3se", "p3109:p3" }, { "Binary8p1se", "p3109:p1" },
     };
+    /* the P3109 family by gfloat's names and the report's, parsed into
+     * descriptors (not presets) */
+    static const struct {
+        const char *spec, *name;
+        int width, prec, is_signed, has_inf, bias;
+        uint64_t nan, inf;
+    } fam[] = {
+        { "p3109_k8p3sf", "p3109_k8p3sf", 8, 3, 1, 0, 16, 0x80, 0 },
+        { "P3109_K8P3UE", "p3109_k8p3ue", 8, 3, 0, 1, 32, 0xFF, 0xFE },
+        { "binary8p1uf", "p3109_k8p1uf", 8, 1, 0, 0, 128, 0xFF, 0 },
+        { "p3109_k8p8uf", "p3109_k8p8uf", 8, 8, 0, 0, 1, 0xFF, 0 },
+        { "p3109_k4p2se", "p3109_k4p2se", 4, 2, 1, 1, 2, 0x8, 0x7 },
+        { "p3109_k16p5se", "p3109_k16p5se", 16, 5, 1, 1, 1024, 0x8000,
+          0x7FFF },
+    };
+    static const struct { const char *spec, *says; } famno[] = {
+        { "p3109_k16p2se", "exponent bits" },       /* 14: beyond binary64 */
+        { "p3109_k8p8se", "P < K" },
+        { "p3109_k17p8se", "2..16" },
+        { "p3109_k8p3sx", "p3109_k{K}p{P}" },
+        { "binary8p8", "p3109:p1 .. p3109:p7" },
+    };
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+        fl_format f;
+        char err[1024];
+        unsigned fl = 0;
+        fl_ctx c = FL_CTX_INIT;
+        ck_assert_msg(fl_format_parse(&f, fam[i].spec, err, sizeof err) == 0,
+                      "%s: %s", fam[i].spec, err);
+        ck_assert_str_eq(f.name, fam[i].name);
+        ck_assert_int_eq(f.width, fam[i].width);
+        ck_assert_int_eq(f.prec, fam[i].prec);
+        ck_assert_int_eq(f.is_signed, fam[i].is_signed);
+        ck_assert_int_eq(f.has_inf, fam[i].has_inf);
+        ck_assert_int_eq(f.bias, fam[i].bias);
+        ck_assert_uint_eq(fl_default_nan(&f, FL_NANP_X86), fam[i].nan);
+        ck_assert(fl_is_nan(&f, fam[i].nan));
+        if (fam[i].has_inf) {
+            ck_assert_uint_eq(fl_from_double(&f, INFINITY, &c, &fl),
+                              fam[i].inf);
+            ck_assert_uint_eq(f.max_bits + 1, fam[i].inf);
+        }
+        cases++;
+    }
+    for (size_t i = 0; i < sizeof famno / sizeof famno[0]; i++) {
+        fl_format f;
+        char err[1024] = "";
+        ck_assert_int_eq(fl_format_parse(&f, famno[i].spec, err, sizeof err),
+                         -1);
+        ck_assert_msg(strstr(err, famno[i].says) != NULL, "%s: '%s'",
+                      famno[i].spec, err);
+        cases++;
+    }
     static const struct { const char *spec, *says; } no[] = {
         { "p3109:p9", "p3109:p1 .. p3109:p7" },
         { "p3109:p0", "precision P = 1..7" },

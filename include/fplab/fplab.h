@@ -72,8 +72,48 @@ typedef enum fl_rm {
     FL_RNA = 4,   /* nearest, ties away from zero   (near_maxMag)           */
     FL_RTO = 5,   /* round to odd (sticky lsb)      (odd)                   */
     FL_RSR = 6,   /* stochastic: up with probability = discarded fraction   */
-    FL_RM_COUNT = 7
+    FL_RM_COUNT = 7,  /* the modes a context alone defines                  */
+    /* Stochastic rounding with supplied random bits: the low c->sr_nbits
+     * bits of c->sr_bits, combined with the discarded fraction as variant
+     * c->sr_variant says (FL_SRV_*).  Not counted in FL_RM_COUNT: the
+     * bits are an operand, so loops over the context-defined modes leave
+     * it out, and no fast path takes a mode >= FL_RM_COUNT. */
+    FL_RSB = 7
 } fl_rm;
+
+/* The variants of stochastic rounding with N supplied random bits R
+ * (0 <= R < 2^N) as IEEE P3109 Release 3.1 (Interim Report v3.1, 4.9.3
+ * RoundToPrecision) defines them and Graphcore's gfloat computes them
+ * (RoundMode.Stochastic, StochasticOdd, StochasticFast,
+ * StochasticFastest).  With nu in [0, 1) the discarded fraction of the
+ * magnitude in units of the last place kept, the magnitude rounds away
+ * from zero when
+ *   FL_SRV_STOCHASTIC      RNE(nu 2^N) + R >= 2^N   (P3109 StochasticC)
+ *   FL_SRV_STOCHASTIC_ODD  RNO(nu 2^N) + R >= 2^N   (gfloat's ties-to-odd
+ *                                                     counterpart)
+ *   FL_SRV_FAST            floor(nu 2^(N+1)) + 2R + 1 >= 2^(N+1)
+ *                                                    (P3109 StochasticB)
+ *   FL_SRV_FASTEST         floor(nu 2^N) + R >= 2^N  (P3109 StochasticA;
+ *                          PTX cvt.rs's carry-out rule)
+ * RNE / RNO: round to the nearest integer, ties to even / odd. */
+enum {
+    FL_SRV_STOCHASTIC = 0,
+    FL_SRV_STOCHASTIC_ODD = 1,
+    FL_SRV_FAST = 2,
+    FL_SRV_FASTEST = 3,
+    FL_SRV_COUNT = 4
+};
+
+/* Saturation (fl_ctx.saturate; the format's own saturate flag is
+ * FL_SAT_PROPAGATE), named as IEEE P3109 names its modes:
+ *   FL_SAT_NONE       overflow as IEEE 754 (P3109 OvfInf / SatNone):
+ *                     infinity, or the largest finite where the rounding
+ *                     direction says so, or the format's NaN;
+ *   FL_SAT_PROPAGATE  finite overflow gives the largest finite, an
+ *                     infinite result stays infinite (P3109 SatPropagate);
+ *   FL_SAT_FINITE     infinities too become the largest finite (P3109
+ *                     SatFinite; PTX .satfinite). */
+enum { FL_SAT_NONE = 0, FL_SAT_PROPAGATE = 1, FL_SAT_FINITE = 2 };
 
 /* Tininess detection rule for the underflow flag (and for flush-to-zero). */
 enum { FL_TINY_AFTER = 0, FL_TINY_BEFORE = 1 };
@@ -110,9 +150,18 @@ typedef enum fl_nan_style {
                                FP6/FP4 elements) */
     FL_NANSTYLE_FNUZ = 3,   /* no infinities, no -0: the one NaN is the sign
                                bit alone, 0x80 (AMD/Graphcore fnuz) */
-    FL_NANSTYLE_P3109 = 4,  /* IEEE P3109: the one NaN is the sign bit alone
-                               (0x80), +-inf are the all-ones magnitude
-                               (0x7F, 0xFF), no -0 */
+    FL_NANSTYLE_P3109 = 4,  /* IEEE P3109: one NaN, the sign bit alone
+                               (0x80) in a signed format, the all-ones code
+                               (0xFF) in an unsigned one; in the extended
+                               domain (has_inf) the infinity is the largest
+                               magnitude below it (signed 0x7F, 0xFF;
+                               unsigned 0xFE); no -0.  Rounding follows
+                               P3109's projection (fl__round_pack): ties
+                               and round-to-odd judge the code's parity
+                               (precision 1: the exponent's), round to odd
+                               overflows as round to nearest does, and a
+                               negative value in an unsigned format is
+                               rounded before it is refused */
     FL_NANSTYLE_COUNT = 5
 } fl_nan_style;
 
@@ -131,7 +180,10 @@ typedef struct fl_format {
                              2..64 */
     uint8_t ebits;        /* exponent field width, 1..11 */
     uint8_t prec;         /* precision p, hidden bit included, 1..53 */
-    uint8_t has_inf;      /* 1 if the format encodes infinities */
+    uint8_t has_inf;      /* 1 if the format encodes infinities (derived
+                             from the style; a P3109 format's domain:
+                             fl_format_define builds the extended one,
+                             fl_format_p3109 either) */
     uint8_t nan_style;    /* fl_nan_style */
     uint8_t subnormals;   /* 1 if subnormal numbers exist */
     uint8_t saturate;     /* 1: overflow gives the largest finite value */
@@ -180,7 +232,8 @@ extern const fl_format fl_binary16, fl_bfloat16, fl_binary32, fl_binary64,
     fl_float6_e3m2fn,       /* MX FP6 E3M2: bias 3, max 28, no inf/NaN */
     fl_float4_e2m1fn,       /* MX FP4 E2M1: bias 1, max 6, no inf/NaN */
     fl_p3109_p1, fl_p3109_p2, fl_p3109_p3, fl_p3109_p4, fl_p3109_p5,
-    fl_p3109_p6, fl_p3109_p7;   /* IEEE P3109 binary8pP, gfloat's table */
+    fl_p3109_p6, fl_p3109_p7;   /* IEEE P3109 Binary8pPse (K = 8, signed,
+                                   extended), bias 2^(7-P) */
 
 /* Number of presets and the i-th one (canonical names, in table order). */
 size_t fl_format_preset_count(void);
@@ -220,6 +273,17 @@ typedef struct fl_format_params {
                          initializer) for true nearest */
 } fl_format_params;
 
+/* The IEEE P3109 format Binary{K, P, signedness, domain} (gfloat's
+ * p3109_k{K}p{P}{s|u}{e|f}): bias 2^(K-P-1) signed, 2^(K-P) unsigned,
+ * K - P (signed) or K - P + 1 (unsigned) exponent bits, subnormals, no -0,
+ * the P3109 NaN and infinities.  K = 2..16 and 1 <= P < K (unsigned:
+ * P <= K), within fplab's limits: at most 11 exponent bits (every value a
+ * binary64) and a normal number besides the specials.  The name is
+ * gfloat's (K = 8, signed, extended: the preset p3109:pP).  Returns 0, or
+ * -1 with a message naming what is out of range. */
+int fl_format_p3109(fl_format *out, int k, int p, int is_signed,
+                    int extended, char *err, size_t errlen);
+
 /* Build a descriptor from all its parameters; returns 0, or -1 with a
  * message naming the parameter that is out of range.  Every finite value
  * must lie within binary64's range (emax <= 1024, smallest >= 2^-1074). */
@@ -255,16 +319,21 @@ typedef struct fl_ctx {
     uint8_t tininess;   /* FL_TINY_AFTER / FL_TINY_BEFORE */
     uint8_t ftz;        /* flush tiny results to (signed) zero */
     uint8_t daz;        /* treat subnormal inputs as (signed) zero */
-    uint8_t saturate;   /* overflow gives the largest finite (OR-ed with the
-                           format's own saturate) */
+    uint8_t saturate;   /* FL_SAT_NONE, FL_SAT_PROPAGATE (overflow gives
+                           the largest finite), FL_SAT_FINITE (infinities
+                           too); the format's own saturate counts as
+                           FL_SAT_PROPAGATE */
     uint8_t nan;        /* fl_nan_preset */
-    uint8_t pad[2];
+    uint8_t sr_variant; /* FL_RSB: FL_SRV_* */
+    uint8_t sr_nbits;   /* FL_RSB: number of random bits N, 1..64 */
     uint64_t sr_seed;   /* stochastic rounding: seed of the stream */
     uint64_t sr_index;  /* stochastic rounding: counter; the random bits of
                            a rounding are a pure function of (seed, index) */
+    uint64_t sr_bits;   /* FL_RSB: the random bits R (the low sr_nbits are
+                           used) */
 } fl_ctx;
 
-#define FL_CTX_INIT { FL_RNE, FL_TINY_AFTER, 0, 0, 0, FL_NANP_X86, {0, 0}, 0, 0 }
+#define FL_CTX_INIT { FL_RNE, FL_TINY_AFTER, 0, 0, 0, FL_NANP_X86, 0, 0, 0, 0, 0 }
 
 static inline FPLAB_HOSTDEV fl_ctx fl_ctx_make(int rm)
 {
@@ -278,9 +347,18 @@ static inline FPLAB_HOSTDEV fl_ctx fl_ctx_make(int rm)
 FPLAB_HOSTDEV uint64_t fl_sr_bits(uint64_t seed, uint64_t index);
 
 /* Names: "rne", "rtz", "rdn", "rup", "rna", "rto", "sr" and TestFloat's
- * spellings; returns -1 if unknown. */
+ * spellings; returns -1 if unknown.  FL_RSB has the name "srb" (it needs
+ * its bits as an operand). */
 int fl_rm_parse(const char *s);
 const char *fl_rm_name(int rm);
+/* "stochastic" (also "c", P3109's StochasticC), "stochastic-odd", "fast"
+ * ("b"), "fastest" ("a"); -1 if unknown. */
+int fl_srv_parse(const char *s);
+const char *fl_srv_name(int variant);
+/* "none" (also "ovfinf", "satnone"), "propagate", "finite" ("satfinite");
+ * -1 if unknown. */
+int fl_sat_parse(const char *s);
+const char *fl_sat_name(int sat);
 int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda softfloat */
 const char *fl_nan_preset_name(int p);
 
@@ -412,6 +490,76 @@ FPLAB_HOSTDEV float fl_round_float(const fl_format *f, float x,
                                    const fl_ctx *c, unsigned *flags);
 FPLAB_HOSTDEV double fl_round_double(const fl_format *f, double x,
                                      const fl_ctx *c, unsigned *flags);
+
+/* Stochastic rounding of the binary64 value x into f with the nbits
+ * random bits rbits (bits above nbits ignored), variant FL_SRV_*: the
+ * encoding, as fl_from_double in mode FL_RSB gives it.  Everything else
+ * comes from c as for every conversion (c->saturate: FL_SAT_*, ftz, nan;
+ * c->rm and the sr fields are not read); flags as for every conversion.
+ * nbits outside 1..64 or an unknown variant: the default NaN (the
+ * stand-in in a FINITE format) and FL_INVALID.  The rounding is exact for
+ * every nbits: x's 53 bits are the whole discarded part. */
+FPLAB_HOSTDEV uint64_t fl_round_sr_bits(const fl_format *f, double x,
+                                        uint64_t rbits, int nbits,
+                                        int variant, const fl_ctx *c,
+                                        unsigned *flags);
+/* The array forms: dst[i] = fl_round_sr_bits(f, src[i], rbits[i], ...);
+ * each: NULL, or each[i] is SET to element i's flags; *flags (may be NULL
+ * when each is not) ORs them all.  dst may not alias src. */
+void fl_round_sr_bits_array(const fl_format *f, uint64_t *dst,
+                            const double *src, const uint64_t *rbits,
+                            size_t n, int nbits, int variant,
+                            const fl_ctx *c, unsigned *flags,
+                            unsigned *each);
+void fl_round_sr_bits_float_array(const fl_format *f, uint64_t *dst,
+                                  const float *src, const uint64_t *rbits,
+                                  size_t n, int nbits, int variant,
+                                  const fl_ctx *c, unsigned *flags,
+                                  unsigned *each);
+
+/* Hardware stochastic-rounding rules with given random bits, as their
+ * documentation states them (docs/formats.md cites each):
+ *   FL_SRHW_PTX_*     NVIDIA PTX cvt.rs (sm_100a, sm_103a): binary32 lanes
+ *                     a, b (x2) or a, b, e, f (x4), one 32-bit rbits
+ *                     register; the carry out of the random bits added to
+ *                     the discarded mantissa bits (FL_SRV_FASTEST with the
+ *                     lane's bit count); .satfinite (mandatory for the
+ *                     8-, 6- and 4-bit types): |x| > max (infinities too)
+ *                     gives +-max, a NaN gives the format's NaN, and for
+ *                     e2m1, e2m3, e3m2 (no NaN) +max.
+ *   FL_SRHW_ONEDNN_*  oneDNN's rounding_mode::stochastic: a random bias of
+ *                     24 - p bits added to the binary32 pattern's trailing
+ *                     bits, then truncation (FL_SRV_FASTEST, N = 24 - p). */
+typedef enum fl_srhw {
+    FL_SRHW_PTX_F16X2 = 0, FL_SRHW_PTX_BF16X2, FL_SRHW_PTX_E4M3X4,
+    FL_SRHW_PTX_E5M2X4, FL_SRHW_PTX_E2M3X4, FL_SRHW_PTX_E3M2X4,
+    FL_SRHW_PTX_E2M1X4, FL_SRHW_ONEDNN_F16, FL_SRHW_ONEDNN_BF16,
+    FL_SRHW_ONEDNN_E4M3, FL_SRHW_ONEDNN_E5M2, FL_SRHW_COUNT
+} fl_srhw;
+typedef struct fl_srhw_info {
+    const char *name;       /* "ptx-cvt.rs.e4m3x4", "onednn-f16", ... */
+    const fl_format *fmt;   /* destination format */
+    int lanes;              /* values per instruction (oneDNN: 1) */
+    int nbits;              /* random bits per lane */
+    int satfinite;          /* 1: FL_SAT_FINITE always; 0: optional */
+    int lane_width;         /* bits of d per lane (e2m3/e3m2: 8, padded) */
+} fl_srhw_info;
+const fl_srhw_info *fl_srhw_get(int preset);
+int fl_srhw_parse(const char *name);          /* -1 if unknown */
+/* Lane `lane` of preset's instruction: its random bits taken from the
+ * 32-bit register rbits as the documentation lays them out (oneDNN: the
+ * low nbits of rbits). */
+uint64_t fl_srhw_lane_bits(int preset, uint32_t rbits, int lane);
+/* One lane: x rounded as the instruction rounds it with the lane's bits
+ * (satfinite: the .satfinite rules; the 8/6/4-bit PTX types always).
+ * Returns the encoding in fl_srhw_get(preset)->fmt. */
+uint64_t fl_srhw_round(int preset, float x, uint32_t rbits, int lane,
+                       int satfinite, unsigned *flags);
+/* The whole instruction: x[0..lanes-1] (a, b[, e, f]) and one rbits
+ * register; the packed destination register as the PTX semantics pack
+ * it (lane a in the top bits; e2m3/e3m2 lanes with 2 zero bits on top). */
+uint64_t fl_srhw_pack(int preset, const float *x, uint32_t rbits,
+                      int satfinite, unsigned *flags);
 
 /* Bulk rounding.  Element i uses stochastic-rounding index c->sr_index + i,
  * so results do not depend on how the array is split across threads.

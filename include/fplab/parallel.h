@@ -28,6 +28,21 @@ void fl_round_double_array_mt(const fl_format *f, double *dst,
                               const double *src, size_t n, const fl_ctx *c,
                               unsigned *flags, int nthreads);
 
+/* Stochastic rounding with supplied bits (fl_round_sr_bits_array and
+ * its binary32 form) over threads, as above: element i always takes
+ * rbits[i], so results and flags do not depend on nthreads; each may be
+ * NULL. */
+void fl_round_sr_bits_array_mt(const fl_format *f, uint64_t *dst,
+                               const double *src, const uint64_t *rbits,
+                               size_t n, int nbits, int variant,
+                               const fl_ctx *c, unsigned *flags,
+                               unsigned *each, int nthreads);
+void fl_round_sr_bits_float_array_mt(const fl_format *f, uint64_t *dst,
+                                     const float *src, const uint64_t *rbits,
+                                     size_t n, int nbits, int variant,
+                                     const fl_ctx *c, unsigned *flags,
+                                     unsigned *each, int nthreads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -267,6 +267,18 @@ int fl_ref_elementwise(fl_ref_eop op, const fl_format *in,
                        uint64_t *r, const fl_ctx *ctx, int nthreads,
                        unsigned *flags, char *err, size_t errlen);
 
+/* The same with stochastic rounding by supplied random bits: element i
+ * rounds in mode FL_RSB with the nbits bits rbits[i] in variant FL_SRV_*
+ * (ctx->rm and the sr fields of ctx are not read; the rest is ctx's).
+ * Same threads, same results for any nthreads. */
+int fl_ref_elementwise_sr_bits(fl_ref_eop op, const fl_format *in,
+                               const fl_format *out, const uint64_t *a,
+                               const uint64_t *b, const uint64_t *c,
+                               size_t n, uint64_t *r, const uint64_t *rbits,
+                               int nbits, int variant, const fl_ctx *ctx,
+                               int nthreads, unsigned *flags, char *err,
+                               size_t errlen);
+
 /* Every value of f is a value of g (precision, range, subnormals). */
 int fl_ref_format_contains(const fl_format *g, const fl_format *f);
 /* Same encoding (every field that defines the format). */

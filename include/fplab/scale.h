@@ -77,7 +77,8 @@ typedef struct fl_scale_scheme {
                                  0 for per-tensor schemes */
     int rule;                 /* fl_mx_rule (MX only) */
     int rm;                   /* element rounding: FL_RNE (every source's
-                                 default), FL_RNA, FL_RTZ or FL_RSR */
+                                 default), FL_RNA, FL_RTZ, FL_RSR or FL_RSB
+                                 (sr_bits below) */
     uint64_t seed;            /* FL_RSR: element i (flat index) rounds with
                                  fl_sr_bits(seed, i) */
     int nonsat;               /* per-tensor: overflow gives inf/NaN as a
@@ -89,6 +90,12 @@ typedef struct fl_scale_scheme {
                                  amax_epsilon; default 0) */
     int force_generic;        /* 1: never the fast path (tests prove the
                                  fast path equal to this one) */
+    /* FL_RSB (rm): stochastic rounding with supplied random bits, element
+     * i (flat index) with sr_bits[i] (sr_nbits wide, variant FL_SRV_*);
+     * the quantizer rounds element by element then (no fast path) */
+    const uint64_t *sr_bits;
+    int sr_nbits;
+    int sr_variant;
 } fl_scale_scheme;
 
 /* Parse "NAME[:OPT]...".  NAME: mxfp8-e4m3 mxfp8-e5m2 mxfp6-e2m3

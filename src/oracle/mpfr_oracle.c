@@ -92,7 +92,7 @@ static int fmt_sane(const fl_format *f)
         return 0;
     if (st == FL_NANSTYLE_IEEE && (f->prec < 2 || f->ebits < 2))
         return 0;
-    if (!f->is_signed && (st == FL_NANSTYLE_FNUZ || st == FL_NANSTYLE_P3109))
+    if (!f->is_signed && st == FL_NANSTYLE_FNUZ)
         return 0;
     if (f->min_gap_up && f->has_zero)
         return 0;
@@ -110,8 +110,12 @@ static fmt_info info_of(const fl_format *f)
     magall = (i.eall << i.fb) | i.fmask;
     switch (f->nan_style) {
     case FL_NANSTYLE_IEEE:  i.mag_max = ((i.eall - 1) << i.fb) | i.fmask; break;
-    case FL_NANSTYLE_FN:
-    case FL_NANSTYLE_P3109: i.mag_max = magall - 1; break;
+    case FL_NANSTYLE_FN:    i.mag_max = magall - 1; break;
+    case FL_NANSTYLE_P3109:
+        /* below the NaN (unsigned: the all-ones code) and the infinity
+         * (extended domain: has_inf, the P3109 format's parameter) */
+        i.mag_max = magall - (f->is_signed ? 0 : 1) - (f->has_inf ? 1 : 0);
+        break;
     default:                i.mag_max = magall; break;   /* FINITE, FNUZ */
     }
     i.emin = (f->has_zero ? 1 : 0) - (int64_t)f->bias;
@@ -140,7 +144,18 @@ static void decode(operand *o, const fl_format *f, uint64_t a, int daz)
     const uint64_t frac = a & fi.fmask;
     const uint64_t e = (a >> fb) & fi.eall;
     o->sign = f->is_signed ? (int)((a >> (f->width - 1)) & 1) : 0;
-    if (e == fi.eall) {
+    if (f->nan_style == FL_NANSTYLE_P3109) {
+        const uint64_t mag = a & ((fi.eall << fb) | fi.fmask);
+        if (!f->is_signed && mag == ((fi.eall << fb) | fi.fmask)) {
+            o->kind = K_QNAN;    /* unsigned: the all-ones code */
+            return;
+        }
+        if (f->has_inf && mag == fi.mag_max + 1) {
+            o->kind = K_INF;
+            mpfr_set_inf(o->v, o->sign ? -1 : 1);
+            return;
+        }
+    } else if (e == fi.eall) {
         if (f->nan_style == FL_NANSTYLE_IEEE) {
             if (frac == 0) {
                 o->kind = K_INF;
@@ -152,11 +167,6 @@ static void decode(operand *o, const fl_format *f, uint64_t a, int daz)
         }
         if (frac == fi.fmask && f->nan_style == FL_NANSTYLE_FN) {
             o->kind = K_QNAN;    /* the FN format's single NaN pattern */
-            return;
-        }
-        if (frac == fi.fmask && f->nan_style == FL_NANSTYLE_P3109) {
-            o->kind = K_INF;
-            mpfr_set_inf(o->v, o->sign ? -1 : 1);
             return;
         }
     }
@@ -192,8 +202,9 @@ static uint64_t nan_bits(const fl_format *f)
     case FL_NANSTYLE_FN:
         return (fi.eall << fi.fb) | fi.fmask;
     case FL_NANSTYLE_FNUZ:
-    case FL_NANSTYLE_P3109:
         return sign_bit(f, 1);
+    case FL_NANSTYLE_P3109:
+        return f->is_signed ? sign_bit(f, 1) : (fi.eall << fi.fb) | fi.fmask;
     default:
         return (fi.eall << fi.fb) | ((uint64_t)1 << (fi.fb - 1));
     }
@@ -208,7 +219,7 @@ static uint64_t inf_bits(const fl_format *f, int sign)
 {
     const fmt_info fi = info_of(f);
     return sign_bit(f, sign) | (f->nan_style == FL_NANSTYLE_P3109
-                                    ? (fi.eall << fi.fb) | fi.fmask
+                                    ? fi.mag_max + 1
                                     : fi.eall << fi.fb);
 }
 
@@ -247,6 +258,13 @@ static void set_nan_ctx(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c)
 static int saturating(const fl_format *f, const fl_ctx *c)
 {
     return f->saturate || c->saturate;
+}
+
+/* The format has infinities: IEEE, and P3109 in its extended domain. */
+static int has_infinity(const fl_format *f)
+{
+    return f->nan_style == FL_NANSTYLE_IEEE ||
+           (f->nan_style == FL_NANSTYLE_P3109 && f->has_inf);
 }
 
 /* Invalid: a NaN (FINITE: the stand-in) and the invalid flag. */
@@ -298,8 +316,7 @@ static void set_inf(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
     r->is_nan = 0;
     if (sign && !f->is_signed) {
         set_unsigned_negative(r, f, c);
-    } else if (f->nan_style == FL_NANSTYLE_IEEE ||
-               f->nan_style == FL_NANSTYLE_P3109) {
+    } else if (has_infinity(f) && c->saturate != FL_SAT_FINITE) {
         r->bits = inf_bits(f, sign);
         r->ternary = 0;
     } else if (saturating(f, c) || f->nan_style == FL_NANSTYLE_FINITE) {
@@ -310,12 +327,63 @@ static void set_inf(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c,
     }
 }
 
-/* Round the magnitude M * 2^(-shift) (M != 0, bit 63 set or not) to an
- * integer in mode rm for a value of the given sign.  *dir is +1 when the
- * magnitude was increased, -1 when decreased, 0 when exact. */
-static uint64_t round_mag(uint64_t M, int64_t shift, int sign, int rm,
-                          int *dir)
+/* Stochastic rounding with supplied bits (FL_RSB), transcribed from the
+ * RoundAway clauses of P3109's RoundToPrecision (Interim Report v3.1,
+ * 4.9.3) and gfloat's StochasticOdd: from the discarded part rest of shift
+ * bits (nu = rest / 2^shift), F = floor(nu 2^(N+1)) and whether nu 2^(N+1)
+ * is an integer; floor(nu 2^N) = F >> 1, and nu 2^N lies at a half-integer
+ * exactly when F is odd and nu 2^(N+1) is an integer. */
+static int srb_round_away(uint64_t rest, int64_t shift, const fl_ctx *c)
 {
+    const int n = c->sr_nbits;
+    const unsigned __int128 two_n = (unsigned __int128)1 << n;
+    const unsigned __int128 R = n >= 64 ? c->sr_bits
+                                        : c->sr_bits & (((uint64_t)1 << n) - 1);
+    unsigned __int128 F, fl, rn;
+    int whole, half;
+    if (shift >= n + 1) {
+        const int64_t d = shift - (n + 1);
+        if (d >= 64) {          /* rest != 0 lies wholly below the grid */
+            F = 0;
+            whole = 0;
+        } else {
+            F = (unsigned __int128)(rest >> d);
+            whole = (rest & (((uint64_t)1 << d) - 1)) == 0;
+        }
+    } else {
+        F = (unsigned __int128)rest << (n + 1 - shift);
+        whole = 1;
+    }
+    fl = F >> 1;                       /* floor(nu 2^N) */
+    half = (int)(F & 1);               /* the fraction of nu 2^N >= 1/2 */
+    switch (c->sr_variant) {
+    case FL_SRV_FASTEST:               /* StochasticA */
+        return fl + R >= two_n;
+    case FL_SRV_FAST:                  /* StochasticB */
+        return F + 2 * R + 1 >= 2 * two_n;
+    default:                           /* C: RNITE; odd: ties to odd */
+        if (!half)
+            rn = fl;
+        else if (!whole)
+            rn = fl + 1;               /* above the half-integer */
+        else if (c->sr_variant == FL_SRV_STOCHASTIC_ODD)
+            rn = (fl & 1) ? fl : fl + 1;
+        else
+            rn = (fl & 1) ? fl + 1 : fl;
+        return rn + R >= two_n;
+    }
+}
+
+/* Round the magnitude M * 2^(-shift) (M != 0, bit 63 set or not) to an
+ * integer in the context's mode for a value of the given sign.  *dir is
+ * +1 when the magnitude was increased, -1 when decreased, 0 when exact.
+ * odd: the parity ties-to-even and round-to-odd judge, -1 for the
+ * quotient's last bit (P3109 at precision 1: the code's, its exponent). */
+static uint64_t round_mag(uint64_t M, int64_t shift, int sign,
+                          const fl_ctx *c, int odd, int *dir)
+{
+    const int rm = c->rm;
+    uint64_t rest;
     uint64_t m;
     int half;   /* discarded part vs half an ulp: -1 below, 0 equal, 1 above */
     int up;
@@ -325,13 +393,15 @@ static uint64_t round_mag(uint64_t M, int64_t shift, int sign, int rm,
     }
     if (shift > 64) {
         m = 0;
+        rest = M;
         half = -1;   /* M < 2^64 <= 2^(shift-1) */
     } else if (shift == 64) {
         m = 0;
+        rest = M;
         half = M > ((uint64_t)1 << 63) ? 1 : M == ((uint64_t)1 << 63) ? 0 : -1;
     } else {
-        const uint64_t rest = M & (((uint64_t)1 << shift) - 1);
         const uint64_t h = (uint64_t)1 << (shift - 1);
+        rest = M & (((uint64_t)1 << shift) - 1);
         m = M >> shift;
         if (rest == 0) {
             *dir = 0;
@@ -339,23 +409,71 @@ static uint64_t round_mag(uint64_t M, int64_t shift, int sign, int rm,
         }
         half = rest > h ? 1 : rest == h ? 0 : -1;
     }
+    if (odd < 0)
+        odd = (int)(m & 1);
     switch (rm) {
-    case FL_RNE: up = half > 0 || (half == 0 && (m & 1)); break;
+    case FL_RNE: up = half > 0 || (half == 0 && odd); break;
     case FL_RNA: up = half >= 0; break;
     case FL_RTZ: up = 0; break;
     case FL_RUP: up = !sign; break;
     case FL_RDN: up = sign; break;
-    default:     up = !(m & 1); break;    /* FL_RTO: make the lsb odd */
+    case FL_RSB: up = srb_round_away(rest, shift, c); break;
+    default:     up = !odd; break;       /* FL_RTO: the odd neighbour */
     }
     *dir = up ? 1 : -1;
     return m + (uint64_t)up;
 }
+
+/* P3109 at precision 1 judges ties and round-to-odd by the code's parity,
+ * E + bias for 2^E (E >= emin); -1 elsewhere (the quotient's own bit). */
+static int code_odd(const fl_format *f, int64_t E)
+{
+    if (f->prec != 1 || f->nan_style != FL_NANSTYLE_P3109 ||
+        E < info_of(f).emin)
+        return -1;
+    return (int)((E + f->bias) & 1);
+}
+
+static void round_signed(fl_mpfr_res *r, const fl_format *f,
+                         const fl_ctx *c, int sign, int64_t E, uint64_t M);
 
 /* The rounding proper.  The exact value is (-1)^sign * M * 2^(E - 63),
  * M with bit 63 set and its last bit sticky (round-to-odd image), E the
  * exponent of the leading bit.  Fills bits, flags, ternary, is_nan. */
 static void round_to_format(fl_mpfr_res *r, const fl_format *f,
                             const fl_ctx *c, int sign, int64_t E, uint64_t M)
+{
+    fl_mpfr_res t;
+    r->is_nan = 0;
+    if (!sign || f->is_signed) {
+        round_signed(r, f, c, sign, E, M);
+        return;
+    }
+    if (f->nan_style != FL_NANSTYLE_P3109) {   /* no negative numbers */
+        set_unsigned_negative(r, f, c);
+        return;
+    }
+    /* P3109: round, then saturate.  Zero stays zero; a nonzero negative
+     * result is below the lowest value 0: 0 when saturating and, without
+     * saturation, toward zero and upward (Interim Report v4.0, 4.7.5),
+     * else NaN. */
+    t = *r;
+    round_signed(&t, f, c, 1, E, M);
+    if (!t.is_nan && t.bits == 0 && !(t.flags & FL_OVERFLOW)) {
+        *r = t;
+        return;
+    }
+    if (saturating(f, c) || c->rm == FL_RTZ || c->rm == FL_RUP) {
+        r->flags |= FL_INVALID;
+        r->bits = 0;
+        r->ternary = 1;
+        return;
+    }
+    set_invalid(r, f, c);
+}
+
+static void round_signed(fl_mpfr_res *r, const fl_format *f,
+                         const fl_ctx *c, int sign, int64_t E, uint64_t M)
 {
     const fmt_info fi = info_of(f);
     const int p = f->prec, fb = fi.fb;
@@ -368,12 +486,8 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
     uint64_t mu, m;
 
     r->is_nan = 0;
-    if (sign && !f->is_signed) {     /* no negative numbers */
-        set_unsigned_negative(r, f, c);
-        return;
-    }
     /* Unbounded exponent range, precision p. */
-    mu = round_mag(M, 64 - p, sign, rm, &dir_u);
+    mu = round_mag(M, 64 - p, sign, c, code_odd(f, E), &dir_u);
     Eu = E;
     /* ml_dtypes' E8M0 rule (min_gap_up, formats without zero): round to
      * nearest puts the boundary between 2^emin and the next value at
@@ -395,15 +509,17 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
         int to_inf;
         r->flags |= FL_OVERFLOW | FL_INEXACT;
         switch (rm) {
-        case FL_RNE: case FL_RNA: to_inf = 1; break;
+        case FL_RNE: case FL_RNA: case FL_RSB: to_inf = 1; break;
         case FL_RUP: to_inf = !sign; break;
         case FL_RDN: to_inf = sign; break;
-        default:     to_inf = 0; break;     /* RTZ, RTO */
+        /* RTO: IEEE's largest finite; P3109 saturates after rounding to
+         * odd, so its OvfInf gives infinity (or the NaN) */
+        case FL_RTO: to_inf = f->nan_style == FL_NANSTYLE_P3109; break;
+        default:     to_inf = 0; break;     /* RTZ */
         }
         if (to_inf && !saturating(f, c) &&
             f->nan_style != FL_NANSTYLE_FINITE) {
-            if (f->nan_style == FL_NANSTYLE_IEEE ||
-                f->nan_style == FL_NANSTYLE_P3109) {
+            if (has_infinity(f)) {
                 r->bits = inf_bits(f, sign);
                 r->ternary = sign ? -1 : 1;
             } else {
@@ -436,7 +552,7 @@ static void round_to_format(fl_mpfr_res *r, const fl_format *f,
                   ((uint64_t)(Eu + f->bias) << fb) | (m & fi.fmask);
     } else {                 /* subnormal range: ulp 2^(emin - fb) */
         int64_t shift = fi.emin - fb - (E - 63);
-        m = round_mag(M, shift, sign, rm, &dir);
+        m = round_mag(M, shift, sign, c, -1, &dir);
         /* m <= 2^fb; m == 2^fb encodes the smallest normal, as it should */
         r->bits = m == 0 ? zero_bits(f, sign) : sign_bit(f, sign) | m;
     }
@@ -543,6 +659,8 @@ static int cross_check(fl_mpfr_res *r, const request *q, const fl_format *f,
     if (r->is_nan || saturating(f, c) || !f->subnormals || c->ftz ||
         !f->has_zero || (r->flags & FL_INVALID))
         return 0;
+    if (f->nan_style == FL_NANSTYLE_P3109 && f->prec == 1)
+        return 0;        /* MPFR's ties at precision 1 go up, P3109's even */
     if (f->nan_style != FL_NANSTYLE_IEEE && (r->flags & FL_OVERFLOW))
         return 0;        /* MPFR's range would include the top binade */
     mpfr_init2(v, f->prec);
@@ -618,7 +736,9 @@ static void res_init(fl_mpfr_res *r)
 
 static int ctx_ok(const fl_ctx *c)
 {
-    return c && c->rm <= FL_RTO;
+    return c && (c->rm <= FL_RTO ||
+                 (c->rm == FL_RSB && c->sr_nbits >= 1 && c->sr_nbits <= 64 &&
+                  c->sr_variant < FL_SRV_COUNT));
 }
 
 /* Whether the integral value v is odd. */
@@ -721,8 +841,9 @@ int fl_mpfr_arith(fl_mpfr_res *r, int op, const fl_format *f,
     int n, i, any_nan = 0, any_snan = 0, prod_invalid, invalid = 0;
 
     res_init(r);
-    if (!fmt_sane(f) || !ctx_ok(c) || op < 0 || op >= FL_MPFR_OP_COUNT)
-        return FL_MPFR_EARG;
+    if (!fmt_sane(f) || !ctx_ok(c) || op < 0 || op >= FL_MPFR_OP_COUNT ||
+        (c->rm == FL_RSB && (op == FL_MPFR_RINT || op == FL_MPFR_RINT_EXACT)))
+        return FL_MPFR_EARG;      /* integral rounding with bits: not here */
     n = op_arity(op);
     o[0].v = v0; o[1].v = v1; o[2].v = v2;
     for (i = 0; i < n; i++) {
@@ -868,7 +989,8 @@ int fl_mpfr_to_int(fl_mpfr_res *r, const fl_format *f, uint64_t a,
     operand o;
     int changed;
     res_init(r);
-    if (!fmt_sane(f) || !ctx_ok(c) || (width != 32 && width != 64))
+    if (!fmt_sane(f) || !ctx_ok(c) || c->rm == FL_RSB ||
+        (width != 32 && width != 64))
         return FL_MPFR_EARG;
     o.v = v;
     decode(&o, f, a, c->daz);

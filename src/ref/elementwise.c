@@ -1,7 +1,8 @@
 /*
  * elementwise.c — add sub mul div fma sqrt cast over arrays: one call of
  * the core per element, element i with stochastic-rounding index
- * ctx->sr_index + i (so any split gives the same bits).
+ * ctx->sr_index + i (so any split gives the same bits), or with its own
+ * supplied random bits rbits[i] (FL_RSB).
  */
 #include <string.h>
 
@@ -43,6 +44,7 @@ typedef struct ew_job {
     int widen;
     const uint64_t *a, *b, *c;
     uint64_t *r;
+    const uint64_t *rbits;   /* FL_RSB: element i's random bits, or NULL */
     fl_ctx ctx;
 } ew_job;
 
@@ -54,6 +56,8 @@ static int ew_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     for (size_t i = lo; i < hi; i++) {
         uint64_t a = j->a[i], b = 0, d = 0, v;
         c.sr_index = j->ctx.sr_index + i;
+        if (j->rbits)
+            c.sr_bits = j->rbits[i];
         if (j->op == FL_REF_CAST) {
             j->r[i] = fl_convert(o, j->in, a, &c, flags);
             continue;
@@ -83,11 +87,12 @@ static int ew_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     return 0;
 }
 
-int fl_ref_elementwise(fl_ref_eop op, const fl_format *in,
+static int elementwise(fl_ref_eop op, const fl_format *in,
                        const fl_format *out, const uint64_t *a,
                        const uint64_t *b, const uint64_t *c, size_t n,
-                       uint64_t *r, const fl_ctx *ctx, int nthreads,
-                       unsigned *flags, char *err, size_t errlen)
+                       uint64_t *r, const uint64_t *rbits, const fl_ctx *ctx,
+                       int nthreads, unsigned *flags, char *err,
+                       size_t errlen)
 {
     ew_job j;
     unsigned f = 0;
@@ -110,6 +115,7 @@ int fl_ref_elementwise(fl_ref_eop op, const fl_format *in,
     j.b = ar >= 2 ? b : NULL;
     j.c = ar == 3 ? c : NULL;
     j.r = r;
+    j.rbits = rbits;
     j.ctx = *ctx;
     if (op != FL_REF_CAST && !fl_ref_format_same(out, in)) {
         if (!fl_ref_format_contains(out, in)) {
@@ -132,4 +138,40 @@ int fl_ref_elementwise(fl_ref_eop op, const fl_format *in,
     if (flags)
         *flags |= f & FL_IEEE_FLAGS;
     return 0;
+}
+
+int fl_ref_elementwise(fl_ref_eop op, const fl_format *in,
+                       const fl_format *out, const uint64_t *a,
+                       const uint64_t *b, const uint64_t *c, size_t n,
+                       uint64_t *r, const fl_ctx *ctx, int nthreads,
+                       unsigned *flags, char *err, size_t errlen)
+{
+    return elementwise(op, in, out, a, b, c, n, r, NULL, ctx, nthreads, flags,
+                       err, errlen);
+}
+
+int fl_ref_elementwise_sr_bits(fl_ref_eop op, const fl_format *in,
+                               const fl_format *out, const uint64_t *a,
+                               const uint64_t *b, const uint64_t *c,
+                               size_t n, uint64_t *r, const uint64_t *rbits,
+                               int nbits, int variant, const fl_ctx *ctx,
+                               int nthreads, unsigned *flags, char *err,
+                               size_t errlen)
+{
+    fl_ctx k = *ctx;
+    if (nbits < 1 || nbits > 64 || variant < 0 || variant >= FL_SRV_COUNT) {
+        ref_set_err(err, errlen, "stochastic rounding with supplied bits "
+                    "needs 1..64 bits and a variant 0..3, got %d bits, "
+                    "variant %d", nbits, variant);
+        return -1;
+    }
+    if (rbits == NULL) {
+        ref_set_err(err, errlen, "no random bits");
+        return -1;
+    }
+    k.rm = FL_RSB;
+    k.sr_nbits = (uint8_t)nbits;
+    k.sr_variant = (uint8_t)variant;
+    return elementwise(op, in, out, a, b, c, n, r, rbits, &k, nthreads, flags,
+                       err, errlen);
 }

@@ -121,15 +121,14 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
                           uint32_t *nsub, uint32_t *nsat)
 {
     const int sh = (int)sc - 127;
-    fl_ctx c = fl_ctx_make(s->rm);
+    fl_ctx c = fl__sc_ctx(s);
     uint32_t sub = 0, sat = 0;
     c.saturate = 1;   /* §6.3: normal values beyond the largest clamp */
-    c.sr_seed = s->seed;
     for (size_t i = 0; i < k; i++) {
         unsigned fl = 0;
         double val;
         uint8_t code;
-        c.sr_index = base + i;
+        fl__sc_at(&c, s, base + i);
         if (!e->f) {
             /* MXINT8: k = V/X * 2^6 rounded to an integer, |k| <= 127;
              * V/X * 2^6 is exact in binary64 (a binary32 times a power of
@@ -252,7 +251,8 @@ int fl__scale_quantize_mx(const fl_scale_scheme *s, const float *x, size_t n,
     const int fast_ok = !s->force_generic && e.fast && k == 32 &&
                         (s->rm == FL_RNE || s->rm == FL_RNA || s->rm == FL_RTZ);
     /* modes the integer kernel lacks (stochastic rounding) */
-    const int bulk_ok = !s->force_generic && !fast_ok && e.fast && e.f;
+    const int bulk_ok = !s->force_generic && !fast_ok && e.fast && e.f &&
+                        s->rm != FL_RSB;   /* supplied bits: per element */
     const size_t ch = nb < CHUNK ? (nb ? nb : 1) : CHUNK;
     uint32_t *nsub = malloc(ch * sizeof *nsub), *nsat = malloc(ch * sizeof *nsat);
     uint8_t *done = malloc(ch);

@@ -82,7 +82,7 @@ static void nvfp4_generic(const fl_scale_scheme *s, const fl__sc_elem *ep,
             for (size_t i = 0; i < k; i++) {
                 unsigned ef = 0;
                 const float y = fl__f32_mul(xb[i], enc);
-                c.sr_index = (uint64_t)(b * k + i);
+                fl__sc_at(&c, s, (uint64_t)(b * k + i));
                 const uint64_t q = fl_from_float(s->elem, y, &c, &ef);
                 if (sc != 0 && isfinite(xb[i]) && ((ef & FL_OVERFLOW) || isinf(y)))
                     nsat++;
@@ -223,12 +223,11 @@ int fl__scale_quantize_nvfp4(const fl_scale_scheme *s, const float *x, size_t n,
     o->tensor.scale = senc;
     o->tensor.scale_inv = sdec;
 
-    fl_ctx c = fl_ctx_make(s->rm), rne = FL_CTX_INIT;
+    fl_ctx c = fl__sc_ctx(s), rne = FL_CTX_INIT;
     c.saturate = 1;
-    c.sr_seed = s->seed;
     rne.saturate = 1;
     int rc = 0;
-    if (!s->force_generic && e.fast)
+    if (!s->force_generic && e.fast && s->rm != FL_RSB)
         rc = nvfp4_bulk(s, &e, e4, x, nb, mult, sdec, &c, &rne, o, err, errlen);
     else
         nvfp4_generic(s, &e, e4, x, nb, mult, sdec, &c, &rne, o, one);

@@ -40,6 +40,26 @@ typedef struct fl__sc_elem {
 int fl__sc_elem_init(fl__sc_elem *e, const fl_scale_scheme *s, char *err,
                      size_t errlen);
 
+/* The element rounding's context of scheme s (mode, seed; under FL_RSB
+ * the bit count and variant), and its per-element part: element i (flat
+ * index) has stochastic-rounding index i, or under FL_RSB the bits
+ * s->sr_bits[i]. */
+static inline fl_ctx fl__sc_ctx(const fl_scale_scheme *s)
+{
+    fl_ctx c = fl_ctx_make(s->rm);
+    c.sr_seed = s->seed;
+    c.sr_nbits = (uint8_t)s->sr_nbits;
+    c.sr_variant = (uint8_t)s->sr_variant;
+    return c;
+}
+
+static inline void fl__sc_at(fl_ctx *c, const fl_scale_scheme *s, uint64_t i)
+{
+    c->sr_index = i;
+    if (s->rm == FL_RSB)
+        c->sr_bits = s->sr_bits[i];
+}
+
 static inline uint32_t fl__f2u(float f)
 {
     uint32_t u;

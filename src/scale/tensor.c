@@ -78,11 +78,19 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
             snprintf(err, errlen, "quantize: no input values");
         return -1;
     }
+    if (s->rm == FL_RSB && (!s->sr_bits || s->sr_nbits < 1 ||
+                            s->sr_nbits > 64 || s->sr_variant < 0 ||
+                            s->sr_variant >= FL_SRV_COUNT)) {
+        if (err && errlen)
+            snprintf(err, errlen, "quantize: stochastic rounding with "
+                     "supplied bits needs the bits (one per element), 1..64 "
+                     "of them and a variant 0..3");
+        return -1;
+    }
     const float sinv = fl__f32_div(1.0f, scale);
-    fl_ctx c = fl_ctx_make(s->rm);
+    fl_ctx c = fl__sc_ctx(s);
     uint32_t nsub = 0, nsat = 0;
     c.saturate = !s->nonsat;
-    c.sr_seed = s->seed;
     fl__sc_elem e;
     if (fl__sc_elem_init(&e, s, err, errlen))
         return -1;
@@ -103,7 +111,7 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
     uint8_t q[PIECE], ov[PIECE];
     /* the bulk route (bulk.c) for plain-layout elements; the element-by-
      * element one when asked (tests prove them equal) */
-    const int bulk = e.fast && !s->force_generic;
+    const int bulk = e.fast && !s->force_generic && s->rm != FL_RSB;
     fl_scale_stats st;
     memset(&st, 0, sizeof st);
     for (size_t p = 0; p < n || (p == 0 && n == 0); p += PIECE) {
@@ -132,7 +140,7 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
         } else {
             for (size_t i = 0; i < m; i++) {
                 unsigned fl = 0;
-                c.sr_index = (uint64_t)(p + i);
+                fl__sc_at(&c, s, (uint64_t)(p + i));
                 const float yi = fl__f32_mul(x[p + i], scale);
                 const uint64_t qi = fl_from_float(s->elem, yi, &c, &fl);
                 if (isfinite(x[p + i]) && (fl & FL_OVERFLOW))

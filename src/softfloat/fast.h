@@ -76,6 +76,10 @@ FL__AINLINE int fl__fast_fmt(const fl_format *f)
            !(f->reserved & FL__FMT_NOFAST);
 }
 
+/* The modes the fast paths implement: those a context alone defines
+ * (FL_RSB, whose random bits are an operand, takes the generic code). */
+#define FL__FAST_RM(c) ((c)->rm < FL_RM_COUNT)
+
 /* Magnitudes at or above this encode infinity or NaN (IEEE), NaN (FN);
  * none in a FINITE format (no magnitude reaches the sign bit). */
 FL__AINLINE uint64_t fl__fast_special(const fl_format *f)
@@ -251,7 +255,7 @@ FL__AINLINE int fl__fast_add_g(const fl_format *f, uint64_t a, uint64_t b,
                                uint64_t *out)
 {
     double x, y, s, bb, err;
-    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) || fl__fast_is_special(f, a) ||
         fl__fast_is_special(f, b))
         return 0;
     x = fl__fast_decode(f, a, c->daz);
@@ -282,7 +286,7 @@ FL__AINLINE int fl__fast_mul_g(const fl_format *f, uint64_t a, uint64_t b,
                                uint64_t *out)
 {
     double m;
-    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) || fl__fast_is_special(f, a) ||
         fl__fast_is_special(f, b))
         return 0;
     m = fl__fast_decode(f, a, c->daz) * fl__fast_decode(f, b, c->daz);
@@ -301,7 +305,7 @@ FL__AINLINE int fl__fast_fma_g(const fl_format *f, uint64_t a, uint64_t b,
                                uint64_t *out)
 {
     double m, z, s, bb, err;
-    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) || fl__fast_is_special(f, a) ||
         fl__fast_is_special(f, b) || fl__fast_is_special(f, d))
         return 0;
     m = fl__fast_decode(f, a, c->daz) * fl__fast_decode(f, b, c->daz);
@@ -335,7 +339,7 @@ FL__AINLINE int fl__fast_div_g(const fl_format *f, uint64_t a, uint64_t b,
 {
     double x, y, q, qh, ql, r;
     uint64_t u, sbit;
-    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a) ||
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) || fl__fast_is_special(f, a) ||
         fl__fast_is_special(f, b))
         return 0;
     x = fl__fast_decode(f, a, c->daz);
@@ -379,7 +383,7 @@ FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
     double x;
     uint64_t ux, m, n, r, sig;
     int32_t e, s, k;
-    if (!fl__fast_fmt(f) || fl__fast_is_special(f, a))
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) || fl__fast_is_special(f, a))
         return 0;
     x = fl__fast_decode(f, a, c->daz);
     if (x == 0) {
@@ -847,7 +851,7 @@ static inline int fl__fast_convert(const fl_format *dst,
                                    uint64_t *out)
 {
     uint64_t u;
-    if (!fl__fast_fmt(dst))
+    if (!fl__fast_fmt(dst) || !FL__FAST_RM(c))
         return 0;
     if (fl__fast_fmt(src)) {
         if (fl__fast_is_special(src, a))
@@ -889,7 +893,7 @@ static inline int fl__fast_round_double(const fl_format *f, double x,
 {
     uint64_t u = fl__u_of(x), r;
     unsigned fl = 0;
-    if (!fl__fast_fmt(f) ||
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c) ||
         (u & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
         return 0;
     if ((u << 1) == 0 ||

@@ -18,7 +18,7 @@ int fl__fast_round_float_array(const fl_format *f, float *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    if (!fl__fast_fmt(f))
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
         return 0;
     i = fl__simd_round_float_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {
@@ -40,7 +40,7 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    if (!fl__fast_fmt(f))
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
         return 0;
     i = fl__simd_round_double_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {

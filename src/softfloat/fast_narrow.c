@@ -97,8 +97,10 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     int sg;
     if (f->width > 8 || p > 8 || f->emax > 127 ||
         (f->subnormals ? kq : f->emin) < -149 ||
-        (f->reserved & FL__FMT_NOFAST) || c->rm >= FL_RM_COUNT)
-        return 0;
+        (f->reserved & FL__FMT_NOFAST) || c->rm >= FL_RM_COUNT ||
+        (f->nan_style == FL_NANSTYLE_P3109 &&
+         (p == 1 || !f->is_signed || c->rm == FL_RTO)))
+        return 0;   /* P3109's own rules there: fl__round_pack */
     P->lowsub = f->emin < -126;
     P->Emin = P->lowsub ? 1 : f->emin + 127;
     P->C = sh0 + P->Emin;

@@ -230,7 +230,7 @@ size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
 {
 #ifdef FL__BINOP_SIMD
     /* level 2: AVX-512 F, BW, VL and DQ (fast_simd.c's detection) */
-    if (!fl__fast_fmt(f) || c->rm == FL_RSR || fl__simd_available() < 2)
+    if (!fl__fast_fmt(f) || c->rm >= FL_RSR || fl__simd_available() < 2)
         return 0;
     if (fl__fmt_key(f) == FL__KEY(16, 5, 11)) {
         switch (op) {

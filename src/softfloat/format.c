@@ -22,12 +22,17 @@
  *     float6_e3m2fn (bias 3), float4_e2m1fn (bias 1);
  *   - OCP Microscaling Formats (MX) v1.0, section 5: the same E8M0 (as
  *     fp8-e8m0, true nearest), E2M3, E3M2 and E2M1;
- *   - IEEE P3109 binary8pP as Graphcore's gfloat tabulates them
- *     (src/gfloat/formats.py format_info_p3109: k = 8, emax = 2^(7-P) - 1,
- *     no -0, two infinities, one NaN; types.py derives the bias
- *     2^(8-P-1), or 63 for P = 1 whose all-ones exponent holds only the
- *     infinity): smallest / smallest normal / largest
- *       p1 2^-62 / 2^-62 / 2^63      p2 2^-32 / 2^-31 / 2^31
+ *   - IEEE P3109 Binary{K, P, signedness, domain}, IEEE SA P3109 Interim
+ *     Report v3.1 (7 November 2025), 3.2 "Exponent bias" and 4.5 / 4.9.1
+ *     (Decode): K - P exponent bits and bias 2^(K-P-1) when signed, K - P
+ *     + 1 and 2^(K-P) when unsigned; subnormals; no -0; the NaN is the
+ *     sign bit alone (signed) or the all-ones code (unsigned); the
+ *     extended domain puts the infinity at the largest magnitude below
+ *     the NaN.  Graphcore's gfloat (src/gfloat/formats.py
+ *     format_info_p3109, types.py) builds the same, named
+ *     p3109_k{K}p{P}{s|u}{e|f}.  K = 8 signed extended, smallest /
+ *     smallest normal / largest:
+ *       p1 2^-63 / 2^-63 / 2^62      p2 2^-32 / 2^-31 / 2^31
  *       p3 2^-17 / 2^-15 / 49152     p4 2^-10 / 2^-7 / 224
  *       p5 2^-7 / 2^-3 / 15          p6 2^-6 / 2^-1 / 3.875
  *       p7 2^-6 / 1 / 1.96875.
@@ -46,13 +51,16 @@
 #define FL_MAGMASK(E, P) (FL_EXPMASK(E, P) | FL_FRACMASK(P))
 /* The largest finite value: the all-ones magnitude less what the style
  * reserves.  IEEE: the whole all-ones exponent (inf, NaN); FN: the NaN
- * pattern; P3109: the infinity; FINITE, FNUZ: nothing. */
-#define FL_MAXBITS(E, P, ST)                                                 \
+ * pattern; P3109: the NaN where it is a magnitude (unsigned) and the
+ * infinity (extended domain, INF); FINITE, FNUZ: nothing. */
+#define FL_MAXBITS(E, P, ST, S, INF)                                         \
     ((ST) == FL_NANSTYLE_IEEE                                                \
          ? FL_MAGMASK(E, P) - (FL_ONE << ((P) - 1))                          \
-         : ((ST) == FL_NANSTYLE_FN || (ST) == FL_NANSTYLE_P3109)             \
+         : (ST) == FL_NANSTYLE_FN                                            \
                ? FL_MAGMASK(E, P) - 1                                        \
-               : FL_MAGMASK(E, P))
+               : (ST) == FL_NANSTYLE_P3109                                   \
+                     ? FL_MAGMASK(E, P) - ((S) ? 0 : 1) - ((INF) ? 1 : 0)    \
+                     : FL_MAGMASK(E, P))
 #define FL_HASINF(ST) ((ST) == FL_NANSTYLE_IEEE || (ST) == FL_NANSTYLE_P3109)
 #define FL_NEGZERO(ST, S)                                                    \
     ((S) && (ST) != FL_NANSTYLE_FNUZ && (ST) != FL_NANSTYLE_P3109)
@@ -63,9 +71,9 @@
     {                                                                        \
         NAME, FL_W(E, P, S), E, P, FL_HASINF(ST), ST, SUB, SAT, 0, S, Z,     \
         FL_NEGZERO(ST, S), GAP, B, ((Z) ? 1 : 0) - (B),                      \
-        (int32_t)(FL_MAXBITS(E, P, ST) >> ((P) - 1)) - (B),                  \
+        (int32_t)(FL_MAXBITS(E, P, ST, S, FL_HASINF(ST)) >> ((P) - 1)) - (B),\
         (S) ? FL_ONE << (FL_W(E, P, S) - 1) : 0, FL_EXPMASK(E, P),           \
-        FL_FRACMASK(P), FL_MAXBITS(E, P, ST)                                 \
+        FL_FRACMASK(P), FL_MAXBITS(E, P, ST, S, FL_HASINF(ST))               \
     }
 #define FL_FORMAT_X(NAME, E, P, B, ST, S, Z, SUB, SAT)                       \
     FL_FORMAT_XG(NAME, E, P, B, ST, S, Z, SUB, SAT, 0)
@@ -115,16 +123,18 @@ const fl_format fl_float6_e3m2fn = FL_FORMAT_X(
     "float6_e3m2fn", 3, 3, 3, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
 const fl_format fl_float4_e2m1fn = FL_FORMAT_X(
     "float4_e2m1fn", 2, 2, 1, FL_NANSTYLE_FINITE, 1, 1, 1, 0);
-/* IEEE P3109 binary8pP (gfloat): E = 8 - P, bias 2^(E-1) (P = 1: 63). */
-#define FL_P3109(NAME, P, B)                                                 \
-    FL_FORMAT_X(NAME, 8 - (P), P, B, FL_NANSTYLE_P3109, 1, 1, 1, 0)
-const fl_format fl_p3109_p1 = FL_P3109("p3109:p1", 1, 63);
-const fl_format fl_p3109_p2 = FL_P3109("p3109:p2", 2, 32);
-const fl_format fl_p3109_p3 = FL_P3109("p3109:p3", 3, 16);
-const fl_format fl_p3109_p4 = FL_P3109("p3109:p4", 4, 8);
-const fl_format fl_p3109_p5 = FL_P3109("p3109:p5", 5, 4);
-const fl_format fl_p3109_p6 = FL_P3109("p3109:p6", 6, 2);
-const fl_format fl_p3109_p7 = FL_P3109("p3109:p7", 7, 1);
+/* IEEE P3109 Binary8pPse (K = 8, signed, extended): E = 8 - P exponent
+ * bits, bias 2^(8-P-1) for every P (P = 1 too: 64). */
+#define FL_P3109(NAME, P)                                                    \
+    FL_FORMAT_X(NAME, 8 - (P), P, 1 << (7 - (P)), FL_NANSTYLE_P3109, 1, 1,   \
+                1, 0)
+const fl_format fl_p3109_p1 = FL_P3109("p3109:p1", 1);
+const fl_format fl_p3109_p2 = FL_P3109("p3109:p2", 2);
+const fl_format fl_p3109_p3 = FL_P3109("p3109:p3", 3);
+const fl_format fl_p3109_p4 = FL_P3109("p3109:p4", 4);
+const fl_format fl_p3109_p5 = FL_P3109("p3109:p5", 5);
+const fl_format fl_p3109_p6 = FL_P3109("p3109:p6", 6);
+const fl_format fl_p3109_p7 = FL_P3109("p3109:p7", 7);
 
 /* The one table: each preset with the other names it answers to (numpy /
  * PyTorch / ml_dtypes spellings and short aliases).  Names compare
@@ -153,13 +163,13 @@ static const struct {
     {&fl_float6_e2m3fn, {"fp6-e2m3", "e2m3", "e2m3fn"}},
     {&fl_float6_e3m2fn, {"fp6-e3m2", "e3m2", "e3m2fn"}},
     {&fl_float4_e2m1fn, {"fp4-e2m1", "e2m1", "e2m1fn"}},
-    {&fl_p3109_p1, {"binary8p1", "p3109_p1"}},
-    {&fl_p3109_p2, {"binary8p2", "p3109_p2"}},
-    {&fl_p3109_p3, {"binary8p3", "p3109_p3"}},
-    {&fl_p3109_p4, {"binary8p4", "p3109_p4"}},
-    {&fl_p3109_p5, {"binary8p5", "p3109_p5"}},
-    {&fl_p3109_p6, {"binary8p6", "p3109_p6"}},
-    {&fl_p3109_p7, {"binary8p7", "p3109_p7"}},
+    {&fl_p3109_p1, {"binary8p1", "p3109_p1", "p3109_k8p1se", "binary8p1se"}},
+    {&fl_p3109_p2, {"binary8p2", "p3109_p2", "p3109_k8p2se", "binary8p2se"}},
+    {&fl_p3109_p3, {"binary8p3", "p3109_p3", "p3109_k8p3se", "binary8p3se"}},
+    {&fl_p3109_p4, {"binary8p4", "p3109_p4", "p3109_k8p4se", "binary8p4se"}},
+    {&fl_p3109_p5, {"binary8p5", "p3109_p5", "p3109_k8p5se", "binary8p5se"}},
+    {&fl_p3109_p6, {"binary8p6", "p3109_p6", "p3109_k8p6se", "binary8p6se"}},
+    {&fl_p3109_p7, {"binary8p7", "p3109_p7", "p3109_k8p7se", "binary8p7se"}},
 };
 #define FL_NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -230,14 +240,18 @@ static void set_err(char *err, size_t errlen, const char *msg, const char *arg)
         snprintf(err, errlen, msg, arg);
 }
 
-int fl_format_define(fl_format *out, const char *name,
-                     const fl_format_params *p, char *err, size_t errlen)
+/* fl_format_define, and for the P3109 style its finite domain (finite:
+ * no infinities), which fl_format_p3109 builds. */
+static int define(fl_format *out, const char *name,
+                  const fl_format_params *p, int finite, char *err,
+                  size_t errlen)
 {
     char buf[64];
     const int st = p->nan_style, sg = p->is_signed != 0, z = p->has_zero != 0;
     const int e = p->ebits, pr = p->prec;
     int32_t bias, emin, emax;
     uint64_t maxb;
+    int inf;
 
     if (st < 0 || st >= FL_NANSTYLE_COUNT) {
         snprintf(buf, sizeof buf, "%d", st);
@@ -260,11 +274,12 @@ int fl_format_define(fl_format *out, const char *name,
                 : "fraction bits must be 0..52, got %s", buf);
         return -1;
     }
-    if (!sg && (st == FL_NANSTYLE_FNUZ || st == FL_NANSTYLE_P3109)) {
-        set_err(err, errlen, "an unsigned format cannot have the fnuz or "
-                "p3109 NaN, which is the sign bit alone%s", "");
+    if (!sg && st == FL_NANSTYLE_FNUZ) {
+        set_err(err, errlen, "an unsigned format cannot have the fnuz NaN, "
+                "which is the sign bit alone%s", "");
         return -1;
     }
+
     if (!z && (sg || p->subnormals ||
                (st != FL_NANSTYLE_FN && st != FL_NANSTYLE_FINITE))) {
         set_err(err, errlen, "a format without zero must be unsigned, "
@@ -280,8 +295,9 @@ int fl_format_define(fl_format *out, const char *name,
         set_err(err, errlen, "a format needs at least 2 bits%s", "");
         return -1;
     }
+    inf = st == FL_NANSTYLE_P3109 ? !finite : FL_HASINF(st);
     bias = p->bias == FL_BIAS_IEEE ? FL_BIAS(e) : p->bias;
-    maxb = FL_MAXBITS(e, pr, st);
+    maxb = FL_MAXBITS(e, pr, st, sg, inf);
     if (z ? (maxb >> (pr - 1)) == 0 : maxb == 0) {
         /* e.g. one exponent bit and no fraction with fn or p3109: the
          * specials leave no normal number */
@@ -306,7 +322,7 @@ int fl_format_define(fl_format *out, const char *name,
     out->width = (uint8_t)(sg + e + pr - 1);
     out->ebits = (uint8_t)e;
     out->prec = (uint8_t)pr;
-    out->has_inf = FL_HASINF(st);
+    out->has_inf = (uint8_t)inf;
     out->nan_style = (uint8_t)st;
     out->subnormals = p->subnormals != 0;
     out->saturate = p->saturate != 0;
@@ -324,6 +340,12 @@ int fl_format_define(fl_format *out, const char *name,
     return 0;
 }
 
+int fl_format_define(fl_format *out, const char *name,
+                     const fl_format_params *p, char *err, size_t errlen)
+{
+    return define(out, name, p, 0, err, errlen);
+}
+
 int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
                    int nan_style, int subnormals, int saturate, char *err,
                    size_t errlen)
@@ -339,6 +361,80 @@ int fl_format_make(fl_format *out, const char *name, int ebits, int prec,
     p.saturate = saturate;
     p.min_gap_up = 0;
     return fl_format_define(out, name, &p, err, errlen);
+}
+
+/* gfloat's names of the P3109 family, K = 2..16, P = 1..16, in the order
+ * se, sf, ue, uf: constant strings a descriptor can point to. */
+#define FL_P3109_NM(K, P)                                                    \
+    {"p3109_k" #K "p" #P "se", "p3109_k" #K "p" #P "sf",                     \
+     "p3109_k" #K "p" #P "ue", "p3109_k" #K "p" #P "uf"}
+#define FL_P3109_NK(K)                                                       \
+    {FL_P3109_NM(K, 1), FL_P3109_NM(K, 2), FL_P3109_NM(K, 3),                \
+     FL_P3109_NM(K, 4), FL_P3109_NM(K, 5), FL_P3109_NM(K, 6),                \
+     FL_P3109_NM(K, 7), FL_P3109_NM(K, 8), FL_P3109_NM(K, 9),                \
+     FL_P3109_NM(K, 10), FL_P3109_NM(K, 11), FL_P3109_NM(K, 12),             \
+     FL_P3109_NM(K, 13), FL_P3109_NM(K, 14), FL_P3109_NM(K, 15),             \
+     FL_P3109_NM(K, 16)}
+#define FL_P3109_KMAX 16
+static const char *const p3109_names[FL_P3109_KMAX - 1][16][4] = {
+    FL_P3109_NK(2), FL_P3109_NK(3), FL_P3109_NK(4), FL_P3109_NK(5),
+    FL_P3109_NK(6), FL_P3109_NK(7), FL_P3109_NK(8), FL_P3109_NK(9),
+    FL_P3109_NK(10), FL_P3109_NK(11), FL_P3109_NK(12), FL_P3109_NK(13),
+    FL_P3109_NK(14), FL_P3109_NK(15), FL_P3109_NK(16)};
+
+/* The name of the preset p3109:pP (K = 8, signed, extended). */
+static const char *fl_format_preset_p3109(int p)
+{
+    static const fl_format *const k8[7] = {
+        &fl_p3109_p1, &fl_p3109_p2, &fl_p3109_p3, &fl_p3109_p4,
+        &fl_p3109_p5, &fl_p3109_p6, &fl_p3109_p7};
+    return k8[p - 1]->name;
+}
+
+int fl_format_p3109(fl_format *out, int k, int p, int is_signed,
+                    int extended, char *err, size_t errlen)
+{
+    char buf[96];
+    const int sg = is_signed != 0;
+    const int e = k - p + (sg ? 0 : 1);
+    fl_format_params q;
+    if (k < 2 || k > FL_P3109_KMAX) {
+        snprintf(buf, sizeof buf, "%d", k);
+        set_err(err, errlen, "P3109 width K must be 2..16, got %s", buf);
+        return -1;
+    }
+    if (p < 1 || p > k - sg) {
+        snprintf(buf, sizeof buf, "%d (K = %d, %s)", p, k,
+                 sg ? "signed: P < K" : "unsigned: P <= K");
+        set_err(err, errlen, "P3109 precision P out of range: %s", buf);
+        return -1;
+    }
+    if (e < 1) {
+        /* signed P = K: no exponent field at all (every value subnormal) */
+        set_err(err, errlen, "P3109 formats without exponent bits (signed "
+                "P = K) are not modelled%s", "");
+        return -1;
+    }
+    if (e > 11) {
+        snprintf(buf, sizeof buf, "%d", e);
+        set_err(err, errlen, "this P3109 format has %s exponent bits; fplab "
+                "holds formats whose values all lie in binary64's range "
+                "(at most 11: P >= K - 11 signed, P >= K - 10 unsigned)", buf);
+        return -1;
+    }
+    memset(&q, 0, sizeof q);
+    q.ebits = e;
+    q.prec = p;
+    q.bias = 1 << (e - 1);                 /* 2^(K-P-1) / 2^(K-P) */
+    q.nan_style = FL_NANSTYLE_P3109;
+    q.is_signed = sg;
+    q.has_zero = 1;
+    q.subnormals = 1;
+    if (k == 8 && sg && extended)          /* the preset: p3109:pP */
+        return define(out, fl_format_preset_p3109(p), &q, 0, err, errlen);
+    return define(out, p3109_names[k - 2][p - 1]
+                                  [(sg ? 0 : 2) + (extended ? 0 : 1)],
+                  &q, !extended, err, errlen);
 }
 
 /* Parse a whole decimal integer in [lo, hi]; -1 if not. */
@@ -370,8 +466,54 @@ static void unknown_format(char *err, size_t errlen, const char *spec)
     }
     if (n < errlen)
         snprintf(err + n, errlen - n,
-                 "p3109:p1 .. p3109:p7, ieee:E:M; aliases such as fp16, "
-                 "half, bf16, float32, e4m3, e8m0, fp4-e2m1; any case)");
+                 "p3109:p1 .. p3109:p7, p3109_k{K}p{P}{s|u}{e|f}, ieee:E:M; "
+                 "aliases such as fp16, half, bf16, float32, e4m3, e8m0, "
+                 "fp4-e2m1; any case)");
+}
+
+/* "K p P {s|u}{e|f}" after "p3109_k" (gfloat) or "binary" (the P3109
+ * report's Binary8p3se); "binary8pP" alone is the preset p3109:pP. */
+static int parse_p3109(fl_format *out, const char *spec, const char *rest,
+                       char *err, size_t errlen)
+{
+    const char *pp = rest, *sd;
+    int k, p, sg, ext;
+    char sbuf[8];
+    while (*pp >= '0' && *pp <= '9')
+        pp++;
+    k = parse_small_int(rest, pp, 0, 9999);
+    if (k < 0 || lower((unsigned char)*pp) != 'p')
+        goto bad;
+    sd = ++pp;
+    while (*sd >= '0' && *sd <= '9')
+        sd++;
+    p = parse_small_int(pp, sd, 0, 9999);
+    if (p < 0)
+        goto bad;
+    if (strlen(sd) != 2)
+        goto bad;
+    sbuf[0] = (char)lower((unsigned char)sd[0]);
+    sbuf[1] = (char)lower((unsigned char)sd[1]);
+    if ((sbuf[0] != 's' && sbuf[0] != 'u') ||
+        (sbuf[1] != 'e' && sbuf[1] != 'f'))
+        goto bad;
+    sg = sbuf[0] == 's';
+    ext = sbuf[1] == 'e';
+    if (fl_format_p3109(out, k, p, sg, ext, err, errlen) == 0)
+        return 0;
+    if (err && errlen) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "format '%s': %s", spec, why);
+    }
+    return -1;
+bad:
+    set_err(err, errlen, "format '%s': an IEEE P3109 format is named "
+            "p3109_k{K}p{P}{s|u}{e|f} (or BinaryKpP{s|u}{e|f}): width K, "
+            "precision P, signed or unsigned, extended (infinities) or "
+            "finite, e.g. p3109_k8p3se; the 8-bit signed extended ones are "
+            "also p3109:p1 .. p3109:p7", spec);
+    return -1;
 }
 
 int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
@@ -411,11 +553,15 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
         return fl_format_make(out, "ieee", ebits, mbits + 1, FL_NANSTYLE_IEEE,
                               1, 0, err, errlen);
     }
-    if ((rest = after_prefix(spec, "p3109:")) != NULL ||
-        (rest = after_prefix(spec, "binary8p")) != NULL) {
+    if ((rest = after_prefix(spec, "p3109_k")) != NULL ||
+        ((rest = after_prefix(spec, "binary")) != NULL && *rest >= '0' &&
+         *rest <= '9'))
+        return parse_p3109(out, spec, rest, err, errlen);
+    if ((rest = after_prefix(spec, "p3109:")) != NULL) {
         set_err(err, errlen,
                 "format '%s': the IEEE P3109 8-bit formats are p3109:p1 .. "
-                "p3109:p7 (precision P = 1..7)", spec);
+                "p3109:p7 (precision P = 1..7, signed, extended); the whole "
+                "family is p3109_k{K}p{P}{s|u}{e|f}, e.g. p3109_k8p3sf", spec);
         return -1;
     }
     unknown_format(err, errlen, spec);
@@ -453,7 +599,60 @@ int fl_rm_parse(const char *s)
 
 const char *fl_rm_name(int rm)
 {
+    if (rm == FL_RSB)
+        return "srb";
     return rm >= 0 && rm < FL_RM_COUNT ? rm_names[rm] : "?";
+}
+
+static const struct {
+    const char *name;
+    int v;
+} srv_names[] = {
+    {"stochastic", FL_SRV_STOCHASTIC}, {"stochastic-odd", FL_SRV_STOCHASTIC_ODD},
+    {"fast", FL_SRV_FAST},             {"fastest", FL_SRV_FASTEST},
+    {"c", FL_SRV_STOCHASTIC},          {"b", FL_SRV_FAST},
+    {"a", FL_SRV_FASTEST},
+};
+
+int fl_srv_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < sizeof srv_names / sizeof srv_names[0]; i++)
+        if (same_name(s, srv_names[i].name))
+            return srv_names[i].v;
+    return -1;
+}
+
+const char *fl_srv_name(int variant)
+{
+    return variant >= 0 && variant < FL_SRV_COUNT ? srv_names[variant].name
+                                                  : "?";
+}
+
+static const struct {
+    const char *name;
+    int v;
+} sat_names[] = {
+    {"none", FL_SAT_NONE},           {"propagate", FL_SAT_PROPAGATE},
+    {"finite", FL_SAT_FINITE},       {"ovfinf", FL_SAT_NONE},
+    {"satnone", FL_SAT_NONE},        {"satpropagate", FL_SAT_PROPAGATE},
+    {"satfinite", FL_SAT_FINITE},
+};
+
+int fl_sat_parse(const char *s)
+{
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < sizeof sat_names / sizeof sat_names[0]; i++)
+        if (same_name(s, sat_names[i].name))
+            return sat_names[i].v;
+    return -1;
+}
+
+const char *fl_sat_name(int sat)
+{
+    return sat >= 0 && sat <= FL_SAT_FINITE ? sat_names[sat].name : "?";
 }
 
 static const char *const nan_names[FL_NANP_COUNT] = {"x86", "arm", "riscv",

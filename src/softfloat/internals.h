@@ -56,9 +56,11 @@ static inline FPLAB_HOSTDEV int fl__is_nan_cls(int cls)
 /* Decode a bit pattern.  Subnormal inputs become zero under c->daz (and in
  * formats declared without subnormals).  c may be NULL (no DAZ).  The
  * special encodings come from f->nan_style: IEEE (all-ones exponent), FN
- * (all-ones magnitude is NaN), P3109 (all-ones magnitude is infinite),
- * FNUZ and P3109 (the sign bit alone is the NaN), FINITE (none).  In a
- * format without zero (has_zero == 0) the zero exponent field is normal. */
+ * (all-ones magnitude is NaN), FNUZ and signed P3109 (the sign bit alone
+ * is the NaN), unsigned P3109 (the all-ones code is the NaN), P3109 with
+ * infinities (the magnitude just above max_bits is infinite), FINITE
+ * (none).  In a format without zero (has_zero == 0) the zero exponent
+ * field is normal. */
 static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
                                               const fl_ctx *c)
 {
@@ -70,15 +72,25 @@ static inline FPLAB_HOSTDEV fl_unp fl__unpack(const fl_format *f, uint64_t a,
     u.sign = (a & f->sign_mask) != 0;
     u.exp = 0;
     u.sig = 0;
-    if (e == eall) {
+    if (f->nan_style == FL_NANSTYLE_P3109) {
+        const uint64_t mag = a & (f->exp_mask | f->frac_mask);
+        if (!f->is_signed && mag == (f->exp_mask | f->frac_mask)) {
+            u.cls = FL_U_QNAN;
+            return u;
+        }
+        if (f->has_inf && mag == f->max_bits + 1) {
+            u.cls = FL_U_INF;
+            return u;
+        }
+    } else if (e == eall) {
         if (f->nan_style == FL_NANSTYLE_IEEE) {      /* prec >= 2 */
             if (frac == 0) { u.cls = FL_U_INF; return u; }
             u.cls = (frac >> (fb - 1)) & 1 ? FL_U_QNAN : FL_U_SNAN;
             return u;
         }
-        if (frac == f->frac_mask) {
-            if (f->nan_style == FL_NANSTYLE_FN) { u.cls = FL_U_QNAN; return u; }
-            if (f->nan_style == FL_NANSTYLE_P3109) { u.cls = FL_U_INF; return u; }
+        if (frac == f->frac_mask && f->nan_style == FL_NANSTYLE_FN) {
+            u.cls = FL_U_QNAN;
+            return u;
         }
         /* otherwise the all-ones exponent holds ordinary numbers */
     }
@@ -159,6 +171,12 @@ FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
 FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
                                       int sign, int32_t exp, uint64_t sig,
                                       unsigned *flags);
+
+/* FL_RSB: whether the discarded fraction rest / 2^shift (nonzero, below
+ * one) rounds the magnitude away from zero with the context's supplied
+ * bits and variant (round.c states the exactness conditions). */
+FPLAB_HOSTDEV int fl__srb_away(uint64_t rest, int32_t shift,
+                               const fl_ctx *c);
 
 /* Collapse a 128-bit significand to 64 bits with sticky, keeping the
  * leading bit position: returns the top 64 bits of x, with bit 0 ORed with

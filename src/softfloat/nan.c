@@ -42,7 +42,9 @@ FPLAB_HOSTDEV uint64_t fl__nan_of_sign(const fl_format *f, int sign)
         return s | f->exp_mask | f->frac_mask;
     case FL_NANSTYLE_FINITE:                  /* ml_dtypes' stand-in */
         return s ^ f->sign_mask;
-    default:                                  /* FNUZ, P3109: 1.0..0 */
+    case FL_NANSTYLE_P3109:                   /* 1.0..0; unsigned 1..1 */
+        return f->is_signed ? f->sign_mask : f->exp_mask | f->frac_mask;
+    default:                                  /* FNUZ: 1.0..0 */
         return f->sign_mask;
     }
 }

@@ -91,6 +91,9 @@ FPLAB_HOSTDEV uint64_t fl_rint(const fl_format *f, uint64_t a, int exact,
         inc = frac + r < frac;                         /* carry out of 2^64 */
         break;
     }
+    case FL_RSB:
+        inc = fl__srb_away(frac, 64, c);
+        break;
     default: /* FL_RTZ */
         inc = 0;
         break;

@@ -2,7 +2,7 @@
  * sqrt.c — fl_sqrt: square root with one rounding.
  *
  * Only k = prec + 2 root bits are needed (a round bit, and the sticky
- * bit below it).  The significand is rescaled to an integer n in
+ * bit below it; stochastic rounding with N supplied bits takes N more).  The significand is rescaled to an integer n in
  * [4^(k-1), 4^k) with value = n * 4^s; the shift loses nothing because n
  * keeps at least 2k - 2 > prec bits.  Then r = floor(sqrt(n)) has exactly
  * k bits, sqrt(value) = sqrt(n) * 2^s, and a nonzero remainder n - r^2
@@ -68,7 +68,12 @@ FPLAB_HOSTDEV uint64_t fl_sqrt(const fl_format *f, uint64_t a,
     FL__TRY_FAST(fl__fast_sqrt(f, a, c, flags, &fl__fast_r));
 #endif
     const fl_unp x = fl__unpack(f, a, c);
-    const int k = f->prec + 2;                         /* root bits, <= 55 */
+    /* root bits, <= 55: a round bit and the sticky below it, and under
+     * FL_RSB as many more as there are random bits (their comparison needs
+     * the discarded part to N + 1 bits: exact while prec + N <= 53) */
+    const int k = c->rm == FL_RSB && f->prec + 2 + c->sr_nbits <= 55
+                      ? f->prec + 2 + c->sr_nbits
+                  : c->rm == FL_RSB ? 55 : f->prec + 2;
     int32_t top, s;
     uint64_t r;
     int inexact;

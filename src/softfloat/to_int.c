@@ -90,6 +90,8 @@ static FPLAB_HOSTDEV int round_up(const fl_ctx *c, int sign, uint64_t mag,
         /* up with probability rem_sr / 2^64: add 64 random bits and keep
          * the carry, as fl__round_pack does with its discarded bits */
         return rem_sr + fl_sr_bits(c->sr_seed, c->sr_index) < rem_sr;
+    case FL_RSB:
+        return fl__srb_away(rem, 64, c);
     default:     return 0;   /* FL_RTZ */
     }
 }

@@ -30,7 +30,7 @@ expect_file 0 "$G/table_float6_e3m2fn.txt" -- table fp6-e3m2
 expect_file 0 "$G/table_float8_e4m3fnuz.txt" -- table float8_e4m3fnuz
 expect_file 0 "$G/table_float8_e8m0fnu.txt" -- table float8_e8m0fnu
 expect_file 0 "$G/table_float8_e5m3fnu.txt" -- table float8_e5m3fnu
-# 5 2 --bias 16 --style p3109; 7 0 --bias 63; 1 6 --bias 1
+# 5 2 --bias 16 --style p3109; 7 0 --bias 64; 1 6 --bias 1
 expect_file 0 "$G/table_p3109_p3.txt"     -- table p3109:p3
 expect_file 0 "$G/table_p3109_p1.txt"     -- table P3109:P1
 expect_file 0 "$G/table_p3109_p7.txt"     -- table p3109:p7
