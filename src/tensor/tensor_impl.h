@@ -118,7 +118,7 @@ typedef struct tmember {
     uint64_t begin, end;  /* data_offsets, relative to the data area */
 } tmember;
 
-struct tensor_file {
+struct fl_tensor_file {
     tensor_container kind;
     char *name;           /* path or image name, for messages */
     tsrc src;             /* the whole file */
@@ -130,11 +130,11 @@ struct tensor_file {
     uint64_t st_data;     /* safetensors: offset of the data area */
 };
 
-int tzip_open(struct tensor_file *tf, char *err, size_t errlen);
-int tzip_get(const struct tensor_file *tf, const tmember *m, tensor *t,
+int tzip_open(struct fl_tensor_file *tf, char *err, size_t errlen);
+int tzip_get(const struct fl_tensor_file *tf, const tmember *m, tensor *t,
              char *err, size_t errlen);
-int tst_open(struct tensor_file *tf, char *err, size_t errlen);
-int tst_get(const struct tensor_file *tf, const tmember *m, tensor *t,
+int tst_open(struct fl_tensor_file *tf, char *err, size_t errlen);
+int tst_get(const struct fl_tensor_file *tf, const tmember *m, tensor *t,
             char *err, size_t errlen);
 
 /* Writers: fp is the open temp file; 0 or -1 with err. */
