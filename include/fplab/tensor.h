@@ -102,9 +102,10 @@ int fl_tensor_read(fl_tensor *t, const char *spec, char *err, size_t errlen);
 int fl_tensor_spec_split(const char *spec, char **path, char **key);
 
 /* Raw little-endian elements of dtype, the whole file: a 1-D tensor.  A
- * size that is not a whole number of elements is an error; dname names
- * the dtype in that message as the user spelled it ("f16"; NULL: the
- * numpy name). */
+ * size that is not a whole number of elements is an error, and so is a
+ * file that is a whole tensor file (.npy, .npz, safetensors or a PyTorch
+ * zip: its header would be read as data); dname names the dtype in those
+ * messages as the user spelled it ("f16"; NULL: the numpy name). */
 int fl_tensor_read_raw(fl_tensor *t, const char *path, fl_tensor_dtype dtype,
                        const char *dname, char *err, size_t errlen);
 
@@ -127,7 +128,10 @@ int fl_tensor_read_any(fl_tensor *t, const char *spec, char *err,
 /* An opened, validated tensor file: its members and metadata.  Opening
  * reads and checks the directory (zip central directory, safetensors
  * header: offsets in range, no overlap, no hole); members are read on
- * demand.  Not thread-safe (one file position). */
+ * demand.  Not thread-safe (one file position).  PyTorch files are
+ * refused with a message that says so: torch.save's zip archive (a member
+ * ARCHIVE/data.pkl) is no .npz, and its legacy format is a Python
+ * pickle. */
 typedef struct fl_tensor_file fl_tensor_file;
 
 int fl_tensor_file_open(fl_tensor_file **tf, const char *path, char *err,
