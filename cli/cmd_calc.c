@@ -239,10 +239,16 @@ int cmd_calc(int argc, char **argv)
         return cli_error("calc: --exact applies to rint and to_* only");
 
     fl_op_result r;
-    char err[512];
+    /* the message quotes an operand whole, however long */
+    size_t errlen = 256;
+    for (int k = 2; k < npos; k++)
+        errlen += strlen(pos[k]);
+    char *err = malloc(errlen);
+    if (err == NULL)
+        return cli_error("calc: out of memory");
     const fl_format *src = op->in == FL_OPT_SOURCE ? &from : NULL;
     const int rc = fl_op_calc(op, pos + 2, &f, src, exact, &c, &r, err,
-                              sizeof err);
+                              errlen);
     /* an operand that a number did not give exactly: say so (numbers are
      * read to nearest even; the operands before a bad one are read) */
     for (int k = 0; k < r.nread; k++) {
@@ -257,8 +263,12 @@ int cmd_calc(int argc, char **argv)
                 cli_flag_names(r.read_flags[k], names, sizeof names));
         free(val);
     }
-    if (rc != 0)
-        return cli_error("calc: %s", err);
+    if (rc != 0) {
+        cli_error("calc: %s", err);
+        free(err);
+        return CLI_USAGE;
+    }
+    free(err);
     print_result(op, &f, &r);
     return CLI_OK;
 }
