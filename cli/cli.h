@@ -58,13 +58,15 @@ int cli_out_open(cli_out *o, const char *path);   /* -1 + message on error */
 int cli_out_commit(cli_out *o);                   /* -1 + message on error */
 void cli_out_abort(cli_out *o);                   /* removes the temp file */
 
-/* Create a directory (and parents) if missing; -1 + message on error,
- * starting with `what` (e.g. "hist: --out") unless it is NULL. */
+/* Outputs: every command creates the missing directories on the way to
+ * what it writes (one rule, these two helpers).  cli_mkdir_p creates a
+ * directory and its missing parents; cli_mkdir_parent the directories
+ * holding a file (nothing for a bare name); cli_out_open calls it when the
+ * temp file's directory is missing.  An existing directory is fine; a file
+ * in the way is an error.  -1 + message on error, starting with `what`
+ * (e.g. "hist: --out") unless it is NULL. */
 int cli_mkdir_p(const char *dir, const char *what);
-/* Create a directory if missing, but not its parents: a missing or
- * non-directory parent is an error naming both paths (a typo in --out
- * should not plant a tree).  `what` starts the message ("lab: --out"). */
-int cli_mkdir_last(const char *dir, const char *what);
+int cli_mkdir_parent(const char *path, const char *what);
 
 /* The directory with fplab's data set (data/digits.csv.gz) and plot
  * scripts (plots/NAME.gp), in this order: $FPLAB_SHARE_DIR; the installed

@@ -7,109 +7,16 @@
  * DECIMAL FLAGS" for integer results, "true|false FLAGS" for predicates,
  * "less|equal|greater|unordered FLAGS" for compare, the class name for
  * class.  Flags are named in bit order or "-" for none.
+ *
+ * The operations, their operands and their evaluation are the library's
+ * (fplab/ops.h: fl_op_find, fl_op_calc); this file parses the options and
+ * prints.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-enum kind {
-    K_BIN,      /* two operands in FORMAT, result in FORMAT */
-    K_UN,       /* one operand in FORMAT, result in FORMAT */
-    K_FMA,      /* three operands */
-    K_RINT,     /* round to integral; arg = exact */
-    K_ROUND,    /* a number rounded into FORMAT in the given mode */
-    K_CONVERT,  /* an operand in --from FORMAT2 converted into FORMAT */
-    K_PRED,     /* predicate: true/false */
-    K_PRED_SWAP,/* predicate with swapped operands (gt, ge) */
-    K_CMP,      /* compare; arg = signaling */
-    K_CLASS,
-    K_TOINT,    /* arg = integer type */
-    K_FROMINT   /* arg = integer type */
-};
-
-enum { IT_I32, IT_U32, IT_I64, IT_U64 };
-
-typedef uint64_t (*binop_fn)(const fl_format *, uint64_t, uint64_t,
-                             const fl_ctx *, unsigned *);
-typedef uint64_t (*unop_fn)(const fl_format *, uint64_t, const fl_ctx *,
-                            unsigned *);
-typedef int (*pred_fn)(const fl_format *, uint64_t, uint64_t, const fl_ctx *,
-                       unsigned *);
-
-struct op {
-    const char *name;
-    int kind;
-    int nops;
-    binop_fn bin;
-    unop_fn un;
-    pred_fn pred;
-    int arg;
-    const char *help;
-};
-
-static const struct op ops[] = {
-    {"add", K_BIN, 2, fl_add, NULL, NULL, 0, "a + b"},
-    {"sub", K_BIN, 2, fl_sub, NULL, NULL, 0, "a - b"},
-    {"mul", K_BIN, 2, fl_mul, NULL, NULL, 0, "a * b"},
-    {"div", K_BIN, 2, fl_div, NULL, NULL, 0, "a / b"},
-    {"rem", K_BIN, 2, fl_rem, NULL, NULL, 0, "IEEE remainder a - n*b"},
-    {"fma", K_FMA, 3, NULL, NULL, NULL, 0, "a * b + c, one rounding"},
-    {"sqrt", K_UN, 1, NULL, fl_sqrt, NULL, 0, "square root"},
-    {"rint", K_RINT, 1, NULL, NULL, NULL, 0,
-     "round to integral value (no inexact; --exact: roundToIntegralExact)"},
-    {"rint-exact", K_RINT, 1, NULL, NULL, NULL, 1,
-     "round to integral value, inexact raised (roundToIntegralExact)"},
-    {"min", K_BIN, 2, fl_minimum, NULL, NULL, 0, "IEEE 754-2019 minimum"},
-    {"minimum", K_BIN, 2, fl_minimum, NULL, NULL, 0, "same as min"},
-    {"max", K_BIN, 2, fl_maximum, NULL, NULL, 0, "IEEE 754-2019 maximum"},
-    {"maximum", K_BIN, 2, fl_maximum, NULL, NULL, 0, "same as max"},
-    {"minnum", K_BIN, 2, fl_minimum_number, NULL, NULL, 0,
-     "IEEE 754-2019 minimumNumber"},
-    {"minimumNumber", K_BIN, 2, fl_minimum_number, NULL, NULL, 0,
-     "same as minnum"},
-    {"maxnum", K_BIN, 2, fl_maximum_number, NULL, NULL, 0,
-     "IEEE 754-2019 maximumNumber"},
-    {"maximumNumber", K_BIN, 2, fl_maximum_number, NULL, NULL, 0,
-     "same as maxnum"},
-    {"nextup", K_UN, 1, NULL, fl_next_up, NULL, 0, "nextUp"},
-    {"nextdown", K_UN, 1, NULL, fl_next_down, NULL, 0, "nextDown"},
-    {"round", K_ROUND, 1, NULL, NULL, NULL, 0,
-     "the operand rounded into FORMAT in the mode (bits: canonicalized)"},
-    {"convert", K_CONVERT, 1, NULL, NULL, NULL, 0,
-     "operand in --from FORMAT2, converted into FORMAT"},
-    {"eq", K_PRED, 2, NULL, NULL, fl_eq, 0, "a == b (quiet)"},
-    {"lt", K_PRED, 2, NULL, NULL, fl_lt, 0, "a < b (signaling)"},
-    {"le", K_PRED, 2, NULL, NULL, fl_le, 0, "a <= b (signaling)"},
-    {"gt", K_PRED_SWAP, 2, NULL, NULL, fl_lt, 0, "a > b (signaling)"},
-    {"ge", K_PRED_SWAP, 2, NULL, NULL, fl_le, 0, "a >= b (signaling)"},
-    {"eq_signaling", K_PRED, 2, NULL, NULL, fl_eq_signaling, 0,
-     "a == b, invalid on any NaN"},
-    {"lt_quiet", K_PRED, 2, NULL, NULL, fl_lt_quiet, 0,
-     "a < b, invalid only on sNaN"},
-    {"le_quiet", K_PRED, 2, NULL, NULL, fl_le_quiet, 0,
-     "a <= b, invalid only on sNaN"},
-    {"gt_quiet", K_PRED_SWAP, 2, NULL, NULL, fl_lt_quiet, 0,
-     "a > b, invalid only on sNaN"},
-    {"ge_quiet", K_PRED_SWAP, 2, NULL, NULL, fl_le_quiet, 0,
-     "a >= b, invalid only on sNaN"},
-    {"compare", K_CMP, 2, NULL, NULL, NULL, 0,
-     "less/equal/greater/unordered (quiet)"},
-    {"compare_signaling", K_CMP, 2, NULL, NULL, NULL, 1,
-     "same, invalid on any NaN"},
-    {"class", K_CLASS, 1, NULL, NULL, NULL, 0, "IEEE class of a"},
-    {"to_i32", K_TOINT, 1, NULL, NULL, NULL, IT_I32,
-     "to int32 in the mode (--exact: inexact raised)"},
-    {"to_u32", K_TOINT, 1, NULL, NULL, NULL, IT_U32, "to uint32"},
-    {"to_i64", K_TOINT, 1, NULL, NULL, NULL, IT_I64, "to int64"},
-    {"to_u64", K_TOINT, 1, NULL, NULL, NULL, IT_U64, "to uint64"},
-    {"from_i32", K_FROMINT, 1, NULL, NULL, NULL, IT_I32,
-     "an int32 (decimal or 0x-hex) into FORMAT"},
-    {"from_u32", K_FROMINT, 1, NULL, NULL, NULL, IT_U32, "a uint32"},
-    {"from_i64", K_FROMINT, 1, NULL, NULL, NULL, IT_I64, "an int64"},
-    {"from_u64", K_FROMINT, 1, NULL, NULL, NULL, IT_U64, "a uint64"},
-};
-#define N_OPS (sizeof ops / sizeof ops[0])
+#include "fplab/ops.h"
 
 static void usage(FILE *fp)
 {
@@ -156,9 +63,11 @@ CLI_FORMATS_HELP
 "  -h, --help         this text\n"
 "\n"
 "OP:\n");
-    for (size_t i = 0; i < N_OPS; i++)
-        fprintf(fp, "  %-18s %d operand%s  %s\n", ops[i].name, ops[i].nops,
-                ops[i].nops == 1 ? " " : "s", ops[i].help);
+    for (size_t i = 0; i < fl_op_count(); i++) {
+        const fl_op *op = fl_op_at(i);
+        fprintf(fp, "  %-18s %d operand%s  %s\n", op->name, op->nin,
+                op->nin == 1 ? " " : "s", op->help);
+    }
     fprintf(fp,
 "\n"
 "examples:\n"
@@ -169,106 +78,47 @@ CLI_FORMATS_HELP
 "exit status: 0 success, 2 bad usage or bad operand.\n");
 }
 
-static const struct op *find_op(const char *name)
+/* The result of op, as one line: bits, exact value and flags for a
+ * value of FORMAT; hex and decimal for an integer; true/false, the
+ * relation or the class name. */
+static void print_result(const fl_op *op, const fl_format *f,
+                         const fl_op_result *r)
 {
-    for (size_t i = 0; i < N_OPS; i++)
-        if (!strcmp(ops[i].name, name))
-            return &ops[i];
-    return NULL;
-}
-
-/* Parse raw bits after "bits:": 0x-hex, 0b-binary or decimal. */
-static int parse_bits(const char *s, uint64_t *v)
-{
-    if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-        uint64_t x = 0;
-        const char *p = s + 2;
-        if (*p == '\0' || strlen(p) > 64)
-            return -1;
-        for (; *p; p++) {
-            if (*p != '0' && *p != '1')
-                return -1;
-            x = (x << 1) | (uint64_t)(*p - '0');
-        }
-        *v = x;
-        return 0;
-    }
-    return cli_parse_u64(s, v);
-}
-
-/* An operand in format f.  Numbers are rounded to nearest-even (the
- * reading of an operand is itself a rounding), with a warning when that is
- * not exact.  Returns 0 or CLI_USAGE (message printed). */
-static int parse_operand(const fl_format *f, const char *s, int idx,
-                         const fl_ctx *user, uint64_t *out)
-{
-    if (!strncmp(s, "bits:", 5)) {
-        uint64_t v;
-        if (parse_bits(s + 5, &v) != 0)
-            return cli_error("calc: operand %d '%s': not a bit pattern "
-                             "(bits:0xHEX, bits:0bBINARY or bits:DECIMAL)",
-                             idx, s);
-        if (f->width < 64 && (v >> f->width) != 0)
-            return cli_error("calc: operand %d '%s' does not fit in %s "
-                             "(%d bits)", idx, s, f->name, f->width);
-        *out = v;
-        return 0;
-    }
-    fl_ctx pc = FL_CTX_INIT;
-    unsigned fl = 0;
-    pc.nan = user->nan;
-    if (fl_parse(f, s, &pc, &fl, out) != 0)
-        return cli_error("calc: operand %d '%s' is not a number (decimal, "
-                         "hex-float like -0x1.8p-14, inf, nan, snan, or "
-                         "bits:0xHEX)", idx, s);
-    if (fl & FL_IEEE_FLAGS) {
-        char names[64];
-        char *val = cli_exact_str(f, *out);
-        fprintf(stderr, "fplab: calc: warning: operand %d '%s' is not exact "
-                "in %s; rounded to 0x%0*" PRIx64 " (%s) [%s]\n", idx, s,
-                f->name, cli_hex_digits(f), *out, val,
-                cli_flag_names(fl, names, sizeof names));
-        free(val);
-    }
-    return 0;
-}
-
-/* An integer operand of type it: optional '-', then decimal or 0x-hex. */
-static int parse_int_operand(const char *s, int it, int idx, uint64_t *out)
-{
-    static const char *tn[] = {"int32", "uint32", "int64", "uint64"};
-    int neg = s[0] == '-';
-    uint64_t mag;
-    if (cli_parse_u64(s + neg, &mag) != 0)
-        return cli_error("calc: operand %d '%s' is not an integer (decimal "
-                         "or 0x-hex, optional '-')", idx, s);
-    int ok;
-    switch (it) {
-    case IT_I32: ok = neg ? mag <= 0x80000000u : mag <= 0x7FFFFFFFu; break;
-    case IT_U32: ok = mag <= 0xFFFFFFFFu && (!neg || mag == 0); break;
-    case IT_I64:
-        ok = neg ? mag <= UINT64_C(0x8000000000000000)
-                 : mag <= UINT64_C(0x7FFFFFFFFFFFFFFF);
-        break;
-    default: ok = !neg || mag == 0; break;
-    }
-    if (!ok)
-        return cli_error("calc: operand %d '%s' is out of range for %s", idx,
-                         s, tn[it]);
-    *out = neg ? (uint64_t)0 - mag : mag;
-    return 0;
-}
-
-/* Takes the flag word by pointer so the operation (an argument) has run
- * before the flags are read: argument evaluation order is unspecified. */
-static void print_result(const fl_format *f, uint64_t r, const unsigned *flp)
-{
-    unsigned fl = *flp;
+    static const char *const rel[] = {"less", "equal", "greater",
+                                      "unordered"};
     char names[64];
-    char *val = cli_exact_str(f, r);
-    printf("0x%0*" PRIx64 " %s %s\n", cli_hex_digits(f), r, val,
-           cli_flag_names(fl, names, sizeof names));
-    free(val);
+    const char *fls = cli_flag_names(r->flags, names, sizeof names);
+    const uint64_t v = r->value;
+    switch (op->out) {
+    case FL_OPT_BOOL:
+        printf("%s %s\n", v ? "true" : "false", fls);
+        break;
+    case FL_OPT_RELATION:
+        printf("%s %s\n", v <= 3 ? rel[v] : "?", fls);
+        break;
+    case FL_OPT_CLASS:
+        printf("%s\n", fl_class_name((fl_class)v));
+        break;
+    case FL_OPT_I32:
+        printf("0x%08" PRIx64 " %" PRId32 " %s\n", v,
+               (int32_t)(uint32_t)v, fls);
+        break;
+    case FL_OPT_U32:
+        printf("0x%08" PRIx64 " %" PRIu64 " %s\n", v, v, fls);
+        break;
+    case FL_OPT_I64:
+        printf("0x%016" PRIx64 " %" PRId64 " %s\n", v, (int64_t)v, fls);
+        break;
+    case FL_OPT_U64:
+        printf("0x%016" PRIx64 " %" PRIu64 " %s\n", v, v, fls);
+        break;
+    default: {
+        char *val = cli_exact_str(f, v);
+        printf("0x%0*" PRIx64 " %s %s\n", cli_hex_digits(f), v, val, fls);
+        free(val);
+        break;
+    }
+    }
 }
 
 int cmd_calc(int argc, char **argv)
@@ -414,14 +264,14 @@ int cmd_calc(int argc, char **argv)
     fl_format f, from;
     if (cli_parse_format(pos[0], &f, "calc: FORMAT") != 0)
         return CLI_USAGE;
-    const struct op *op = find_op(pos[1]);
+    const fl_op *op = fl_op_find(pos[1]);
     if (op == NULL)
         return cli_error("calc: unknown operation '%s' (the list is in "
                          "'fplab calc --help')", pos[1]);
-    if (npos - 2 != op->nops)
+    if (npos - 2 != op->nin)
         return cli_error("calc: %s takes %d operand%s, got %d", op->name,
-                         op->nops, op->nops == 1 ? "" : "s", npos - 2);
-    if (op->kind == K_CONVERT) {
+                         op->nin, op->nin == 1 ? "" : "s", npos - 2);
+    if (op->in == FL_OPT_SOURCE) {
         if (from_spec == NULL)
             return cli_error("calc: convert needs --from FORMAT2 (the "
                              "operand's format)");
@@ -430,114 +280,40 @@ int cmd_calc(int argc, char **argv)
     } else if (from_spec != NULL) {
         return cli_error("calc: --from applies to 'convert' only");
     }
-    if (exact && op->kind != K_RINT && op->kind != K_TOINT)
+    if (exact && !(op->props & FL_OPF_EXACT))
         return cli_error("calc: --exact applies to rint and to_* only");
 
-    uint64_t x[3] = {0, 0, 0};
-    const char **opnd = pos + 2;
-    unsigned fl = 0;
-    char names[64];
-
-    switch (op->kind) {
-    case K_ROUND:
-        if (!strncmp(opnd[0], "bits:", 5)) {
-            if (parse_operand(&f, opnd[0], 1, &c, &x[0]) != 0)
-                return CLI_USAGE;
-            print_result(&f, fl_convert(&f, &f, x[0], &c, &fl), &fl);
-        } else {
-            uint64_t r;
-            if (fl_parse(&f, opnd[0], &c, &fl, &r) != 0)
-                return cli_error("calc: operand 1 '%s' is not a number "
-                                 "(decimal, hex-float, inf, nan, snan, or "
-                                 "bits:0xHEX)", opnd[0]);
-            print_result(&f, r, &fl);
-        }
-        return CLI_OK;
-    case K_CONVERT:
-        if (parse_operand(&from, opnd[0], 1, &c, &x[0]) != 0)
-            return CLI_USAGE;
-        print_result(&f, fl_convert(&f, &from, x[0], &c, &fl), &fl);
-        return CLI_OK;
-    case K_FROMINT: {
-        uint64_t v = 0, r;
-        if (parse_int_operand(opnd[0], op->arg, 1, &v) != 0)
-            return CLI_USAGE;
-        switch (op->arg) {
-        case IT_I32: r = fl_from_i32(&f, (int32_t)(uint32_t)v, &c, &fl); break;
-        case IT_U32: r = fl_from_u32(&f, (uint32_t)v, &c, &fl); break;
-        case IT_I64: r = fl_from_i64(&f, (int64_t)v, &c, &fl); break;
-        default: r = fl_from_u64(&f, v, &c, &fl); break;
-        }
-        print_result(&f, r, &fl);
-        return CLI_OK;
+    fl_op_result r;
+    /* the message quotes an operand whole, however long */
+    size_t errlen = 256;
+    for (int k = 2; k < npos; k++)
+        errlen += strlen(pos[k]);
+    char *err = malloc(errlen);
+    if (err == NULL)
+        return cli_error("calc: out of memory");
+    const fl_format *src = op->in == FL_OPT_SOURCE ? &from : NULL;
+    const int rc = fl_op_calc(op, pos + 2, &f, src, exact, &c, &r, err,
+                              errlen);
+    /* an operand that a number did not give exactly: say so (numbers are
+     * read to nearest even; the operands before a bad one are read) */
+    for (int k = 0; k < r.nread; k++) {
+        if (!(r.read_flags[k] & FL_IEEE_FLAGS))
+            continue;
+        const fl_format *of = src != NULL ? src : &f;
+        char names[64];
+        char *val = cli_exact_str(of, r.in[k]);
+        fprintf(stderr, "fplab: calc: warning: operand %d '%s' is not exact "
+                "in %s; rounded to 0x%0*" PRIx64 " (%s) [%s]\n", k + 1,
+                pos[2 + k], of->name, cli_hex_digits(of), r.in[k], val,
+                cli_flag_names(r.read_flags[k], names, sizeof names));
+        free(val);
     }
-    default:
-        break;
+    if (rc != 0) {
+        cli_error("calc: %s", err);
+        free(err);
+        return CLI_USAGE;
     }
-
-    for (int k = 0; k < op->nops; k++)
-        if (parse_operand(&f, opnd[k], k + 1, &c, &x[k]) != 0)
-            return CLI_USAGE;
-
-    switch (op->kind) {
-    case K_BIN:
-        print_result(&f, op->bin(&f, x[0], x[1], &c, &fl), &fl);
-        break;
-    case K_UN:
-        print_result(&f, op->un(&f, x[0], &c, &fl), &fl);
-        break;
-    case K_FMA:
-        print_result(&f, fl_fma(&f, x[0], x[1], x[2], &c, &fl), &fl);
-        break;
-    case K_RINT:
-        print_result(&f, fl_rint(&f, x[0], op->arg || exact, &c, &fl), &fl);
-        break;
-    case K_PRED:
-    case K_PRED_SWAP: {
-        int t = op->kind == K_PRED ? op->pred(&f, x[0], x[1], &c, &fl)
-                                   : op->pred(&f, x[1], x[0], &c, &fl);
-        printf("%s %s\n", t ? "true" : "false",
-               cli_flag_names(fl, names, sizeof names));
-        break;
-    }
-    case K_CMP: {
-        static const char *rel[] = {"less", "equal", "greater", "unordered"};
-        int r = fl_compare(&f, x[0], x[1], op->arg, &c, &fl);
-        printf("%s %s\n", (r >= 0 && r <= 3) ? rel[r] : "?",
-               cli_flag_names(fl, names, sizeof names));
-        break;
-    }
-    case K_CLASS:
-        printf("%s\n", fl_class_name(fl_classify(&f, x[0])));
-        break;
-    case K_TOINT: {
-        switch (op->arg) {
-        case IT_I32: {
-            int32_t v = fl_to_i32(&f, x[0], exact, &c, &fl);
-            printf("0x%08" PRIx32 " %" PRId32, (uint32_t)v, v);
-            break;
-        }
-        case IT_U32: {
-            uint32_t v = fl_to_u32(&f, x[0], exact, &c, &fl);
-            printf("0x%08" PRIx32 " %" PRIu32, v, v);
-            break;
-        }
-        case IT_I64: {
-            int64_t v = fl_to_i64(&f, x[0], exact, &c, &fl);
-            printf("0x%016" PRIx64 " %" PRId64, (uint64_t)v, v);
-            break;
-        }
-        default: {
-            uint64_t v = fl_to_u64(&f, x[0], exact, &c, &fl);
-            printf("0x%016" PRIx64 " %" PRIu64, v, v);
-            break;
-        }
-        }
-        printf(" %s\n", cli_flag_names(fl, names, sizeof names));
-        break;
-    }
-    default:
-        break;
-    }
+    free(err);
+    print_result(op, &f, &r);
     return CLI_OK;
 }

@@ -30,8 +30,7 @@ static void usage(FILE *fp)
             "usage: fplab lab [--out DIR] [--quick] [--seed N] [--only ID[,ID...]]\n"
             "                 [--no-plots] [--data FILE] [--seeds N] [--jobs N]\n\n"
             "Runs every experiment and plot into DIR (default out/) and writes\n"
-            "DIR/REPORT.md.  DIR is created if missing, but not its parent (a\n"
-            "missing parent is an error: make it first).\n"
+            "DIR/REPORT.md.  DIR and its missing parents are created.\n"
             "--quick: small sizes for CI.\n"
             "--seed: every random choice derives from it; the same seed\n"
             "reproduces the same data bytes.\n"
@@ -198,7 +197,7 @@ int cmd_lab(int argc, char **argv)
         return cli_error("lab: cannot find the plot scripts: %s (or set "
                          "FPLAB_PLOTS_DIR, or run with --no-plots)", how);
     }
-    if (cli_mkdir_last(out, "lab: --out"))
+    if (cli_mkdir_p(out, "lab: --out"))
         return CLI_USAGE;
 
     lab_ctx L;

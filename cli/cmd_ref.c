@@ -348,6 +348,10 @@ static int write_out(const opts *o, const fl_format *f, int ndim,
         return cli_error("ref: out of memory"), -1;
     ts[0] = &t;
     keys[0] = o->key ? o->key : "out";
+    if (cli_mkdir_parent(o->out, "ref: --out") != 0) {
+        tensor_free(&t);
+        return -1;
+    }
     if (tensor_write_meta(o->out, ts, keys, 1, 0, &meta, 1, err, sizeof err) != 0) {
         tensor_free(&t);
         return cli_error("ref: %s", err), -1;

@@ -13,60 +13,17 @@
  * Where reports go: when the first data line is a check line, mismatches and
  * the summary go to stdout; when it is an answer line, stdout carries only
  * the answered lines and reports go to stderr.
+ *
+ * The function names, their evaluation and TestFloat's rules for judging a
+ * result are the library's (fplab/ops.h: fl_testfloat_*); this file reads
+ * the lines and prints.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-enum ty { TY_F, TY_I32, TY_U32, TY_I64, TY_U64, TY_BOOL };
-
-enum fop {
-    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_REM, OP_SQRT, OP_MULADD, OP_EQ, OP_LE,
-    OP_LT, OP_EQ_SIG, OP_LE_Q, OP_LT_Q, OP_RINT, OP_CONV, OP_TOINT,
-    OP_FROMINT
-};
-
-struct func {
-    int op;
-    int nin;
-    int in_ty;                /* type of the operands */
-    int out_ty;               /* type of the result */
-    const fl_format *fin;     /* operand format (TY_F) */
-    const fl_format *fout;    /* result format (TY_F) */
-    int min_mag;              /* _r_minMag: round toward zero */
-};
-
-static const struct {
-    const char *name;
-    const fl_format *f;
-} fmts[] = {
-    {"f16", &fl_binary16}, {"bf16", &fl_bfloat16},
-    {"f32", &fl_binary32}, {"f64", &fl_binary64},
-};
-
-static const struct {
-    const char *name;
-    int ty;
-} ints[] = {
-    {"i32", TY_I32}, {"ui32", TY_U32}, {"i64", TY_I64}, {"ui64", TY_U64},
-};
-
-static const struct {
-    const char *name;
-    int op;
-    int nin;
-    int out_bool;
-} arith[] = {
-    {"add", OP_ADD, 2, 0},          {"sub", OP_SUB, 2, 0},
-    {"mul", OP_MUL, 2, 0},          {"div", OP_DIV, 2, 0},
-    {"rem", OP_REM, 2, 0},          {"sqrt", OP_SQRT, 1, 0},
-    {"mulAdd", OP_MULADD, 3, 0},    {"roundToInt", OP_RINT, 1, 0},
-    {"eq", OP_EQ, 2, 1},            {"le", OP_LE, 2, 1},
-    {"lt", OP_LT, 2, 1},            {"eq_signaling", OP_EQ_SIG, 2, 1},
-    {"le_quiet", OP_LE_Q, 2, 1},    {"lt_quiet", OP_LT_Q, 2, 1},
-};
+#include "fplab/ops.h"
 
 #define COUNT(a) (sizeof a / sizeof a[0])
 
@@ -114,107 +71,6 @@ static void usage(FILE *fp)
 "2 bad usage or a malformed line (the message names line and field).\n");
 }
 
-static const fl_format *fmt_by_short(const char *s, size_t n)
-{
-    for (size_t i = 0; i < COUNT(fmts); i++)
-        if (strlen(fmts[i].name) == n && !strncmp(fmts[i].name, s, n))
-            return fmts[i].f;
-    return NULL;
-}
-
-static int int_by_short(const char *s, size_t n)
-{
-    for (size_t i = 0; i < COUNT(ints); i++)
-        if (strlen(ints[i].name) == n && !strncmp(ints[i].name, s, n))
-            return ints[i].ty;
-    return -1;
-}
-
-/* Decode a TestFloat function name; 0 or -1. */
-static int parse_func(const char *name, struct func *fn)
-{
-    const char *us = strchr(name, '_');
-    memset(fn, 0, sizeof *fn);
-    if (us == NULL)
-        return -1;
-    size_t n1 = (size_t)(us - name);
-    const char *rest = us + 1;
-    const fl_format *f1 = fmt_by_short(name, n1);
-    int i1 = int_by_short(name, n1);
-
-    if (!strncmp(rest, "to_", 3)) {
-        const char *tgt = rest + 3;
-        size_t n2 = strlen(tgt);
-        int min_mag = 0;
-        const char *suf = strstr(tgt, "_r_minMag");
-        if (suf != NULL && suf[9] == '\0') {
-            n2 = (size_t)(suf - tgt);
-            min_mag = 1;
-        }
-        const fl_format *f2 = fmt_by_short(tgt, n2);
-        int i2 = int_by_short(tgt, n2);
-        fn->nin = 1;
-        fn->min_mag = min_mag;
-        if (f1 && f2 && !min_mag && f1 != f2) {
-            fn->op = OP_CONV;
-            fn->in_ty = fn->out_ty = TY_F;
-            fn->fin = f1;
-            fn->fout = f2;
-            return 0;
-        }
-        if (f1 && i2 >= 0) {
-            fn->op = OP_TOINT;
-            fn->in_ty = TY_F;
-            fn->out_ty = i2;
-            fn->fin = f1;
-            return 0;
-        }
-        if (i1 >= 0 && f2 && !min_mag) {
-            fn->op = OP_FROMINT;
-            fn->in_ty = i1;
-            fn->out_ty = TY_F;
-            fn->fout = f2;
-            return 0;
-        }
-        return -1;
-    }
-    if (f1 == NULL)
-        return -1;
-    for (size_t i = 0; i < COUNT(arith); i++) {
-        if (strcmp(rest, arith[i].name) != 0)
-            continue;
-        fn->op = arith[i].op;
-        fn->nin = arith[i].nin;
-        fn->in_ty = TY_F;
-        fn->out_ty = arith[i].out_bool ? TY_BOOL : TY_F;
-        fn->fin = fn->fout = f1;
-        return 0;
-    }
-    return -1;
-}
-
-static int ty_digits(int ty, const fl_format *f)
-{
-    switch (ty) {
-    case TY_F: return cli_hex_digits(f);
-    case TY_I32: case TY_U32: return 8;
-    case TY_I64: case TY_U64: return 16;
-    default: return 1;
-    }
-}
-
-static const char *ty_name(int ty, const fl_format *f)
-{
-    switch (ty) {
-    case TY_F: return f->name;
-    case TY_I32: return "int32";
-    case TY_U32: return "uint32";
-    case TY_I64: return "int64";
-    case TY_U64: return "uint64";
-    default: return "boolean";
-    }
-}
-
 /* A hex field of at most `digits` digits; 0 or -1 with why[] filled. */
 static int parse_hex_field(const char *s, int digits, uint64_t *v,
                            char *why, size_t wl)
@@ -244,75 +100,6 @@ static int parse_hex_field(const char *s, int digits, uint64_t *v,
     }
     *v = x;
     return 0;
-}
-
-/* Compute one case; the result is returned as TestFloat prints it (ints as
- * two's complement of their width, booleans 0/1). */
-static uint64_t compute(const struct func *fn, const uint64_t *in,
-                        const fl_ctx *c0, int exact, unsigned *fl)
-{
-    fl_ctx c = *c0;
-    const fl_format *f = fn->fin;
-    if (fn->min_mag)
-        c.rm = FL_RTZ;
-    switch (fn->op) {
-    case OP_ADD: return fl_add(f, in[0], in[1], &c, fl);
-    case OP_SUB: return fl_sub(f, in[0], in[1], &c, fl);
-    case OP_MUL: return fl_mul(f, in[0], in[1], &c, fl);
-    case OP_DIV: return fl_div(f, in[0], in[1], &c, fl);
-    case OP_REM: return fl_rem(f, in[0], in[1], &c, fl);
-    case OP_SQRT: return fl_sqrt(f, in[0], &c, fl);
-    case OP_MULADD: return fl_fma(f, in[0], in[1], in[2], &c, fl);
-    case OP_RINT: return fl_rint(f, in[0], exact, &c, fl);
-    case OP_EQ: return fl_eq(f, in[0], in[1], &c, fl) != 0;
-    case OP_LE: return fl_le(f, in[0], in[1], &c, fl) != 0;
-    case OP_LT: return fl_lt(f, in[0], in[1], &c, fl) != 0;
-    case OP_EQ_SIG: return fl_eq_signaling(f, in[0], in[1], &c, fl) != 0;
-    case OP_LE_Q: return fl_le_quiet(f, in[0], in[1], &c, fl) != 0;
-    case OP_LT_Q: return fl_lt_quiet(f, in[0], in[1], &c, fl) != 0;
-    case OP_CONV: return fl_convert(fn->fout, f, in[0], &c, fl);
-    case OP_TOINT:
-        switch (fn->out_ty) {
-        case TY_I32:
-            return (uint32_t)fl_to_i32(f, in[0], exact, &c, fl);
-        case TY_U32:
-            return fl_to_u32(f, in[0], exact, &c, fl);
-        case TY_I64:
-            return (uint64_t)fl_to_i64(f, in[0], exact, &c, fl);
-        default:
-            return fl_to_u64(f, in[0], exact, &c, fl);
-        }
-    default: /* OP_FROMINT */
-        switch (fn->in_ty) {
-        case TY_I32:
-            return fl_from_i32(fn->fout, (int32_t)(uint32_t)in[0], &c, fl);
-        case TY_U32:
-            return fl_from_u32(fn->fout, (uint32_t)in[0], &c, fl);
-        case TY_I64:
-            return fl_from_i64(fn->fout, (int64_t)in[0], &c, fl);
-        default:
-            return fl_from_u64(fn->fout, in[0], &c, fl);
-        }
-    }
-}
-
-/* TestFloat's tolerance for invalid integer results: with the invalid flag
- * alone expected and raised, the type's largest or smallest value, or 0 for
- * a NaN operand, is accepted. */
-static int inv_int_ok(const struct func *fn, const uint64_t *in, uint64_t got)
-{
-    uint64_t max, min;
-    switch (fn->out_ty) {
-    case TY_I32: max = 0x7FFFFFFF; min = 0x80000000; break;
-    case TY_U32: max = 0xFFFFFFFF; min = 0; break;
-    case TY_I64:
-        max = UINT64_C(0x7FFFFFFFFFFFFFFF);
-        min = UINT64_C(0x8000000000000000);
-        break;
-    default: max = UINT64_MAX; min = 0; break;
-    }
-    return got == max || got == min ||
-           (got == 0 && fl_is_nan(fn->fin, in[0]));
 }
 
 static void print_field(FILE *fp, uint64_t v, int digits)
@@ -396,13 +183,13 @@ int cmd_testfloat(int argc, char **argv)
     if (fname == NULL)
         return cli_error("testfloat: need a FUNC such as f16_add (try "
                          "'fplab testfloat --help')");
-    struct func fn;
-    if (parse_func(fname, &fn) != 0)
+    fl_testfloat_func fn;
+    if (fl_testfloat_parse(fname, &fn) != 0)
         return cli_error("testfloat: unknown function '%s' (the list is in "
                          "'fplab testfloat --help')", fname);
 
-    const int in_digits = ty_digits(fn.in_ty, fn.fin);
-    const int out_digits = ty_digits(fn.out_ty, fn.fout);
+    const int in_digits = fl_testfloat_digits(&fn, 0);
+    const int out_digits = fl_testfloat_digits(&fn, 1);
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0, cases = 0, answered = 0, mismatches = 0;
@@ -440,7 +227,7 @@ int cmd_testfloat(int argc, char **argv)
                                 sizeof why) != 0) {
                 rc = cli_error("testfloat: line %ld: field %d: %s (operand "
                                "of type %s)", lineno, k + 1, why,
-                               ty_name(fn.in_ty, fn.fin));
+                               fl_testfloat_type_name(&fn, 0));
                 goto out;
             }
         }
@@ -450,10 +237,10 @@ int cmd_testfloat(int argc, char **argv)
                                 sizeof why) != 0) {
                 rc = cli_error("testfloat: line %ld: field %d: %s (result "
                                "of type %s)", lineno, fn.nin + 1, why,
-                               ty_name(fn.out_ty, fn.fout));
+                               fl_testfloat_type_name(&fn, 1));
                 goto out;
             }
-            if (fn.out_ty == TY_BOOL && want > 1) {
+            if (fn.out == FL_OPT_BOOL && want > 1) {
                 rc = cli_error("testfloat: line %ld: field %d: '%s' is not "
                                "a boolean result (0 or 1)", lineno,
                                fn.nin + 1, tok[fn.nin]);
@@ -476,7 +263,7 @@ int cmd_testfloat(int argc, char **argv)
         }
 
         unsigned fl = 0;
-        uint64_t got = compute(&fn, in, &c, exact, &fl);
+        uint64_t got = fl_testfloat_eval(&fn, in, exact, &c, &fl);
         fl &= FL_IEEE_FLAGS;
 
         if (!check) {
@@ -490,16 +277,10 @@ int cmd_testfloat(int argc, char **argv)
             continue;
         }
         cases++;
-        int ok;
-        if (fn.out_ty == TY_F && !check_nans && fl_is_nan(fn.fout, want) &&
-            fl_is_nan(fn.fout, got))
-            ok = fl == wflags;
-        else
-            ok = got == want && fl == wflags;
-        if (!ok && !check_inv && fn.out_ty != TY_F && fn.out_ty != TY_BOOL &&
-            wflags == FL_INVALID && fl == FL_INVALID && inv_int_ok(&fn, in, got))
-            ok = 1;
-        if (!ok) {
+        const unsigned opts = (check_nans ? FL_TF_CHECK_NANS : 0u) |
+                              (check_inv ? FL_TF_CHECK_INV_INTS : 0u);
+        if (!fl_testfloat_match(&fn, in, want, (unsigned)wflags, got, fl,
+                                opts)) {
             char wn[64], gn[64];
             mismatches++;
             fprintf(rep, "line %ld: %s", lineno, fname);

@@ -222,6 +222,17 @@ int cli_out_open(cli_out *o, const char *path)
     }
     snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
     o->fp = fopen(o->tmp, "w");
+    if (o->fp == NULL && errno == ENOENT) {
+        /* a directory on the way is missing: make the chain, as every
+         * command does for its outputs */
+        if (cli_mkdir_parent(path, path) != 0) {
+            free(o->path);
+            free(o->tmp);
+            o->path = o->tmp = NULL;
+            return -1;
+        }
+        o->fp = fopen(o->tmp, "w");
+    }
     if (o->fp == NULL) {
         cli_error("cannot create '%s' (for '%s'): %s", o->tmp, path,
                   strerror(errno));
@@ -358,51 +369,19 @@ int cli_mkdir_p(const char *dir, const char *what)
     return 0;
 }
 
-int cli_mkdir_last(const char *dir, const char *what)
+int cli_mkdir_parent(const char *path, const char *what)
 {
-    struct stat st;
-    if (dir == NULL || *dir == '\0') {
-        cli_error("%s: empty directory name", what);
+    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    if (slash == NULL || slash == path)
+        return 0;                  /* the current directory, or "/" */
+    char *dir = strndup(path, (size_t)(slash - path));
+    if (dir == NULL) {
+        cli_error("%s%s%s: out of memory", what ? what : "", what ? ": " : "",
+                  path);
         return -1;
     }
-    if (stat(dir, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return 0;
-        cli_error("%s: '%s' exists and is not a directory", what, dir);
-        return -1;
-    }
-    /* the parent: everything before the last component ("." if none) */
-    char *parent = strdup(dir);
-    if (parent == NULL) {
-        cli_error("%s: out of memory", what);
-        return -1;
-    }
-    char *e = parent + strlen(parent);
-    while (e > parent + 1 && e[-1] == '/')    /* "a/b/" names "a/b" */
-        *--e = '\0';
-    char *slash = strrchr(parent, '/');
-    if (slash == NULL)
-        strcpy(parent, ".");
-    else if (slash == parent)
-        parent[1] = '\0';                     /* "/x": the parent is "/" */
-    else
-        *slash = '\0';
-    int rc = 0;
-    if (stat(parent, &st) != 0) {
-        cli_error("%s: cannot create '%s': its parent directory '%s' does "
-                  "not exist (only the last component is created: make the "
-                  "parent first)", what, dir, parent);
-        rc = -1;
-    } else if (!S_ISDIR(st.st_mode)) {
-        cli_error("%s: cannot create '%s': '%s' is not a directory (a file "
-                  "of that name is in the way)", what, dir, parent);
-        rc = -1;
-    } else if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("%s: cannot create directory '%s': %s", what, dir,
-                  strerror(errno));
-        rc = -1;
-    }
-    free(parent);
+    int rc = cli_mkdir_p(dir, what);
+    free(dir);
     return rc;
 }
 

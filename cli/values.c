@@ -128,6 +128,14 @@ int cli_values_read(cli_values *v, const char *cmd, const char *spec,
         cli_values_free(v);
         return CLI_USAGE;
     }
+    if (v->t.n == 0) {
+        /* statistics of nothing (every scale ties): refused, as an error */
+        char sh[256];
+        tensor_shape_str(&v->t, sh, sizeof sh);
+        cli_error("%s: %s (shape %s) holds no values", cmd, v->t.source, sh);
+        cli_values_free(v);
+        return CLI_USAGE;
+    }
     if (tensor_format(&v->t, in_format, "--in-format", &v->f, err, sizeof err)) {
         cli_values_free(v);
         return cli_error("%s: %s", cmd, err);

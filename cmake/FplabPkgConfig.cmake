@@ -5,10 +5,9 @@
 # it into LIBDIR/pkgconfig.  The prefix is relative to the .pc file
 # (${pcfiledir}/../..), so `cmake --install build --prefix P` (or moving
 # the installed tree) gives correct flags without reconfiguring; an absolute
-# CMAKE_INSTALL_LIBDIR or INCLUDEDIR is written as it is.  A second library
-# gets its own file by a second call, e.g.
-#   fplab_pkgconfig(fplab_ref DESCRIPTION "..." LIBS -lfplab_ref
-#                   REQUIRES fplab LIBS_PRIVATE -lm -lpthread)
+# CMAKE_INSTALL_LIBDIR or INCLUDEDIR is written as it is.  libfplab is one
+# module (fplab.pc: -lfplab, and LIBS_PRIVATE for `pkg-config --static`);
+# another library would get its own file by a second call.
 function(fplab_pkgconfig name)
   cmake_parse_arguments(PC "" "DESCRIPTION;REQUIRES" "LIBS;LIBS_PRIVATE" ${ARGN})
   if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")

@@ -24,7 +24,7 @@ common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
 
 srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c
       src/amp/amp_data.c src/amp/amp_err.c cli/util.c cli/cmd_calc.c
-      cli/cmd_testfloat.c src/ref/*.c src/tensor/*.c)
+      cli/cmd_testfloat.c src/ops/*.c src/ref/*.c src/tensor/*.c)
 objs=()
 pids=()
 jobs=$(nproc 2>/dev/null || echo 2)

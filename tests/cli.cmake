@@ -2,7 +2,7 @@
 # counts its checks and fails unless exactly the expected number ran.
 find_program(FPLAB_BASH bash)
 if(FPLAB_BASH)
-  foreach(t calc errors info_table testfloat)
+  foreach(t calc errors info_table testfloat output_dirs)
     add_test(NAME cli_${t}
       COMMAND ${FPLAB_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/cli/${t}.sh ${FPLAB_EXE})
     set_tests_properties(cli_${t} PROPERTIES LABELS cli TIMEOUT 120)

@@ -103,33 +103,42 @@ def same_bits(what, got, want):
     return len(g)
 
 
-def values(shape, dtype, special=0.02, wide=False):
+def values(shape, dtype, special=0.02, wide=False, axis=-1, nan_inf=True):
     """Random values with sign, spread exponents (so sums round and cancel)
     and, at rate `special`, zeros of both signs, subnormals, infinities or
-    NaNs.  A row (last axis) gets infinities or NaNs, never both: when a
-    NaN operand meets the default NaN of an invalid operation (inf - inf),
-    which one survives depends on the operand order the C compiler chose
-    for numpy's `a + b` (IEEE 754 leaves it open), so no model can promise
-    its bits; every other result is reproduced bit for bit."""
+    NaNs.  When a NaN operand meets the default NaN of an invalid operation
+    (inf - inf, 0 * inf), which one survives depends on the operand order
+    the C compiler chose for numpy's `a + b` (IEEE 754 leaves it open), so
+    no model can promise its bits; every other result is reproduced bit
+    for bit.  Hence the elements that one sum adds (the 1-D lines along
+    `axis`: the rows of a sum, B's columns in a GEMM) hold infinities and
+    huge values (sums that overflow) or NaNs, never both; nan_inf=False
+    leaves out NaNs, infinities and huge values altogether (a GEMM's other
+    operand: A's row i meets every column of B)."""
     info = np.finfo(dtype)
     x = rng.standard_normal(shape) * np.exp2(rng.integers(-8 if not wide else -30,
                                                            9 if not wide else 30, shape))
     x = x.astype(dtype)
     if special:
         m = rng.random(shape) < special
-        pick = rng.integers(0, 5, shape)
+        pick = rng.integers(0, 5 if nan_inf else 4, shape)
         sv = np.array([0.0, -0.0, float(info.tiny) / 4, -float(info.tiny) / 2,
                        np.inf], dtype=dtype)
-        nanrow = (np.arange(shape[-1] if len(shape) else 1) * 0 +
-                  rng.integers(0, 3, shape[:-1] + (1,) if len(shape) > 1 else (1,))) == 0
-        nanrow = np.broadcast_to(nanrow, shape)
         x[m] = sv[pick[m]]
-        # rows chosen for NaNs: their infinities become NaNs
-        x[m & nanrow & np.isinf(x)] = np.nan
-        # huge values (sums overflow: inf - inf happens) only in rows
-        # without NaNs, for the reason above
-        big = (rng.random(shape) < special) & ~nanrow
-        x[big] = (np.sign(rng.standard_normal(big.sum())) * float(info.max) / 2).astype(dtype)
+        if nan_inf:
+            # one class per line along `axis`: a third of the lines NaN
+            lines = list(shape) if len(shape) else [1]
+            lines[axis] = 1
+            nanline = np.broadcast_to(rng.integers(0, 3, lines) == 0,
+                                      shape if len(shape) else (1,))
+            nanline = nanline.reshape(shape)
+            # lines chosen for NaNs: their infinities become NaNs
+            x[m & nanline & np.isinf(x)] = np.nan
+            # huge values (sums overflow: inf - inf happens) only in lines
+            # without NaNs, for the reason above
+            big = (rng.random(shape) < special) & ~nanline
+            x[big] = (np.sign(rng.standard_normal(big.sum())) *
+                      float(info.max) / 2).astype(dtype)
     return x
 
 
@@ -191,10 +200,16 @@ def numpy_part():
             same_bits(f"float32 loop from +0 n={n}", np.load(path("fs0.npy")), w0)
             same_bits(f"float32 loop from row[0] n={n}", np.load(path("fs1.npy")), w1)
 
-        # 3. a sequential float32 GEMM loop (products rounded, from +0)
-        for (m, k, n) in ((3, 1, 4), (6, 19, 7), (5, 40, 3)):
-            A = values((m, k), np.float32, special=0.02)
-            B = values((k, n), np.float32, special=0.02)
+        # 3. a sequential float32 GEMM loop (products rounded, from +0);
+        # element (i, j) adds A's row i times B's column j: NaNs and
+        # infinities in one operand (its lines along its own reduction
+        # axis apart), the other without (values()), by turns
+        for case, (m, k, n) in enumerate(((3, 1, 4), (6, 19, 7), (5, 40, 3),
+                                          (4, 33, 5))):
+            A = values((m, k), np.float32, special=0.02, axis=-1,
+                       nan_inf=case % 2 == 0)
+            B = values((k, n), np.float32, special=0.02, axis=0,
+                       nan_inf=case % 2 == 1)
             want = np.empty((m, n), np.float32)
             for i in range(m):
                 for j in range(n):

@@ -15,7 +15,8 @@ usage: tensor_interop.py TENSOR_TOOL WORKDIR
    fplab reads it and writes it again; the reader checks the layout
    (header length, 8-byte padding, offsets tiling the data area) and the
    bytes.  torch.frombuffer reads fplab's BF16 data as bfloat16 values.
-3. Damaged numpy files: fplab must exit 2 naming the file.
+3. Damaged numpy files, and PyTorch's torch.save files (its zip archive and
+   its legacy pickle): fplab must exit 2 naming the file.
 
 Every case is counted; the count is asserted at the end (tests/testlib.py).
 The random data come from a fixed seed, printed; FPLAB_TEST_SEED replays
@@ -268,5 +269,22 @@ for name, data in damaged.items():
           (name, r.returncode, r.stderr.strip()))
 r = tool("info", p("flip.npz") + ":a", expect=2)
 check("flip.npz:a: CRC mismatch" in r.stderr, "flip.npz: " + r.stderr)
+# PyTorch's own files are no .npz (torch.save's zip archive) and no text
+# (its legacy pickle): refused, saying so
+try:
+    import torch
+    torch.save({"w": torch.ones(3), "b": torch.zeros(2)}, p("t_zip.pt"))
+    torch.save(torch.ones(3), p("t_legacy.pt"),
+               _use_new_zipfile_serialization=False)
+    r = tool("info", p("t_zip.pt"), expect=2)
+    check(r.returncode == 2 and p("t_zip.pt") + ": a PyTorch file" in
+          r.stderr and "/data.pkl" in r.stderr, "t_zip.pt: " + r.stderr)
+    r = tool("info", p("t_legacy.pt"), expect=2)
+    check(r.returncode == 2 and p("t_legacy.pt") + ": a Python pickle" in
+          r.stderr, "t_legacy.pt: " + r.stderr)
+except ImportError:
+    print("torch not installed: torch.save's files not tried")
+    check(True, "")
+    check(True, "")
 
-finish("tensor_interop", 2144)
+finish("tensor_interop", 2146)

@@ -1,6 +1,6 @@
 /*
  * reveal.h — find the arithmetic model (fplab/ref.h) that reproduces a
- * black-box sum, dot or GEMM kernel bit for bit (library fplab_reveal).
+ * black-box sum, dot or GEMM kernel bit for bit (part of libfplab).
  *
  * The kernel is a callback: it gets inputs as bit patterns and fills the
  * outputs (`fplab reveal` wraps a command in one; a program can pass its

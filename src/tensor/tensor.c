@@ -369,6 +369,69 @@ int tsniff(const unsigned char *head, size_t k)
     return -1;
 }
 
+/* The member table and metadata of a handle. */
+static void members_free(tensor_file *tf)
+{
+    for (size_t i = 0; i < tf->count; i++) {
+        free(tf->m[i].key);
+        free(tf->m[i].zname);
+        free(tf->m[i].st_dname);
+    }
+    free(tf->m);
+    for (size_t i = 0; i < tf->nmeta; i++) {
+        free(tf->meta_k[i]);
+        free(tf->meta_v[i]);
+    }
+    free(tf->meta_k);
+    free(tf->meta_v);
+    tf->m = NULL;
+    tf->count = 0;
+    tf->meta_k = tf->meta_v = NULL;
+    tf->nmeta = 0;
+}
+
+int tpickle(const unsigned char *head, size_t k)
+{
+    /* PROTO opcode 0x80, then the protocol number */
+    return k >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+}
+
+const char *timage_kind(const unsigned char *buf, size_t len)
+{
+    /* A signature alone could be chance in raw data: the whole image must
+     * parse as that container (a .npy's header and exact data length, a
+     * zip's end record and central directory, a safetensors header whose
+     * offsets cover the data). */
+    const size_t k = len < 9 ? len : 9;
+    const int kind = tsniff(buf, k);
+    if (kind < 0)
+        return NULL;
+    tensor_file tf;
+    memset(&tf, 0, sizeof tf);
+    tf.name = (char *)"image";
+    tf.src.mem = buf;
+    tf.src.size = len;
+    char err[256];
+    const char *what = NULL;
+    if (kind == TENSOR_NPY) {
+        tensor_npy_info h;
+        if (tnpy_info(&tf.src, tf.name, &h, err, sizeof err) == 0)
+            what = "a .npy file";
+    } else if (kind == TENSOR_NPZ) {
+        tf.kind = TENSOR_NPZ;
+        if (tzip_open(&tf, err, sizeof err) == 0)
+            what = tzip_pytorch(&tf) ? "a PyTorch file (torch.save)"
+                                     : "an .npz file";
+    } else {
+        tf.kind = TENSOR_SAFETENSORS;
+        if (tst_open(&tf, err, sizeof err) == 0)
+            what = "a safetensors file";
+    }
+    tf.name = NULL;            /* not ours to free */
+    members_free(&tf);
+    return what;
+}
+
 static int file_open_common(tensor_file *tf, char *err, size_t errlen)
 {
     unsigned char head[9];
@@ -389,15 +452,31 @@ static int file_open_common(tensor_file *tf, char *err, size_t errlen)
             return terr(err, errlen, "%s: out of memory", tf->name);
         tf->count = 1;
         return 0;
-    case TENSOR_NPZ:
+    case TENSOR_NPZ: {
         tf->kind = TENSOR_NPZ;
-        return tzip_open(tf, err, errlen);
+        if (tzip_open(tf, err, errlen))
+            return -1;
+        const char *pkl = tzip_pytorch(tf);
+        if (pkl != NULL)
+            return terr(err, errlen, "%s: a PyTorch file (torch.save's zip "
+                        "archive, member '%s'), not an .npz: fplab reads "
+                        ".npy, .npz and safetensors files (numpy.save, "
+                        "numpy.savez or safetensors.torch.save_file write "
+                        "them)", tf->name, pkl);
+        return 0;
+    }
     case TENSOR_SAFETENSORS:
         tf->kind = TENSOR_SAFETENSORS;
         return tst_open(tf, err, errlen);
     default:
         break;
     }
+    if (tpickle(head, k))
+        return terr(err, errlen, "%s: a Python pickle (PyTorch's legacy "
+                    "torch.save format?), not a tensor file: fplab reads "
+                    ".npy, .npz and safetensors files (numpy.save, "
+                    "numpy.savez or safetensors.torch.save_file write them)",
+                    tf->name);
     if (size < 9 && head[0] != '{' && size >= 1) {
         /* too short for any container but maybe a cut safetensors file */
         return terr(err, errlen, "%s: not a tensor file: %llu bytes, too "
@@ -476,18 +555,7 @@ void tensor_file_close(tensor_file *tf)
 {
     if (!tf)
         return;
-    for (size_t i = 0; i < tf->count; i++) {
-        free(tf->m[i].key);
-        free(tf->m[i].zname);
-        free(tf->m[i].st_dname);
-    }
-    free(tf->m);
-    for (size_t i = 0; i < tf->nmeta; i++) {
-        free(tf->meta_k[i]);
-        free(tf->meta_v[i]);
-    }
-    free(tf->meta_k);
-    free(tf->meta_v);
+    members_free(tf);
     if (tf->fp)
         fclose(tf->fp);
     free(tf->name);

@@ -1,267 +1,86 @@
 /*
- * tensor.h — tensor files as raw bit patterns: NumPy .npy and .npz,
- * and safetensors (library fplab_tensor).
+ * tensor.h — the short names of fplab/tensor.h used inside the project.
  *
- * A tensor is n elements of one dtype in C order, little-endian, with its
- * shape.  Readers recognise the container by content (the .npy magic, a
- * zip signature, a safetensors header), never by extension, and turn
- * Fortran-order and big-endian .npy data into C order, little-endian.
- *
- * Every defect of a file is an error, never a crash: the readers return -1
- * with a message that names the file (and the member key) and what is
- * wrong ("w.npz:b: CRC mismatch: stored 0x1c291ca3, computed 0x9b0e29ec").
- * Sizes claimed by a file are checked against the bytes really there
- * before anything is allocated for them.
- *
- * Headerless inputs are tensors too: raw little-endian elements of a
- * dtype the caller names (tensor_read_raw) and numbers as text
- * (tensor_read_text, float64); tensor_read_any takes a tensor file or,
- * when the content is no tensor container, text.
- *
- * Writers are atomic: they write "<path>.tmp.<pid>" and rename it over the
- * path, so a failed write leaves nothing behind and never a half file.  A
- * command that commits several files together writes each into its own
- * temp stream with tensor_write_fp.
+ * The tensor files' API is public as fplab/tensor.h, with the library's
+ * prefix (fl_tensor_*, FL_TENSOR_*).  The commands, tests and fuzz
+ * harnesses written before it was public spell the same functions, types
+ * and constants without the prefix; this header maps those names onto the
+ * public ones (types by typedef, functions and constants by macro), so
+ * both spellings compile to the same symbols.  New code uses the public
+ * names.
  */
-#ifndef FPLAB_TENSOR_H
-#define FPLAB_TENSOR_H
+#ifndef FPLAB_SRC_TENSOR_H
+#define FPLAB_SRC_TENSOR_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
+#include "fplab/tensor.h"
 
-#include "fplab/fplab.h"
+typedef fl_tensor tensor;
+typedef fl_tensor_dtype tensor_dtype;
+typedef fl_tensor_container tensor_container;
+typedef fl_tensor_file tensor_file;
+typedef fl_tensor_meta tensor_meta;
+typedef fl_tensor_npy_info tensor_npy_info;
 
-#ifdef __cplusplus
-extern "C" {
-#endif
+#define TENSOR_BF16 FL_TENSOR_BF16
+#define TENSOR_BOOL FL_TENSOR_BOOL
+#define TENSOR_DTYPE_COUNT FL_TENSOR_DTYPE_COUNT
+#define TENSOR_F16 FL_TENSOR_F16
+#define TENSOR_F32 FL_TENSOR_F32
+#define TENSOR_F64 FL_TENSOR_F64
+#define TENSOR_F8_E4M3 FL_TENSOR_F8_E4M3
+#define TENSOR_F8_E5M2 FL_TENSOR_F8_E5M2
+#define TENSOR_I16 FL_TENSOR_I16
+#define TENSOR_I32 FL_TENSOR_I32
+#define TENSOR_I64 FL_TENSOR_I64
+#define TENSOR_I8 FL_TENSOR_I8
+#define TENSOR_MAXDIM FL_TENSOR_MAXDIM
+#define TENSOR_MODEL_KEY FL_TENSOR_MODEL_KEY
+#define TENSOR_NPY FL_TENSOR_NPY
+#define TENSOR_NPZ FL_TENSOR_NPZ
+#define TENSOR_RAW FL_TENSOR_RAW
+#define TENSOR_SAFETENSORS FL_TENSOR_SAFETENSORS
+#define TENSOR_TEXT FL_TENSOR_TEXT
+#define TENSOR_U16 FL_TENSOR_U16
+#define TENSOR_U32 FL_TENSOR_U32
+#define TENSOR_U64 FL_TENSOR_U64
+#define TENSOR_U8 FL_TENSOR_U8
+#define TENSOR_WRITE_DEFLATE FL_TENSOR_WRITE_DEFLATE
+#define TENSOR_WRITE_NPY_ANY FL_TENSOR_WRITE_NPY_ANY
+#define TENSOR_WRITE_ZIP64 FL_TENSOR_WRITE_ZIP64
 
-typedef enum tensor_dtype {
-    TENSOR_BOOL, TENSOR_I8, TENSOR_U8, TENSOR_I16, TENSOR_U16,
-    TENSOR_I32, TENSOR_U32, TENSOR_I64, TENSOR_U64,
-    TENSOR_F16, TENSOR_BF16, TENSOR_F32, TENSOR_F64,
-    TENSOR_F8_E4M3, TENSOR_F8_E5M2,     /* safetensors' F8_E4M3 (OCP E4M3FN) / F8_E5M2 */
-    TENSOR_DTYPE_COUNT
-} tensor_dtype;
+#define tensor_container_name fl_tensor_container_name
+#define tensor_dtype_for_format fl_tensor_dtype_for_format
+#define tensor_dtype_name fl_tensor_dtype_name
+#define tensor_dtype_size fl_tensor_dtype_size
+#define tensor_dtype_st_name fl_tensor_dtype_st_name
+#define tensor_file_close fl_tensor_file_close
+#define tensor_file_container fl_tensor_file_container
+#define tensor_file_count fl_tensor_file_count
+#define tensor_file_get fl_tensor_file_get
+#define tensor_file_key fl_tensor_file_key
+#define tensor_file_keys_str fl_tensor_file_keys_str
+#define tensor_file_meta fl_tensor_file_meta
+#define tensor_file_meta_count fl_tensor_file_meta_count
+#define tensor_file_meta_key fl_tensor_file_meta_key
+#define tensor_file_meta_value fl_tensor_file_meta_value
+#define tensor_file_open fl_tensor_file_open
+#define tensor_file_open_mem fl_tensor_file_open_mem
+#define tensor_format fl_tensor_format
+#define tensor_format_storage fl_tensor_format_storage
+#define tensor_free fl_tensor_free
+#define tensor_from_bits fl_tensor_from_bits
+#define tensor_get_bits fl_tensor_get_bits
+#define tensor_npy_info_parse fl_tensor_npy_info_parse
+#define tensor_read fl_tensor_read
+#define tensor_read_any fl_tensor_read_any
+#define tensor_read_model fl_tensor_read_model
+#define tensor_read_raw fl_tensor_read_raw
+#define tensor_read_text fl_tensor_read_text
+#define tensor_shape_str fl_tensor_shape_str
+#define tensor_spec_split fl_tensor_spec_split
+#define tensor_to_bits fl_tensor_to_bits
+#define tensor_write fl_tensor_write
+#define tensor_write_fp fl_tensor_write_fp
+#define tensor_write_meta fl_tensor_write_meta
 
-/* NumPy 1.x allows 32 dimensions. */
-#define TENSOR_MAXDIM 32
-
-typedef enum tensor_container {
-    TENSOR_NPY, TENSOR_NPZ, TENSOR_SAFETENSORS,
-    TENSOR_RAW, TENSOR_TEXT       /* headerless: tensor_read_raw, _text */
-} tensor_container;
-/* "npy", "npz", "safetensors", "raw", "text" */
-const char *tensor_container_name(tensor_container c);
-
-typedef struct tensor {
-    tensor_dtype dtype;
-    int ndim;                     /* 0 = scalar */
-    size_t shape[TENSOR_MAXDIM];
-    size_t n;                     /* product of shape (1 for a scalar) */
-    unsigned char *data;          /* n elements, C order, little-endian,
-                                     tensor_dtype_size(dtype) bytes each */
-    char *source;                 /* "x.npz:key" or "x.npy", for messages */
-    /* Set by the readers, for messages and summaries: the container the
-     * tensor came from and its dtype as that file spells it ("<f4" or
-     * ">f2" in .npy/.npz, "BF16" in safetensors; "" for raw and text). */
-    tensor_container container;
-    char descr[16];
-} tensor;
-
-size_t tensor_dtype_size(tensor_dtype d);
-/* numpy spelling: "float16", "uint16", "bfloat16", "float8_e4m3fn",
- * "float8_e5m2" (ml_dtypes' names for the types numpy lacks). */
-const char *tensor_dtype_name(tensor_dtype d);
-/* safetensors spelling: "F16", "BF16", "F8_E4M3", ... */
-const char *tensor_dtype_st_name(tensor_dtype d);
-void tensor_shape_str(const tensor *t, char *buf, size_t len);   /* "(3, 4)" */
-void tensor_free(tensor *t);
-
-/* ------------------------------------------------------------------------
- * Reading.
- * ---------------------------------------------------------------------- */
-
-/* Read one tensor.  spec is a path, or "path:key" naming a member of an
- * .npz or .safetensors file (a path that exists as given wins over the
- * split).  The container is recognised by content (npy magic, zip magic,
- * safetensors header), not by extension.  Fortran-order and big-endian
- * .npy data come back in C order, little-endian.  An .npz/.safetensors
- * with exactly one member needs no key; otherwise the error lists the keys.
- * Returns 0, or -1 with a message in err naming the file and what is wrong. */
-int tensor_read(tensor *t, const char *spec, char *err, size_t errlen);
-
-/* Split a spec into a path and a key (key NULL when none): the spec itself
- * when a file of that name exists, else the first "prefix:rest" whose
- * prefix is an existing file, else the whole spec (for the error).  Both
- * strings malloc'd; -1 on out of memory. */
-int tensor_spec_split(const char *spec, char **path, char **key);
-
-/* Raw little-endian elements of dtype, the whole file: a 1-D tensor.  A
- * size that is not a whole number of elements is an error; dname names
- * the dtype in that message as the user spelled it ("f16"; NULL: the
- * numpy name). */
-int tensor_read_raw(tensor *t, const char *path, tensor_dtype dtype,
-                    const char *dname, char *err, size_t errlen);
-
-/* Numbers as text: a 1-D float64 tensor.  Numbers are separated by commas,
- * semicolons, spaces or tabs, one or many per line; blank lines and lines
- * starting with '#' are skipped; each is what strtod reads (decimal,
- * hex-float, inf, nan), rounded to binary64.  Errors name the place
- * ("g.csv:3:2: 'x' is not a number", "g.csv:1:2: empty field"). */
-int tensor_read_text(tensor *t, const char *path, char *err, size_t errlen);
-
-/* A tensor file as tensor_read reads it when spec names a member or the
- * file's content is a tensor container (by its first bytes, as
- * tensor_file_open decides); otherwise numbers as text (tensor_read_text).
- * t->container says which. */
-int tensor_read_any(tensor *t, const char *spec, char *err, size_t errlen);
-
-/* An opened, validated tensor file: its members and metadata.  Opening
- * reads and checks the directory (zip central directory, safetensors
- * header: offsets in range, no overlap, no hole); members are read on
- * demand.  Not thread-safe (one file position). */
-typedef struct tensor_file tensor_file;
-
-int tensor_file_open(tensor_file **tf, const char *path, char *err,
-                     size_t errlen);
-/* The same over an image in memory (buf must outlive the handle); name is
- * used in messages.  For fuzzing and for callers holding the bytes. */
-int tensor_file_open_mem(tensor_file **tf, const void *buf, size_t len,
-                         const char *name, char *err, size_t errlen);
-void tensor_file_close(tensor_file *tf);
-tensor_container tensor_file_container(const tensor_file *tf);
-/* Members: a .npy has one, with the key "" (empty). */
-size_t tensor_file_count(const tensor_file *tf);
-const char *tensor_file_key(const tensor_file *tf, size_t i);
-/* "a, b, c" (at most len bytes, "..." when cut) for messages. */
-void tensor_file_keys_str(const tensor_file *tf, char *buf, size_t len);
-/* Read a member (key NULL: the only member; an .npz key may be given with
- * or without its ".npy").  0 or -1 with err. */
-int tensor_file_get(const tensor_file *tf, const char *key, tensor *t,
-                    char *err, size_t errlen);
-/* safetensors __metadata__ (string to string); none for .npy/.npz. */
-size_t tensor_file_meta_count(const tensor_file *tf);
-const char *tensor_file_meta_key(const tensor_file *tf, size_t i);
-const char *tensor_file_meta_value(const tensor_file *tf, size_t i);
-const char *tensor_file_meta(const tensor_file *tf, const char *key);   /* NULL if absent */
-
-/* ------------------------------------------------------------------------
- * Writing.
- * ---------------------------------------------------------------------- */
-
-/* Write tensors atomically (temp file + rename; nothing left on failure).
- * Container by extension: .npy (exactly one tensor), .npz (np.savez layout;
- * compress != 0 gives np.savez_compressed's deflate), .safetensors.
- * keys[i] names tensor i (ignored for .npy).  bf16 and fp8 tensors go to
- * .npy/.npz as uint16/uint8 bit patterns (numpy has no such dtype); to
- * safetensors as BF16/F8_E4M3/F8_E5M2.  Returns 0 or -1 with err. */
-int tensor_write(const char *path, const tensor *const *ts,
-                 const char *const *keys, size_t count, int compress,
-                 char *err, size_t errlen);
-
-/* Metadata written with tensors: safetensors keeps every pair in its
- * __metadata__; .npy/.npz have no place for metadata, so only the model
- * line (key TENSOR_MODEL_KEY) is accepted there and goes to the text
- * sidecar "<path>.model" (one line, written atomically before the file
- * itself).  Writing a .npy/.npz without a model line removes a sidecar
- * left by an earlier file of that name: it described other data. */
-typedef struct tensor_meta {
-    const char *key, *value;
-} tensor_meta;
-
-#define TENSOR_MODEL_KEY "fplab-model"
-/* flags of tensor_write_meta */
-enum {
-    TENSOR_WRITE_DEFLATE = 1,   /* .npz members deflated (np.savez_compressed) */
-    TENSOR_WRITE_ZIP64 = 2,     /* .npz: ZIP64 records even for small members
-                                   (the layout numpy uses for members of 4 GiB
-                                   and more; for tests) */
-    TENSOR_WRITE_NPY_ANY = 4    /* a path not named .npz or .safetensors is
-                                   written as .npy (without the flag only
-                                   a .npy name is) */
-};
-int tensor_write_meta(const char *path, const tensor *const *ts,
-                      const char *const *keys, size_t count, int flags,
-                      const tensor_meta *meta, size_t nmeta, char *err,
-                      size_t errlen);
-
-/* Write tensors into fp, an open stream that the caller commits: the
- * temp file of a command that writes several outputs and renames them
- * all into place only when every one is complete (cli_out).  path names
- * the output (its container by name and flags, as tensor_write_meta) and
- * appears in messages; no metadata, no sidecar.  0 or -1 with err. */
-int tensor_write_fp(FILE *fp, const char *path, const tensor *const *ts,
-                    const char *const *keys, size_t count, int flags,
-                    char *err, size_t errlen);
-
-/* The model line stored with a tensor file (spec as for tensor_read):
- * safetensors metadata key "fplab-model", else the sidecar "<path>.model".
- * *line is malloc'd, or NULL when there is none (not an error).  0, or -1
- * with err when the file or sidecar cannot be read. */
-int tensor_read_model(const char *spec, char **line, char *err,
-                      size_t errlen);
-
-/* ------------------------------------------------------------------------
- * Float formats.
- * ---------------------------------------------------------------------- */
-
-/* The float format a tensor's elements hold.  fmt_spec NULL: from the dtype
- * (float16 -> binary16, float32 -> binary32, float64 -> binary64, BF16 ->
- * bfloat16, F8_E4M3 -> fp8-e4m3, F8_E5M2 -> fp8-e5m2; integer dtypes are
- * an error "x.npy holds uint16 bit patterns: say which format with
- * --in-format").  fmt_spec given (a format name, fl_format_parse): an
- * unsigned integer dtype of exactly the format's storage width
- * (ceil(width/8) bytes: uint8/uint16/uint32/uint64) is read as bit
- * patterns (bits above the format's width must be zero, else an error
- * naming the first offending index); a float dtype must agree with it
- * (else an error naming both sides).  `what` names the option or
- * operand in messages ("--in-format", "operand 2").  0 or -1 with err. */
-int tensor_format(const tensor *t, const char *fmt_spec, const char *what,
-                  fl_format *f, char *err, size_t errlen);
-
-/* Storage bytes of a format's bit pattern: 1, 2, 4 or 8. */
-size_t tensor_format_storage(const fl_format *f);
-
-/* Element i as a bit pattern of the format (dtype of storage width). */
-uint64_t tensor_get_bits(const tensor *t, size_t i);
-/* All elements as bit patterns into a caller's array of t->n. */
-void tensor_to_bits(const tensor *t, uint64_t *out);
-
-/* A new tensor holding bit patterns of format f: dtype is the native float
- * dtype where one exists (binary16/32/64 -> float16/32/64, bfloat16 ->
- * BF16, fp8 -> F8_*) and otherwise the unsigned integer of f's storage
- * width.  Copies shape; bits may be NULL (zero-filled).  0 or -1 (OOM). */
-int tensor_from_bits(tensor *t, const fl_format *f, int ndim,
-                     const size_t *shape, const uint64_t *bits);
-/* The dtype tensor_from_bits uses for f. */
-tensor_dtype tensor_dtype_for_format(const fl_format *f);
-
-/* ------------------------------------------------------------------------
- * The .npy header of an image in memory (format version and layout, which
- * a tensor read does not keep).
- * ---------------------------------------------------------------------- */
-typedef struct tensor_npy_info {
-    int version_major, version_minor;
-    int fortran_order;
-    int big_endian;              /* data bytes are big-endian ('>' descr) */
-    tensor_dtype dtype;
-    char descr[16];              /* as the header spells it: "<f4" */
-    int ndim;
-    size_t shape[TENSOR_MAXDIM];
-    size_t n;                    /* elements */
-    size_t data_offset;          /* where the data starts in the image */
-    size_t data_bytes;           /* n * dtype size: exactly what follows */
-} tensor_npy_info;
-
-/* Check a complete .npy image in memory (magic, version, header dict,
- * dtype, shape, data length exactly n * size) without copying the data.
- * name is used in messages.  0 or -1 with err. */
-int tensor_npy_info_parse(tensor_npy_info *h, const unsigned char *buf,
-                          size_t len, const char *name, char *err,
-                          size_t errlen);
-
-#ifdef __cplusplus
-}
-#endif
-#endif /* FPLAB_TENSOR_H */
+#endif /* FPLAB_SRC_TENSOR_H */

@@ -100,6 +100,13 @@ tensor_dtype tnpy_dtype(tensor_dtype d);
  * 8 safetensors, "PK\3\4" or "PK\5\6" .npz, else a first byte 0x93 a
  * .npy whose magic is damaged. */
 int tsniff(const unsigned char *head, size_t k);
+/* 1 when head (k bytes) starts a Python pickle (protocol 2..5: what
+ * torch.save's legacy format writes). */
+int tpickle(const unsigned char *head, size_t k);
+/* What the image buf[0 .. len) is when it is a whole tensor file: "a .npy
+ * file", "an .npz file", "a safetensors file", "a PyTorch file"; NULL
+ * when it is none (raw values, text, a damaged container). */
+const char *timage_kind(const unsigned char *buf, size_t len);
 
 /* A file handle's member table: one entry per tensor. */
 typedef struct tmember {
@@ -118,7 +125,7 @@ typedef struct tmember {
     uint64_t begin, end;  /* data_offsets, relative to the data area */
 } tmember;
 
-struct tensor_file {
+struct fl_tensor_file {
     tensor_container kind;
     char *name;           /* path or image name, for messages */
     tsrc src;             /* the whole file */
@@ -130,11 +137,14 @@ struct tensor_file {
     uint64_t st_data;     /* safetensors: offset of the data area */
 };
 
-int tzip_open(struct tensor_file *tf, char *err, size_t errlen);
-int tzip_get(const struct tensor_file *tf, const tmember *m, tensor *t,
+int tzip_open(struct fl_tensor_file *tf, char *err, size_t errlen);
+/* The member that makes an opened zip a PyTorch file (torch.save's
+ * ARCHIVE/data.pkl), or NULL: an .npz. */
+const char *tzip_pytorch(const struct fl_tensor_file *tf);
+int tzip_get(const struct fl_tensor_file *tf, const tmember *m, tensor *t,
              char *err, size_t errlen);
-int tst_open(struct tensor_file *tf, char *err, size_t errlen);
-int tst_get(const struct tensor_file *tf, const tmember *m, tensor *t,
+int tst_open(struct fl_tensor_file *tf, char *err, size_t errlen);
+int tst_get(const struct fl_tensor_file *tf, const tmember *m, tensor *t,
             char *err, size_t errlen);
 
 /* Writers: fp is the open temp file; 0 or -1 with err. */

@@ -44,11 +44,6 @@ int tensor_read_raw(tensor *t, const char *path, tensor_dtype dtype,
     if (!fp)
         return -1;
     size_t len = (size_t)size;
-    if (len % w) {
-        fclose(fp);
-        return terr(err, errlen, "%s: %zu bytes is not a whole number of %s "
-                    "values (%zu bytes each)", path, len, dname, w);
-    }
     unsigned char *d = malloc(len ? len : 1);
     if (!d) {
         fclose(fp);
@@ -60,6 +55,22 @@ int tensor_read_raw(tensor *t, const char *path, tensor_dtype dtype,
     if (bad) {
         free(d);
         return terr(err, errlen, "%s: read error", path);
+    }
+    /* a tensor file read as raw values would take its header (or zip
+     * directory, or JSON) for data */
+    const char *kind = timage_kind(d, len);
+    if (kind != NULL) {
+        free(d);
+        return terr(err, errlen, "%s is %s, not raw %s values (its header "
+                    "would be read as data): %s", path, kind, dname,
+                    strstr(kind, "PyTorch")
+                        ? "fplab reads .npy, .npz and safetensors files"
+                        : "read it as a tensor file, without a raw dtype");
+    }
+    if (len % w) {
+        free(d);
+        return terr(err, errlen, "%s: %zu bytes is not a whole number of %s "
+                    "values (%zu bytes each)", path, len, dname, w);
     }
     return set_vector(t, dtype, TENSOR_RAW, d, len / w, path, err, errlen);
 }
@@ -192,8 +203,8 @@ int tensor_read_any(tensor *t, const char *spec, char *err, size_t errlen)
     else if (k == 0)
         r = terr(err, errlen, "%s: empty file (no numbers, and not a .npy, "
                  ".npz or safetensors file)", path);
-    else if (tsniff(head, k) >= 0)
-        r = tensor_read(t, path, err, errlen);
+    else if (tsniff(head, k) >= 0 || tpickle(head, k))
+        r = tensor_read(t, path, err, errlen);   /* a container, or refused */
     else
         r = tensor_read_text(t, path, err, errlen);
 done:

@@ -101,6 +101,20 @@ static char *member_key(const char *zname)
     return k;
 }
 
+const char *tzip_pytorch(const struct fl_tensor_file *tf)
+{
+    /* torch.save's zip format: ARCHIVE/data.pkl (the pickled object),
+     * ARCHIVE/data/N (storages), ARCHIVE/version */
+    for (size_t i = 0; i < tf->count; i++) {
+        const char *z = tf->m[i].zname;
+        const size_t n = strlen(z);
+        if (!strcmp(z, "data.pkl") ||
+            (n > 9 && !strcmp(z + n - 9, "/data.pkl")))
+            return z;
+    }
+    return NULL;
+}
+
 int tzip_open(tensor_file *tf, char *err, size_t errlen)
 {
     uint64_t size = tf->src.size;

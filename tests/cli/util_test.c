@@ -1,6 +1,7 @@
 /*
  * util_test.c — the CLI's shared helpers: atomic output (a committed file
- * appears whole, an aborted or failed one leaves nothing behind), mkdir -p,
+ * appears whole, an aborted or failed one leaves nothing behind, missing
+ * directories on the way are made), mkdir -p and the parents of a file,
  * number, mode and format parsing, flag names.
  *
  * usage: cli_util_test WORKDIR   (created; files are written inside it)
@@ -53,21 +54,28 @@ int main(int argc, char **argv)
     snprintf(tmp, sizeof tmp, "%s/sub", path);
     CHECK(cli_mkdir_p(tmp, "test") == -1, "mkdir -p through a file must fail");
 
-    /* mkdir of the last component only: an existing directory is fine, a
-     * missing or non-directory parent is an error and nothing is made */
-    char last[700];
-    snprintf(last, sizeof last, "%s/d", dir);
-    rmdir(last);    /* left by an earlier run */
-    CHECK(cli_mkdir_last(last, "test") == 0 && exists(last), "mkdir %s", last);
-    CHECK(cli_mkdir_last(last, "test") == 0, "mkdir again %s", last);
-    snprintf(last, sizeof last, "%s/d/", dir);
-    CHECK(cli_mkdir_last(last, "test") == 0, "trailing slash %s", last);
-    snprintf(last, sizeof last, "%s/nope/d", dir);
-    CHECK(cli_mkdir_last(last, "test") == -1, "missing parent %s", last);
-    snprintf(last, sizeof last, "%s/nope", dir);
-    CHECK(!exists(last), "the missing parent %s must not be made", last);
-    CHECK(cli_mkdir_last(tmp, "test") == -1, "a file as the parent");
-    CHECK(cli_mkdir_last(path, "test") == -1, "a file as the directory");
+    /* the directories holding a file: made, the file not; a bare name
+     * needs none; a file in the way is an error */
+    char deep[800], last[700];
+    snprintf(deep, sizeof deep, "%s/p/q/r/file.txt", argv[1]);
+    snprintf(last, sizeof last, "%s/p/q/r", argv[1]);
+    CHECK(cli_mkdir_parent(deep, "test") == 0 && exists(last) &&
+          !exists(deep), "mkdir parent of %s", deep);
+    CHECK(cli_mkdir_parent("bare-name.txt", "test") == 0 &&
+          !exists("bare-name.txt"), "a bare name");
+    snprintf(deep, sizeof deep, "%s/x/y.txt", path);
+    CHECK(cli_mkdir_parent(deep, "test") == -1, "a file on the way");
+
+    /* atomic output into missing directories: the chain is made */
+    snprintf(deep, sizeof deep, "%s/new1/new2/out.txt", argv[1]);
+    CHECK(cli_out_open(&o, deep) == 0, "open %s", deep);
+    if (o.fp != NULL) {
+        fputs("deep\n", o.fp);
+        CHECK(cli_out_commit(&o) == 0 && exists(deep) &&
+              !strcmp(slurp(deep), "deep\n"), "commit %s", deep);
+    } else {
+        CHECK(0, "nothing to commit");
+    }
 
     /* commit: the new content replaces the old, no temp file remains */
     snprintf(path, sizeof path, "%s/out.txt", dir);
@@ -90,9 +98,10 @@ int main(int argc, char **argv)
     CHECK(s && !strcmp(s, "first\n"), "content after abort: %s", s);
     CHECK(!exists(tmp), "temp %s left after abort", tmp);
 
-    /* failures: missing directory (open), and rename onto a directory */
-    snprintf(path, sizeof path, "%s/no/such/dir/x", argv[1]);
-    CHECK(cli_out_open(&o, path) == -1, "open in a missing directory");
+    /* failures: a file on the way (open), and rename onto a directory */
+    snprintf(path, sizeof path, "%s/file/x/out.txt", dir);
+    CHECK(cli_out_open(&o, path) == -1 && o.fp == NULL,
+          "open through a file must fail");
     CHECK(cli_out_open(&o, dir) == 0, "open over a directory");
     snprintf(tmp, sizeof tmp, "%s", o.tmp);
     CHECK(cli_out_commit(&o) == -1, "commit onto a directory must fail");
@@ -135,5 +144,5 @@ int main(int argc, char **argv)
                   "inexact,underflow,overflow,divbyzero,invalid"),
           "got %s", names);
 
-    return tc_finish("cli_util_test", 43);
+    return tc_finish("cli_util_test", 41);
 }

@@ -15,10 +15,13 @@ rewrites the same bytes.
   st_cut.safetensors ab.safetensors without its last 4 bytes
   st_json.safetensors  a header with a JSON syntax error
   st_overlap.safetensors  two tensors sharing bytes
+  torch_zip.pt       torch.save's zip layout (ARCHIVE/data.pkl, data/0, version)
+  torch_legacy.pt    torch.save's legacy layout (pickles, magic number first)
 """
 import io
 import json
 import os
+import pickle
 import struct
 import zipfile
 
@@ -74,4 +77,18 @@ ov = json.dumps({"a": {"dtype": "F32", "shape": [2, 3],
                  "b": {"dtype": "F16", "shape": [3],
                        "data_offsets": [18, 24]}}).encode()
 put("st_overlap.safetensors", struct.pack("<Q", len(ov)) + ov + a)
+# PyTorch's files, in the layout torch.save writes (no torch needed): its
+# zip archive (ARCHIVE/data.pkl, ARCHIVE/data/0, ARCHIVE/version), and
+# the legacy format, a stream of pickles starting with torch's magic
+# number (pickle protocol 2)
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as z:
+    for name, data in (("torch_zip/data.pkl", pickle.dumps({"w": None},
+                                                            protocol=2)),
+                       ("torch_zip/data/0", a),
+                       ("torch_zip/version", b"3\n")):
+        z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data)
+put("torch_zip.pt", buf.getvalue())
+put("torch_legacy.pt", pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2) +
+    pickle.dumps(1001, protocol=2) + a)
 print("wrote", len(os.listdir(here)), "files to", here)

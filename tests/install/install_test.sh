@@ -2,16 +2,28 @@
 # install_test.sh — fplab as a user gets it from `cmake --install`:
 #   1. install into a temporary prefix, then MOVE the tree elsewhere (so
 #      nothing may depend on the prefix the build was configured with);
-#   2. the README's library example (the ```c block, taken from README.md
-#      itself) compiled with `pkg-config --cflags --libs fplab`
+#   2. the README's library example (the first ```c block, taken from
+#      README.md itself) compiled with `pkg-config --cflags --libs fplab`
 #      (PKG_CONFIG_PATH) and with a CMake project's find_package(fplab)
 #      (CMAKE_PREFIX_PATH), run, and its output compared with the line the
 #      README shows;
-#   3. the installed fplab finds its data set and plot scripts in
+#   3. the whole library: libfplab.so exports exactly the fl_ names the
+#      installed headers declare (api_symbols.py); the README's second
+#      example (whole.c: a reference GEMM, a verdict, an MX block, a
+#      tensor file, calc's operations, a revealed kernel) built by the
+#      README's own `$ cc` lines (shared; fully static, where the build is
+#      not sanitized) and with the static archive alone (-l:libfplab.a and
+#      `pkg-config --static`'s libraries), and through CMake with
+#      fplab::fplab, fplab::fplab_shared and the component target
+#      fplab::fplab_ref: every output as the README shows it, each binary
+#      linked the way it claims (readelf); the exported CMake targets name
+#      no absolute library path;
+#   4. the installed fplab finds its data set and plot scripts in
 #      PREFIX/share/fplab from a directory outside the source tree: `lab
-#      --quick --only atlas` writes the report and its figures, `train`
-#      reads the digits; a lone copy of the binary without share/ fails
-#      with a message naming where it looked.
+#      --quick --only atlas` writes the report and its figures, the
+#      installed fplab-lab-audit passes it, `train` reads the digits; a
+#      lone copy of the binary without share/ fails with a message naming
+#      where it looked.
 # Counts its checks and fails unless all ran.
 #
 # usage: install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR [SANITIZE]
@@ -86,7 +98,76 @@ check cmake_found_the_moved_tree grep -q "fplab_DIR:PATH=$P/" "$work/cmake_consu
 got=$("$work/cmake_consumer/build/example" 2>&1)
 check cmake_run_matches_readme test "$got" = "$want" || echo "  got [$got], README shows [$want]"
 
-# The installed command, run from outside the source tree.
+# ---- 3. the whole library ------------------------------------------------
+check api_exported_exactly python3 "$src/tests/install/api_symbols.py" \
+    "$P/include" "$libdir/libfplab.so"
+abs_links() {   # exported link entries that are absolute paths
+    grep -h 'INTERFACE_LINK_LIBRARIES' "$P"/lib*/cmake/fplab/fplabTargets.cmake |
+        grep -E '"/|;/'
+}
+check cmake_targets_relocatable test -z "$(abs_links)"
+
+# the README's whole.c, its `$ cc` lines and the output under the first
+awk '/^```c$/ { n++; if (n == 2) { f = 1; next } } f && /^```$/ { exit } f' \
+    "$readme" > "$work/whole.c"
+awk '/^\$ cc whole\.c .*-o whole && \.\/whole$/ { f = 1; next }
+     f && /^(\$ |```)/ { exit } f' "$readme" > "$work/whole.want"
+cc_shared=$(sed -n 's/^\$ \(cc whole\.c .*-o whole && \.\/whole\)$/\1/p' "$readme")
+cc_static=$(sed -n 's/^\$ \(cc whole\.c -static .*\)$/\1/p' "$readme")
+check readme_whole_found bash -c "grep -q fl_ref_gemm '$work/whole.c' && [ -s '$work/whole.want' ] && [ -n '$cc_shared' ] && [ -n '$cc_static' ]"
+# the README's commands as typed, with the build's sanitizer flags
+cc() { command cc ${san:+"-fsanitize=$san"} "$@"; }
+export -f cc
+export san
+runs() {   # runs NAME DIR COMMAND: run in DIR (whole.c writes d.npy there)
+    local name=$1 dir=$2 cmd=$3
+    mkdir -p "$dir" && cp "$work/whole.c" "$dir/"
+    (cd "$dir" && bash -c "$cmd") > "$dir/out" 2> "$dir/err"
+}
+runs pc_shared "$work/whole_pc" "$cc_shared"
+check pkgconfig_whole_matches_readme cmp -s "$work/whole_pc/out" "$work/whole.want" || { cat "$work/whole_pc/err"; diff "$work/whole.want" "$work/whole_pc/out"; }
+check pkgconfig_whole_is_shared bash -c "readelf -d '$work/whole_pc/whole' | grep -q 'NEEDED.*libfplab\.so'"
+# the static archive alone, in a dynamic program: -l:libfplab.a and what
+# `pkg-config --static` adds for it
+priv=$(pkg-config --static --libs-only-l fplab | tr ' ' '\n' | grep -vx -- '-lfplab' | tr '\n' ' ')
+runs pc_archive "$work/whole_ar" "cc whole.c \$(pkg-config --cflags fplab) -L'$libdir' -l:libfplab.a $priv -o whole && ./whole"
+check pkgconfig_static_archive_matches cmp -s "$work/whole_ar/out" "$work/whole.want" || { cat "$work/whole_ar/err"; diff "$work/whole.want" "$work/whole_ar/out"; }
+check pkgconfig_static_archive_not_shared bash -c "! readelf -d '$work/whole_ar/whole' | grep -q 'NEEDED.*libfplab'"
+if [ -z "$san" ]; then
+    runs pc_static "$work/whole_st" "$cc_static"
+    check pkgconfig_fully_static_matches test "$(head -1 "$work/whole.want")" = "$(cat "$work/whole_st/out")" || cat "$work/whole_st/err"
+    check pkgconfig_fully_static_linked bash -c "! readelf -d '$work/whole_st/whole-static' 2>/dev/null | grep -q NEEDED && [ -x '$work/whole_st/whole-static' ]"
+else
+    echo "note: sanitized build: no fully static program (-static with -fsanitize); the static archive is checked above"
+    check pkgconfig_fully_static_matches true
+    check pkgconfig_fully_static_linked true
+fi
+# CMake: the static library, the shared one, and a component target
+mkdir -p "$work/cmake_whole"
+cp "$work/whole.c" "$work/cmake_whole/"
+cat > "$work/cmake_whole/CMakeLists.txt" <<'CMK'
+cmake_minimum_required(VERSION 3.20)
+project(fplab_whole C)
+find_package(fplab 0.1 REQUIRED)
+add_executable(whole_static whole.c)
+target_link_libraries(whole_static PRIVATE fplab::fplab)
+add_executable(whole_shared whole.c)
+target_link_libraries(whole_shared PRIVATE fplab::fplab_shared)
+add_executable(whole_ref whole.c)
+target_link_libraries(whole_ref PRIVATE fplab::fplab_ref)
+CMK
+cmake -S "$work/cmake_whole" -B "$work/cmake_whole/build" \
+    -DCMAKE_PREFIX_PATH="$P" -DCMAKE_C_FLAGS="$sanflags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$sanflags" > "$work/cmake_whole.log" 2>&1 &&
+    cmake --build "$work/cmake_whole/build" >> "$work/cmake_whole.log" 2>&1
+check cmake_whole_build test -x "$work/cmake_whole/build/whole_ref" || tail -30 "$work/cmake_whole.log"
+for t in static shared ref; do
+    (cd "$work/cmake_whole/build" && "./whole_$t") > "$work/cmake_whole/$t.out" 2>&1
+    check "cmake_whole_${t}_matches_readme" cmp -s "$work/cmake_whole/$t.out" "$work/whole.want" || diff "$work/whole.want" "$work/cmake_whole/$t.out"
+done
+check cmake_whole_linkage bash -c "readelf -d '$work/cmake_whole/build/whole_shared' | grep -q 'NEEDED.*libfplab\.so' && ! readelf -d '$work/cmake_whole/build/whole_static' | grep -q 'NEEDED.*libfplab' && ! readelf -d '$work/cmake_whole/build/whole_ref' | grep -q 'NEEDED.*libfplab'"
+
+# ---- 4. the installed command, run from outside the source tree ----------
 fplab=$P/bin/fplab
 mkdir -p "$work/elsewhere"
 cd "$work/elsewhere" || die "cd"
@@ -98,6 +179,9 @@ env -u FPLAB_SHARE_DIR -u FPLAB_DATA -u FPLAB_PLOTS_DIR \
     "$fplab" lab --quick --only atlas --out "$work/elsewhere/lab" > "$work/lab.log" 2>&1
 check lab_from_install_runs test $? = 0 || cat "$work/lab.log"
 check lab_report_written test -f "$work/elsewhere/lab/REPORT.md"
+# the installed audit (PREFIX/bin/fplab-lab-audit) passes the installed lab
+"$P/bin/fplab-lab-audit" "$work/elsewhere/lab" --plots "$share/plots" > "$work/audit.log" 2>&1
+check lab_audit_installed_passes grep -q "^lab_audit: $work/elsewhere/lab: .* checks, 0 failures$" "$work/audit.log" || cat "$work/audit.log"
 if grep -q 'gnuplot not found' "$work/elsewhere/lab/REPORT.md" 2>/dev/null; then
     echo "note: no gnuplot here: figures not drawn, the scripts' place checked above"
     check lab_no_missing_script true
@@ -128,5 +212,5 @@ else
 fi
 
 echo "$checks checks, $fails failed"
-[ "$checks" = 21 ] || { echo "FAIL: ran $checks checks, expected 21"; exit 1; }
+[ "$checks" = 36 ] || { echo "FAIL: ran $checks checks, expected 36"; exit 1; }
 [ "$fails" = 0 ]
