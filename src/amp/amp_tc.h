@@ -21,6 +21,15 @@ float amp_tc_block_dot16(void *model, const fl_format *in, const float *a,
                          size_t sa, const float *b, size_t sb, size_t n,
                          float c, unsigned *flags);
 
+/* 1 when amp_tc_block_dot(16) may take its fast binary64 route for
+ * operands of format `in` (amp_tc.c says when and why it is exact). */
+int amp_tc_fast_ok(const fl_tc_model *m, const fl_format *in);
+/* The generic route alone (the reference the fast route is tested
+ * against). */
+float amp_tc_block_dot_generic(const fl_tc_model *m, const fl_format *accf,
+                               const float *a, size_t sa, const float *b,
+                               size_t sb, size_t n, float c, unsigned *flags);
+
 /* Set acc to the block policy with the named model ("h100-fp16", ...):
  * binary32 accumulation (amp_tc_block_dot), or with _tc16 binary16
  * accumulation (amp_tc_block_dot16); -1 if the name is unknown. */
