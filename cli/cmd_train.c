@@ -467,7 +467,10 @@ int cmd_train(int argc, char **argv)
            amp_scaler_kind_name(c.policy.scaler.kind), c.depth, c.width,
            amp_act_name(c.activation), amp_opt_name(c.optimizer), c.lr,
            c.loss_weight, c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
-    printf("optimizer state %s, weight updates rounded %s, accumulation %s%s%s\n",
+    /* the options the policy names do not say, when one is given */
+    if (c.policy.state || c.policy.update_rm != FL_RNE || c.micro_batches > 1 ||
+        c.text_context > 0 || c.init_std > 0 || c.policy.accum.block_acc16)
+        printf("optimizer state %s, weight updates rounded %s, accumulation %s%s%s\n",
            c.policy.state ? c.policy.state->name
                           : (c.policy.master ? fl_binary32.name : c.policy.param->name),
            c.policy.update_rm == FL_RSR ? "stochastically" : "to nearest even",
