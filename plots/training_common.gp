@@ -43,6 +43,8 @@ gw = (GR - GL) / NC
 gh = (GT - GB) / NR
 if (LOGR) { set logscale y 10 } else { unset logscale y }
 set yrange [RLO : RHI]
+# on a log axis spanning less than two decades, a tic at every factor of 2
+if (LOGR && RHI / RLO < 100) { set ytics 2 } else { set ytics autofreq }
 set xrange [-0.02 * STEPS : 1.02 * STEPS]
 set xtics format ""
 set ytics format ""
@@ -75,7 +77,7 @@ do for [i = 2:NP] {
     unset arrow 1
     if (FIRST < 1e9) {
         set label 1 sprintf("diverged: %d of %d seeds non-finite from step %d", NDIV, NS, FIRST) \
-            at graph 0.04, graph 0.88 font ",8" tc rgb C_VERM front
+            at graph 0.06, graph 0.55 font ",8" tc rgb C_VERM front
         set arrow 1 from FIRST, graph 0 to FIRST, graph 0.8 nohead dt 2 lc rgb C_VERM
     }
     plot 1 with lines lw 1 dt 2 lc rgb C_BLACK, \
@@ -152,7 +154,8 @@ set xtics norotate font ",11"
 # ---- bottom right: the loss scale or the lost updates per step -----------
 eval panel(0.55, 0.73, 0.12, 0.40)
 set xrange [-0.03 * STEPS : 1.04 * STEPS]
-set xtics () auto
+XT = STEPS >= 300 ? 100 : STEPS >= 100 ? 50 : STEPS >= 20 ? 5 : 2
+set xtics () 0, XT
 set xlabel "step" offset 0,0.5
 set key at screen 0.74, 0.40 left top Left reverse font ",9" samplen 2 spacing 1.05
 if (RIGHT eq "scale") {

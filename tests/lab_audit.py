@@ -2927,6 +2927,160 @@ def check_plot_names(A, plots, sets, stem="training_%s"):
 
 # ---- the README's section --------------------------------------------------
 
+def readme_training(A, d, sets):
+    """the README's sentences from experiments 6, 8, 9 and 10, against the
+    data with the sections' own rules (Holm over each section's family)"""
+    # experiment 6's family, as check_training rebuilds it
+    cs = []
+    for nm in ("default", "deep", "tiny", "adam"):
+        S = sets[nm]
+        cs += setting_cmps(S)
+        if nm in ("default", "deep"):
+            cs.append(Cmp(nm + ":o3", nm + ":fp32", "lost", S.lost("o3"), S.lost("fp32"),
+                          S.hashes("o3"), S.hashes("fp32")))
+    sw = Dat(os.path.join(d, "training_tiny_sweep.dat"))
+    Sf = sets["tiny"]
+    f32 = {int(r[2]): (100.0 * int(r[3]) / int(r[4]), r[18]) for r in Sf.runs["fp32"]}
+    for w in sorted({int(r[0]) for r in sw.blocks[0]}, reverse=True):
+        rows = [r for r in sw.blocks[0] if int(r[0]) == w]
+        ref = [f32[int(r[1])] for r in rows]
+        for pi, pname in enumerate(("fp16", "fp16-torch")):
+            cs.append(Cmp("sweep%d:%s" % (w, pname), "tiny:fp32", "acc",
+                          [100.0 * int(r[2 if pi == 0 else 6]) / int(r[3]) for r in rows],
+                          [x[0] for x in ref], [r[8 + pi] for r in rows], [x[1] for x in ref]))
+    finish_family(cs)
+    by = {}
+    for c in cs:
+        by.setdefault(c.a_key if c.metric == "acc" else c.a_key + "/lost", c)
+    S = sets["tiny"]
+    D = sets["default"]
+    same = (all(a[1:5] == b[1:5] for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and D.hashes("fp32") == S.hashes("fp32"))
+    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
+    # 2^-16 over batches of 64 is the per-token factor 2^-22 of a mean
+    A.ok("batch=64 " in S.curves.header["params"] and "loss_weight=0x1p-16" in S.curves.header["params"],
+         "README: the tiny setting is not loss weight 2^-16 over batches of 64")
+    rep = S.groups()
+    c16 = by["tiny:" + rep["fp16"]]
+    cgs = by["tiny:" + rep["fp16-torch"]]
+    c20 = by["sweep-20:fp16"]
+    a16, a32 = S.acc("fp16"), S.acc("fp32")
+    m = A.take1("- **Loss scaling keeps what fp16 flushes; the accuracy cost shows only\n  for very small "
+                "gradients.**  With the loss weighted by 2^-16 (the\n  per-token factor of a mean over 2^22 "
+                "tokens; binary32 with lr/W trains\n  bit for bit as with W = 1, in every seed), fp16 without "
+                "scaling has\n  {N}% of its weight-gradient values exactly zero (binary32: {N}%) and\n  reaches "
+                "{N} ± {N}% test accuracy against binary32's {N} ± {N}%:\n  lower in {I} of {I} seeds, but not "
+                "shown by the rule after Holm's correction\n  ({N} ± {N} points, Holm p {N}); at a loss weight of "
+                "2^-20 it is\n  lower ({N} ± {N} points).  GradScaler (bit-identical to apex O2\n  here) reaches "
+                "{N} ± {N}%, equivalent to binary32.", "README tiny")
+    if m:
+        vals = [S.frac("fp16", 13, 12), S.frac("fp32", 13, 12)] + list(mean_sd(a16)) + \
+            list(mean_sd(a32))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "README tiny %d" % g)
+        A.num(m.group(7), sum(1 for x, y in zip(a16, a32) if x < y), "seeds lower")
+        A.num(m.group(8), S.n, "seeds")
+        A.ok(c16.verdict == "not shown", "README: tiny fp16 is %s, not 'not shown'" % c16.verdict)
+        A.num(m.group(9), c16.mean, "tiny fp16 difference", slack=1e-9)
+        A.num(m.group(10), c16.half, "tiny fp16 half-width", slack=1e-9)
+        A.num(m.group(11), c16.p_holm, "tiny fp16 Holm p", rel=1e-3)
+        A.ok(c20.verdict == "lower", "README: fp16 at 2^-20 is %s, not lower" % c20.verdict)
+        A.num(m.group(12), c20.mean, "2^-20 difference", slack=1e-9)
+        A.num(m.group(13), c20.half, "2^-20 half-width", slack=1e-9)
+        A.ok(rep["o2"] == rep["fp16-torch"], "README: GradScaler and O2 are not bit-identical in tiny")
+        for g, v in zip((14, 15), mean_sd(S.acc("fp16-torch"))):
+            A.num(m.group(g), v, "README GradScaler")
+        A.ok(cgs.verdict == "equivalent", "README: GradScaler is %s, not equivalent" % cgs.verdict)
+    # the language model (experiment 10)
+    L = Setting(d, "lm")
+    Fl = Dat(os.path.join(d, "trainlm_flush.dat"))
+    tokens = int(Fl.param("tokens_per_step"))
+    lv = fl = 0
+    for r in Fl.blocks[0]:
+        if r[0] == "fp16":
+            lv += int(r[3]) - int(r[4]) - int(r[5])
+            fl += int(r[6])
+    cl = setting_cmps(L)
+    finish_family(cl)
+    byl = {c.a_key: c for c in cl}
+    b1 = [[float(x) for x in r] for r in Fl.blocks[1]]
+    half = None
+    for k in sorted({int(r[0]) for r in b1}):
+        ls = [r for r in b1 if int(r[0]) == k]
+        if half is None and 100.0 * sum(r[4] for r in ls) / sum(r[3] for r in ls) > 50:
+            half = k
+    m = A.take1("A character\n  language model averaging its loss over {I} tokens per step flushes\n  {N}% of its "
+                "activation gradients without scaling and stays equivalent\n  to binary32; its binary32 "
+                "gradients would flush more than half only from\n  a mean over {I} tokens per step.",
+                "README language model")
+    if m:
+        A.num(m.group(1), tokens, "lm tokens")
+        A.num(m.group(2), 100.0 * fl / lv, "lm flushed")
+        A.ok(byl["lm:" + L.groups()["fp16"]].verdict == "equivalent", "README: lm fp16 not equivalent")
+        A.ok(half is not None, "README: the lm what-if never passes half")
+        if half is not None:
+            A.num(m.group(3), tokens * 2 ** half, "lm half tokens")
+    # Adam (experiments 6 and 9)
+    Sa = sets["adam"]
+    Ssr = Setting(d, "sr")
+    csr = setting_cmps(Ssr)
+    csr += [Cmp("sr:%s" % a, "sr:%s" % b, "acc", Ssr.acc(a), Ssr.acc(b), Ssr.hashes(a), Ssr.hashes(b))
+            for a, b in (("bf16-pure-sr", "bf16-pure"), ("fp16-pure-sr", "fp16-pure"))]
+    finish_family(csr)
+    bysr = {c.a_key: c for c in csr if c.b_key == "sr:fp32"}
+    m = A.take1("Training with Adam at lr 1e-4, bf16 weights and\n  optimizer state without a master copy lose "
+                "{N}% of their updates and\n  reach {N} ± {N}% test accuracy (binary32: {N} ± {N}%, lower by the\n"
+                "  rule); rounding each update stochastically instead, {N} ± {N}%,\n  equivalent to binary32.  "
+                "fp16 weights with fp16 optimizer state (apex\n  O3) diverge at step {I}: Adam's second moment "
+                "flushes to zero and the\n  update is divided by eps alone; with only the optimizer state in\n"
+                "  binary32 the same run trains ({N} ± {N}%).", "README adam")
+    if m:
+        vals = [mean_sd(Sa.lost("bf16-pure"))[0]] + list(mean_sd(Sa.acc("bf16-pure"))) + \
+            list(mean_sd(Sa.acc("fp32")))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "README adam %d" % g)
+        A.ok(by["adam:" + Sa.groups()["bf16-pure"]].verdict == "lower", "README: bf16-pure not lower")
+        for g, v in zip((6, 7), mean_sd(Ssr.acc("bf16-pure-sr"))):
+            A.num(m.group(g), v, "README bf16-pure-sr")
+        A.ok(bysr["sr:" + Ssr.groups()["bf16-pure-sr"]].verdict == "equivalent",
+             "README: bf16-pure-sr not equivalent")
+        fnf = {int(r[7]) for r in Sa.runs["o3"]}
+        A.ok(len(fnf) == 1, "README: o3 diverges at different steps")
+        A.num(m.group(8), min(fnf), "o3 divergence step")
+        A.ok(Sa.diverged("o3-state32") == 0 and sum(int(r[21]) for r in Sa.runs["o3"]) > 0,
+             "README: the o3 cause does not hold")
+        for g, v in zip((9, 10), mean_sd(Sa.acc("o3-state32"))):
+            A.num(m.group(g), v, "README o3-state32")
+    # accumulation (experiment 8)
+    Sc = Setting(d, "accum")
+    cac = setting_cmps(Sc)
+    cac += [Cmp("accum:%s" % a, "accum:%s" % b, "acc", Sc.acc(a), Sc.acc(b), Sc.hashes(a), Sc.hashes(b))
+            for a, b in (("fp16-acc16", "fp16"), ("fp16-torch-acc16", "fp16-torch"),
+                         ("fp16-torch-tc32", "fp16-torch"), ("fp16-torch-tc16", "fp16-torch-tc32"))]
+    a16, a, g16, g = (Sc.acc(p) for p in ("fp16-acc16", "fp16", "fp16-torch-acc16", "fp16-torch"))
+    cac.append(Cmp("accum:effect-unscaled", "accum:effect-GradScaler", "acc",
+                   [x - y for x, y in zip(a16, a)], [x - y for x, y in zip(g16, g)],
+                   ["i%s%s" % t for t in zip(Sc.hashes("fp16-acc16"), Sc.hashes("fp16"))],
+                   ["g%s%s" % t for t in zip(Sc.hashes("fp16-torch-acc16"), Sc.hashes("fp16-torch"))]))
+    finish_family(cac)
+    pair = {(c.a_key, c.b_key): c for c in cac}
+
+    def differ(p):
+        rows = Sc.runs[p]
+        return 100.0 * sum(int(r[24]) for r in rows) / sum(int(r[23]) for r in rows)
+    m = A.take1("In training, accumulating the digits MLP's matrix\n  products in binary16 changes {N}% of their "
+                "outputs (tensor-core blocks\n  chained through binary16: {N}%) and leaves the test accuracy\n"
+                "  equivalent to binary32 accumulation, with and without loss scaling:\n  with sums of at most {I} "
+                "products, Micikevicius et al.'s need for fp32\n  accumulation does not reproduce.",
+                "README accum training")
+    if m:
+        A.num(m.group(1), differ("fp16-acc16"), "README accum differ")
+        A.num(m.group(2), differ("fp16-torch-tc16"), "README tc16 differ")
+        A.num(m.group(3), 64, "README accum sum length")
+        for k in (("accum:fp16-acc16", "accum:fp16"), ("accum:fp16-torch-acc16", "accum:fp16-torch")):
+            A.ok(pair[k].verdict == "equivalent", "README: %s is %s, not equivalent" % (k[0], pair[k].verdict))
+
+
 def check_readme(path, d):
     """The README's 'What the lab shows' against a full lab output: its
     numbers and claims, as for the report.  Returns an Audit."""
@@ -2949,21 +3103,21 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 9,
-            "scaling": 5}
+    want = {"atlas": 3, "rounding": 3, "gradhist": 2, "lost": 2, "accum": 1, "training": 10,
+            "scaling": 5, "trainaccum": 3, "trainsr": 3, "trainlm": 4}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
-    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
-    A.take("wrote out/REPORT.md (0 experiment(s) failed, 14/14 figures)", "README log end")
-    A.take(r"^lab_audit: out: 7 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
-    m = A.take1("(seven experiments,\nfourteen gnuplot figures", "README counts")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=10)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 18/18 figures)", "README log end")
+    A.take(r"^lab_audit: out: 10 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(ten experiments,\neighteen gnuplot figures", "README counts")
     A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
             "against a full run with seed 1.", "README audit sentence")
     # the times are measurements of a machine, not of the data: only their
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
-                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
-                "over the cores (three to four minutes of wall\ntime measured on two cores shared with other "
-                "jobs), `--quick` about {I} s.", "README seeds and times")
+                "`--jobs N` threads (default: one per CPU): the full lab takes about {I} s\nof CPU time, spread "
+                "over the cores (so at least {I} s of wall time on two\ncores; {I} minutes measured on two cores "
+                "shared with other jobs at a load\naverage of {I}), `--quick` about {I} s.", "README seeds and times")
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
@@ -2973,37 +3127,16 @@ def check_readme(path, d):
         A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
         A.num(m.group(2), int(S.runs["fp32"][0][4]), "test images")
     A.take1("Highlights of a run (seed 1).", "README seed")
-    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}, and a", "README seeds")
+    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}.  In\nexperiments 6 and 8 "
+                "to 10 a difference between two policies is called when\nthe paired t-test on their per-seed "
+                "differences, Holm-adjusted over the\nsection's tests, gives p < 0.05, and equivalence (within "
+                "±{N} point) when two\none-sided tests, Holm-adjusted likewise, do; otherwise it is not shown.\n"
+                "Experiment 7 calls a difference when the 95% confidence interval of the\nper-seed (paired) "
+                "difference excludes 0:", "README rule")
     if m:
         A.num(m.group(1), n, "seeds")
-    A.take1("difference between two policies is called only when the 95% confidence\n"
-            "interval of their per-seed (paired) difference excludes 0:", "README rule")
-    A.take1("With the loss weighted by\n  2^-16 (the 1/N of a mean over a large effective batch; binary32 with lr/W\n"
-            "  trains bit for bit as with W = 1, in every seed)", "README tiny weight")
-    D = sets["default"]
-    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
-            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
-    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
-    m = A.take1("fp16 without scaling\n  has {N}% of its weight-gradient values exactly zero (binary32: {N}%)\n"
-                "  and reaches {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by the rule "
-                "({N} ± {N} points).  A static scale\n  of 1024, PyTorch's GradScaler and apex O2 reach {N} ± {N}%,\n"
-                "  {W} from binary32.", "README tiny")
-    if m:
-        A.num(m.group(1), S.frac("fp16", 13, 12), "fp16 w zero")
-        A.num(m.group(2), S.frac("fp32", 13, 12), "fp32 w zero")
-        for g, v in zip((3, 4, 5, 6), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
-            A.num(m.group(g), v, "tiny accuracy")
-        w, dm, h = paired(S.acc("fp16"), S.acc("fp32"))
-        A.word(m.group(7), w, "fp16 verdict")
-        A.num(m.group(8), dm, "fp16 difference")
-        A.num(m.group(9), h, "fp16 half-width", slack=3e-3)
-        for p in ("fp16-static:1024", "fp16-torch", "o2"):
-            am, asd = mean_sd(S.acc(p))
-            A.num(m.group(10), am, p + " accuracy")
-            A.num(m.group(11), asd, p + " sd")
-            A.ok(paired(S.acc(p), S.acc("fp32"))[0] == "indistinguishable",
-                 "README: %s is not indistinguishable from binary32" % p)
-        A.word(m.group(12), "indistinguishable", "scaled policies verdict")
+        A.num(m.group(2), MARGIN, "margin")
+    readme_training(A, d, sets)
     rows = [[int(x) for x in r] for r in u.blocks[0]]
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
     m = A.take1("In a binary32 run of the *deep* setting\n  ({I} layers, small initialisation, batch {I}; the "
@@ -3030,13 +3163,6 @@ def check_readme(path, d):
         A.ok(all(r[2] == 1 and r[4] == 1 for r in rr), "README: fp16/bf16 weights do not stay at 1")
         A.ok(1 - HALF_BELOW_ONE == 2 ** -11, "fp16 spacing below 1")
         A.num(m.group(2), rr[-1][5], "master end")
-    Sa = sets["adam"]
-    m = A.take1("Training with Adam at lr 1e-4, bf16 weights without a\n  master copy lose {N}% of their updates "
-                "and reach {N} ± {N}% test\n  accuracy; with binary32 weights, {N} ± {N}%.", "README adam")
-    if m:
-        A.num(m.group(1), mean_sd(Sa.lost("bf16-pure"))[0], "bf16-pure lost")
-        for g, v in zip((2, 3, 4, 5), list(mean_sd(Sa.acc("bf16-pure"))) + list(mean_sd(Sa.acc("bf16")))):
-            A.num(m.group(g), v, "adam accuracy")
     rows_l = [[float(x) for x in r] for r in lr.blocks[0]]
     col = [r[1] for r in rows_l]
     ia = -1
