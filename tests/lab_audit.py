@@ -8,8 +8,10 @@ Every number in REPORT.md, and every claim sentence, is recomputed here from
 the .dat files by routes of this script's own (Python's standard library:
 exact rationals for the rounding tables, IEEE half precision from `struct`
 for the binary16 facts, the formats' defining formulas for the atlas,
-Student's t from a table for the training comparisons), never by calling
-fplab.  A sentence the script does not recognise, a number it did not
+Student's t by its finite series for integer degrees of freedom, Holm's
+adjustment, two one-sided tests and the power formula for the training
+comparisons, the bit-identical merges from the runs' hashes), never by
+calling fplab.  A sentence the script does not recognise, a number it did not
 verify, or a claim its data contradicts is a failure.
 
 With --plots, the policy lists of the training plot scripts are checked
