@@ -586,7 +586,7 @@ static void say_adam(lab_training *T)
                "right: fraction of weight updates lost per step (w + dw == w in the "
                "weight format: binary32 for fp32, fp16 and bf16, whose optimizers update "
                "binary32 weights, and for o2's master copy; mean over the seeds whose "
-               "loss is still finite).  bf16-pure loses %.1f ± %.1f%% of its updates "
+               "loss never turns non-finite).  bf16-pure loses %.1f ± %.1f%% of its updates "
                "and reaches %.2f ± %.2f%%, binary32 %.2f ± %.2f%%: bf16-pure %s.",
                S, caption, bp->lost_m, bp->lost_s, bp->acc_m, bp->acc_s, f32->acc_m,
                f32->acc_s, cbp);

@@ -696,8 +696,8 @@ static int pset_write_curves(lab_ctx *L, const lab_pset *ps, const char *params)
                 "# columns: step loss_mean (nan if a seed's loss is non-finite) "
                 "loss_min loss_max (over the finite ones) n_finite scale_used "
                 "(first seed) skipped (first seed, this step) skipped_so_far (all "
-                "seeds) lost_update_fraction_mean (over the seeds not yet diverged; "
-                "nan when none) acc_mean acc_min acc_max (nan when not evaluated) "
+                "seeds) lost_update_fraction_mean (over the seeds whose loss never "
+                "turns non-finite; nan when none) acc_mean acc_min acc_max (nan when not evaluated) "
                 "ratio_gmean ratio_min ratio_max (this policy's loss over binary32's "
                 "in the same seed: geometric mean, smallest, largest over the seeds "
                 "where both are finite; nan when none) n_ratio\n", S);
@@ -725,7 +725,7 @@ static int pset_write_curves(lab_ctx *L, const lab_pset *ps, const char *params)
                     rmin = fmin(rmin, r);
                     rmax = fmax(rmax, r);
                 }
-                if (!isnan(j->lostf[st])) {
+                if (!j->first_nonfinite) {   /* a diverged run has no lost updates */
                     lostm += j->lostf[st];
                     nl++;
                 }

@@ -1871,7 +1871,7 @@ def check_training(A, d, span):
                 "turns non-finite is marked × at the first such step.  Bottom right: fraction of "
                 "weight updates lost per step (w + dw == w in the weight format: binary32 for "
                 "fp32, fp16 and bf16, whose optimizers update binary32 weights, and for o2's "
-                "master copy; mean over the seeds whose loss is still finite).  bf16-pure loses "
+                "master copy; mean over the seeds whose loss never turns non-finite).  bf16-pure loses "
                 "{N} ± {N}% of its updates and reaches {N} ± {N}%, binary32 {N} ± {N}%: "
                 "bf16-pure {S}.\n", "adam caption", start=s0, end=s1)
     if m:
