@@ -3117,9 +3117,9 @@ def check_readme(path, d):
     # the times are measurements of a machine, not of the data: only their
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
-                "`--jobs N` threads (default: one per CPU): the full lab takes about {I} s\nof CPU time, spread "
-                "over the cores (so at least {I} s of wall time on two\ncores; {I} minutes measured on two cores "
-                "shared with other jobs at a load\naverage of {I}), `--quick` about {I} s.", "README seeds and times")
+                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to {I} s\nof CPU time, spread "
+                "over the cores (so at least {I} s of wall time on two\ncores; {I} to {I} minutes measured on two "
+                "cores shared with other jobs at load\naverages of {I} to {I}), `--quick` about {I} s.", "README seeds and times")
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
