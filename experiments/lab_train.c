@@ -474,17 +474,22 @@ void lab_family_write(const lab_family *F, FILE *fp)
 
 void lab_family_say_rule(lab_ctx *L, const lab_family *F, int n_seeds)
 {
-    int ident = 0, dup = 0;
+    int ident = 0, dup = 0, lost = 0;
     for (int i = 0; i < F->n; i++) {
         ident += F->c[i].ident;
         dup += F->c[i].dup_of >= 0;
+        lost += F->c[i].metric == LAB_M_LOST && F->c[i].diff_test;
     }
+    char lostc[200] = "";
+    if (lost)
+        snprintf(lostc, sizeof lostc, " (%d of them compare the percentages of "
+                 "updates lost, for a difference only)", lost);
     lab_say(L, "**Rule.**  Two policies are compared seed by seed (the same "
                "seed gives both the same initialisation, split and batches); "
                "d is the per-seed difference of their test accuracies, in "
                "points.  A difference is called (*higher*, *lower*) when the "
                "two-sided paired t-test's p-value, adjusted by Holm's method "
-               "over the %d difference tests of this section, is below 0.05; "
+               "over the %d difference tests of this section%s, is below 0.05; "
                "*equivalent* means that two one-sided tests (TOST) place "
                "mean(d) within ±%g point of 0, with the p-value adjusted by "
                "Holm over the %d equivalence tests; otherwise the difference "
@@ -494,7 +499,7 @@ void lab_family_say_rule(lab_ctx *L, const lab_family *F, int n_seeds)
                "accuracy: equal hashes in the data) are *bit-identical*, merged "
                "and not tested (%d comparisons); a comparison of the same runs "
                "as an earlier one is merged with it (%d).\n\n",
-            F->m_diff, LAB_EQUIV_MARGIN, F->m_equiv, n_seeds, ident, dup);
+            F->m_diff, lostc, LAB_EQUIV_MARGIN, F->m_equiv, n_seeds, ident, dup);
 }
 
 double lab_family_pooled_sd(const lab_family *F, const char *const *prefixes,

@@ -1245,20 +1245,6 @@ def fmt_p(p):
     return "< 1e-6" if p < 1e-6 else "%.4g" % p
 
 
-def cmp_text_re(c):
-    """the verdict text lab_cmp_text writes, as a pattern whose numbers are
-    checked by check_cmp_text"""
-    if c.verdict == "bit-identical":
-        return "bit-identical"
-    if c.verdict in ("higher", "lower"):
-        return c.verdict + " ({N} ± {N}, Holm p {Q})"
-    if c.verdict == "equivalent":
-        return "equivalent ({N} ± {N}, TOST Holm p {Q})"
-    if c.metric == "acc":
-        return "not shown ({N} ± {N}, Holm p {Q}, TOST Holm p {Q})"
-    return "not shown ({N} ± {N}, Holm p {Q})"
-
-
 def check_cmp_text(A, s, c, what):
     """'lower (-2.23 ± 1.89, Holm p 0.012)' and the like against c"""
     if c.verdict == "bit-identical":
@@ -1284,10 +1270,6 @@ def check_cmp_text(A, s, c, what):
             A.ok(abs(float(got) - want) <= 1e-3 * max(want, 1e-12) + 1e-9,
                  "%s %s: %s, recomputed %.6g" % (what, nm, got, want))
     return True
-
-
-def q_tok():
-    return r"(< 1e-6|%s)" % NUM
 
 
 def take_cmp(A, template, what, **kw):
@@ -1321,11 +1303,14 @@ def family_rows(A, F, cs, what):
 def check_rule(A, cs, md, me, n, s0, s1, what):
     ident = sum(1 for c in cs if c.ident)
     dup = sum(1 for c in cs if c.dup_of >= 0)
+    lost = sum(1 for c in cs if c.metric == "lost" and c.diff_test)
+    lostc = (" (%d of them compare the percentages of updates lost, for a difference only)" % lost
+             if lost else "")
     m = A.take1("**Rule.**  Two policies are compared seed by seed (the same seed gives both the "
                 "same initialisation, split and batches); d is the per-seed difference of their "
                 "test accuracies, in points.  A difference is called (*higher*, *lower*) when the "
                 "two-sided paired t-test's p-value, adjusted by Holm's method over the {I} "
-                "difference tests of this section, is below 0.05; *equivalent* means that two "
+                "difference tests of this section" + lostc + ", is below 0.05; *equivalent* means that two "
                 "one-sided tests (TOST) place mean(d) within ±{N} point of 0, with the p-value "
                 "adjusted by Holm over the {I} equivalence tests; otherwise the difference is "
                 "*not shown* at {I} seeds.  Each verdict shows mean(d) ± the half-width of its "
