@@ -28,7 +28,8 @@ static void usage(FILE *fp)
     const char *how, *share = cli_share_dir(&how);
     fprintf(fp,
             "usage: fplab lab [--out DIR] [--quick] [--seed N] [--only ID[,ID...]]\n"
-            "                 [--no-plots] [--data FILE] [--seeds N] [--jobs N]\n\n"
+            "                 [--no-plots] [--data FILE] [--text FILE] [--seeds N]\n"
+            "                 [--jobs N]\n\n"
             "Runs every experiment and plot into DIR (default out/) and writes\n"
             "DIR/REPORT.md.  DIR and its missing parents are created.\n"
             "--quick: small sizes for CI.\n"
@@ -42,6 +43,9 @@ static void usage(FILE *fp)
         fprintf(fp, " %s", lab_experiments[i].id);
     fprintf(fp, "\n--data: the training CSV (default: $FPLAB_DATA, else\n"
                 "SHARE/data/digits.csv.gz).\n"
+                "--text: the character language model's text (default: $FPLAB_TEXT,\n"
+                "else " LAB_DEFAULT_TEXT ", which Debian's\n"
+                "base-files ships).\n"
                 "Plot scripts: $FPLAB_PLOTS_DIR, else SHARE/plots; gnuplot from\n"
                 "$FPLAB_GNUPLOT or PATH.\n"
                 "SHARE: $FPLAB_SHARE_DIR, else PREFIX/share/fplab for an installed\n"
@@ -118,7 +122,7 @@ static int selected(const char *only, const char *id)
 
 int cmd_lab(int argc, char **argv)
 {
-    const char *out = "out", *only = NULL, *data = NULL;
+    const char *out = "out", *only = NULL, *data = NULL, *text = NULL;
     uint64_t seed = 1, seeds = 0, jobs = 0;
     int quick = 0, plots = 1;
     for (int i = 1; i < argc; i++) {
@@ -132,6 +136,7 @@ int cmd_lab(int argc, char **argv)
             plots = 0;
         } else if (!strcmp(a, "--out") || !strcmp(a, "--seed") ||
                    !strcmp(a, "--only") || !strcmp(a, "--data") ||
+                   !strcmp(a, "--text") ||
                    !strcmp(a, "--seeds") || !strcmp(a, "--jobs")) {
             if (i + 1 >= argc)
                 return cli_error("lab: %s needs a value", a);
@@ -142,6 +147,8 @@ int cmd_lab(int argc, char **argv)
                 only = v;
             } else if (!strcmp(a, "--data")) {
                 data = v;
+            } else if (!strcmp(a, "--text")) {
+                text = v;
             } else if (!strcmp(a, "--seeds")) {
                 if (cli_parse_u64(v, &seeds) || seeds < 2 || seeds > 64)
                     return cli_error("lab: --seeds: '%s' is not an integer 2..64", v);
@@ -200,8 +207,14 @@ int cmd_lab(int argc, char **argv)
     if (cli_mkdir_p(out, "lab: --out"))
         return CLI_USAGE;
 
+    if (!text && getenv("FPLAB_TEXT") && *getenv("FPLAB_TEXT"))
+        text = getenv("FPLAB_TEXT");
+    if (!text)
+        text = LAB_DEFAULT_TEXT;
+
     lab_ctx L;
     lab_ctx_init(&L, seed, quick, data);
+    L.text_path = text;
     if (seeds)
         L.seeds = (int)seeds;
     if (!jobs) {

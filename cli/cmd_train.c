@@ -26,8 +26,17 @@ static void usage(FILE *fp)
 "                    simulated FP8/MX (GEMM inputs quantized, fp32 sums):\n"
 "                    fp8-hybrid-delayed | fp8-hybrid-current |\n"
 "                    fp8-e4m3-delayed | fp8-e4m3-current | mxfp8\n"
-"  --accum A         low | fp32 | kahan | pairwise | block:MODEL (fp32)\n"
-"                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16\n"
+"  --accum A         low | fp32 | kahan | pairwise | block:MODEL |\n"
+"                    block16:MODEL (fp32).  low: every partial sum rounded\n"
+"                    into the compute format (an fp16 accumulator for fp16);\n"
+"                    MODEL: a tensor-core model, e.g. h100-fp16, a100-bf16,\n"
+"                    its blocks chained in binary32 (block:) or binary16\n"
+"                    (block16:, an MMA with fp16 accumulation)\n"
+"  --opt-state FMT   format of the optimizer state (momentum, Adam m and v;\n"
+"                    default: that of the weights the optimizer updates)\n"
+"  --update-rounding rne|sr\n"
+"                    rounding of w + dw into the weight format without a\n"
+"                    master copy (rne; sr: stochastic, seeded by --seed)\n"
 "  --depth N         linear layers (3)        --width N    hidden units (64)\n"
 "  --act A           relu | tanh | gelu (relu)\n"
 "  --optimizer O     sgd | adam (sgd)         --lr X       (0.05; adam 1e-3)\n"
@@ -41,6 +50,9 @@ static void usage(FILE *fp)
 "                    auxiliary loss's coefficient; with sgd, --lr X/W keeps\n"
 "                    binary32 training the same\n"
 "  --init-gain X     multiplies the He/Xavier init std (1)\n"
+"  --init-std X      every weight drawn with std X instead (GPT-2: 0.02)\n"
+"  --micro-batches K gradient accumulation: K micro-batches per step, each\n"
+"                    loss divided by K, gradients summed (1)\n"
 "  --init-scale X    scaler initial scale (65536 for torch/apex)\n"
 "  --growth-interval N\n"
 "                    torch growth_interval / apex scale window (2000);\n"
@@ -48,6 +60,9 @@ static void usage(FILE *fp)
 "  --growth X, --backoff X, --max-scale X, --min-scale X   scaler knobs\n"
 "  --data FILE       CSV or CSV.gz: features then label per line (default:\n"
 "                    the digits in SHARE/data, see 'fplab lab --help')\n"
+"  --text FILE       a next-character task from a text instead of --data\n"
+"                    (letters lower-cased, whitespace runs one space)\n"
+"  --context N       characters of context per row for --text (8)\n"
 "  --label first|last   label column (last)\n"
 "  --feature-scale X features are divided by X (16; 0 = by the maximum)\n"
 "  --test-frac X     held-out fraction (0.2)\n"
@@ -71,7 +86,9 @@ static void usage(FILE *fp)
 /* Options that take a value (unknown ones are reported as such, before
  * any complaint about a missing value). */
 static const char *const value_opts[] = {
-    "--accum", "--act", "--backoff", "--batch", "--data", "--depth",
+    "--accum", "--act", "--backoff", "--batch", "--context", "--data",
+    "--depth", "--init-std", "--micro-batches", "--opt-state", "--text",
+    "--update-rounding",
     "--eval-every", "--feature-scale", "--growth", "--growth-interval",
     "--interval", "--dump-grads",
     "--init-gain", "--init-scale", "--label", "--log-every", "--loss",
@@ -198,6 +215,12 @@ static double frac(uint64_t a, uint64_t b)
     return b ? (double)a / (double)b : 0.0;
 }
 
+static const char *accum_label(const amp_accum *a)
+{
+    return a->kind == AMP_ACC_BLOCK && a->block_acc16 ? "block16"
+                                                      : amp_accum_name(a->kind);
+}
+
 int cmd_train(int argc, char **argv)
 {
     amp_train_config c;
@@ -211,8 +234,9 @@ int cmd_train(int argc, char **argv)
     double init_scale = -1, growth = -1, backoff = -1, max_scale = -1,
            min_scale = -1;
     int interval = -1;
-    fl_format target;
-    int have_target = 0;
+    fl_format target, state_fmt;
+    int have_target = 0, have_state = 0, context = 8, update_rm = FL_RNE;
+    const char *text_path = NULL;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -248,6 +272,24 @@ int cmd_train(int argc, char **argv)
         else if (!strcmp(a, "--lr")) { if (num(a, v, &c.lr)) return CLI_USAGE; lr_set = 1; }
         else if (!strcmp(a, "--momentum")) { if (num(a, v, &c.momentum)) return CLI_USAGE; }
         else if (!strcmp(a, "--init-gain")) { if (num(a, v, &c.init_gain)) return CLI_USAGE; }
+        else if (!strcmp(a, "--init-std")) {
+            if (num(a, v, &c.init_std)) return CLI_USAGE;
+            if (!(c.init_std > 0) || !isfinite(c.init_std))
+                return cli_error("train: --init-std: '%s' must be positive", v);
+        }
+        else if (!strcmp(a, "--micro-batches")) { if (inum(a, v, 1, 4096, &c.micro_batches)) return CLI_USAGE; }
+        else if (!strcmp(a, "--context")) { if (inum(a, v, 1, 64, &context)) return CLI_USAGE; }
+        else if (!strcmp(a, "--text")) text_path = v;
+        else if (!strcmp(a, "--opt-state")) {
+            if (cli_parse_format(v, &state_fmt, "--opt-state"))
+                return CLI_USAGE;
+            have_state = 1;
+        }
+        else if (!strcmp(a, "--update-rounding")) {
+            if (!strcmp(v, "rne")) update_rm = FL_RNE;
+            else if (!strcmp(v, "sr")) update_rm = FL_RSR;
+            else return cli_error("train: --update-rounding: '%s' (rne sr)", v);
+        }
         else if (!strcmp(a, "--loss-weight")) {
             if (num(a, v, &c.loss_weight))
                 return CLI_USAGE;
@@ -292,7 +334,15 @@ int cmd_train(int argc, char **argv)
     }
     if (amp_policy_parse(&c.policy, policy, err, sizeof err))
         return cli_error("train: --policy: %s", err);
-    if (c.data_path == NULL) {
+    if (have_state)
+        c.policy.state = &state_fmt;
+    c.policy.update_rm = update_rm;
+    if (text_path && c.data_path)
+        return cli_error("train: --text and --data are two data sets: give one");
+    if (text_path) {
+        c.data_path = text_path;
+        c.text_context = context;
+    } else if (c.data_path == NULL) {
         const char *how, *share = cli_share_dir(&how);
         if (share == NULL)
             return cli_error("train: cannot find the digits data set: %s (or "
@@ -301,16 +351,19 @@ int cmd_train(int argc, char **argv)
                  share);
         c.data_path = default_data;
     }
-    if (accum && !strncmp(accum, "block:", 6)) {
-        if (amp_accum_set_tc(&c.policy.accum, accum + 6))
+    if (accum && (!strncmp(accum, "block:", 6) || !strncmp(accum, "block16:", 8))) {
+        int a16 = accum[5] == '1';
+        const char *mn = accum + (a16 ? 8 : 6);
+        if (a16 ? amp_accum_set_tc16(&c.policy.accum, mn)
+                : amp_accum_set_tc(&c.policy.accum, mn))
             return cli_error("train: --accum: unknown tensor-core model '%s' "
                              "(v100-fp16 a100-fp16 a100-bf16 a100-tf32 "
-                             "h100-fp16 h100-bf16 h100-tf32)", accum + 6);
+                             "h100-fp16 h100-bf16 h100-tf32)", mn);
     } else if (accum) {
         int k = amp_accum_parse(accum);
         if (k < 0 || k == AMP_ACC_BLOCK)
             return cli_error("train: --accum: '%s' (low fp32 kahan pairwise "
-                             "block:MODEL)", accum);
+                             "block:MODEL block16:MODEL)", accum);
         c.policy.accum.kind = k;
     }
     amp_scaler_config *sc = &c.policy.scaler;
@@ -410,10 +463,20 @@ int cmd_train(int argc, char **argv)
            "%zu train / %zu test rows\n",
            c.policy.name, c.policy.compute->name, c.policy.param->name,
            c.policy.master ? " + fp32 master" : "",
-           amp_accum_name(c.policy.accum.kind),
+           accum_label(&c.policy.accum),
            amp_scaler_kind_name(c.policy.scaler.kind), c.depth, c.width,
            amp_act_name(c.activation), amp_opt_name(c.optimizer), c.lr,
            c.loss_weight, c.batch / c.ranks, c.ranks, r.n_train, r.n_test);
+    /* the options the policy names do not say, when one is given */
+    if (c.policy.state || c.policy.update_rm != FL_RNE || c.micro_batches > 1 ||
+        c.text_context > 0 || c.init_std > 0 || c.policy.accum.block_acc16)
+        printf("optimizer state %s, weight updates rounded %s, accumulation %s%s%s\n",
+           c.policy.state ? c.policy.state->name
+                          : (c.policy.master ? fl_binary32.name : c.policy.param->name),
+           c.policy.update_rm == FL_RSR ? "stochastically" : "to nearest even",
+           accum_label(&c.policy.accum),
+           c.micro_batches > 1 ? ", micro-batches " : "",
+           c.micro_batches > 1 ? "yes" : "");
     const amp_gemm_quant *gq = &c.policy.gq;
     if (gq->kind != AMP_GQ_NONE)
         printf("GEMM inputs: activations and weights %s, output gradients %s, "
@@ -468,7 +531,7 @@ int cmd_train(int argc, char **argv)
                 "accum %s scaler %s init_scale %.17g interval %d\n",
                 c.seed, c.policy.name, c.policy.compute->name,
                 c.policy.param->name, c.policy.master,
-                amp_accum_name(c.policy.accum.kind),
+                accum_label(&c.policy.accum),
                 amp_scaler_kind_name(sc->kind), sc->init_scale,
                 (int)sc->growth_interval);
         fprintf(fp, "# depth %d width %d act %s optimizer %s lr %.17g "
@@ -479,6 +542,11 @@ int cmd_train(int argc, char **argv)
                 c.batch, c.ranks,
                 c.loss_reduction == AMP_LOSS_MEAN ? "mean" : "sum",
                 c.init_gain, c.loss_weight, c.test_frac, tf->name);
+        fprintf(fp, "# opt_state %s update_rounding %s init_std %.17g "
+                "micro_batches %d text_context %d\n",
+                c.policy.state ? c.policy.state->name : "as-weights",
+                c.policy.update_rm == FL_RSR ? "sr" : "rne", c.init_std,
+                c.micro_batches, c.text_context);
         fprintf(fp, "# train_rows %zu test_rows %zu params %zu "
                 "final_test_acc %.6f skipped %d\n", r.n_train, r.n_test,
                 r.n_params, r.final_test_acc, r.skipped_steps);

@@ -19,6 +19,11 @@ const lab_experiment lab_experiments[] = {
     {"training", "Training curves per precision policy", lab_exp_training},
     {"scaling", "Scale granularity: per tensor, per block, and loss scaling",
      lab_exp_scaling},
+    {"trainaccum", "Accumulation in training: binary16 against binary32 sums",
+     lab_exp_trainaccum},
+    {"trainsr", "Stochastic rounding in training: weights without a master copy",
+     lab_exp_trainsr},
+    {"trainlm", "Loss scaling in a character language model", lab_exp_trainlm},
 };
 const size_t lab_experiment_count =
     sizeof lab_experiments / sizeof lab_experiments[0];

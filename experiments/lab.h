@@ -25,6 +25,10 @@
 extern "C" {
 #endif
 
+/* The default text of the character language model (experiment 10): the
+ * GPL, version 3, as Debian's essential package base-files installs it. */
+#define LAB_DEFAULT_TEXT "/usr/share/common-licenses/GPL-3"
+
 /* One output file held in memory. */
 typedef struct lab_file {
     char *name;     /* file name inside the output directory */
@@ -46,6 +50,8 @@ typedef struct lab_ctx {
                                  seed + seeds - 1 (default 5, quick 3) */
     int jobs;                 /* worker threads for independent runs (1) */
     const char *data_path;    /* training data (digits CSV), may be NULL */
+    const char *text_path;    /* the text of the character language model
+                                 (experiment 10), may be NULL */
     lab_file *files;
     size_t nfiles, files_cap;
     lab_item *items;
@@ -143,6 +149,9 @@ int lab_exp_lost(lab_ctx *L);
 int lab_exp_accum(lab_ctx *L);
 int lab_exp_training(lab_ctx *L);
 int lab_exp_scaling(lab_ctx *L);
+int lab_exp_trainaccum(lab_ctx *L);
+int lab_exp_trainsr(lab_ctx *L);
+int lab_exp_trainlm(lab_ctx *L);
 
 #ifdef __cplusplus
 }

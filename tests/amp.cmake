@@ -13,6 +13,11 @@ if(FPLAB_HAVE_CHECK)
   # the hand computation sums as the trainer does: no contraction
   target_compile_options(test_amp_quant PRIVATE -ffp-contract=off)
 endif()
+# The tensor-core accumulation's fast route against the generic one.
+add_executable(test_amp_tc ${CMAKE_CURRENT_LIST_DIR}/test_amp_tc.c)
+target_link_libraries(test_amp_tc PRIVATE fplab_amp fplab fplab_warnings)
+add_test(NAME amp_tc COMMAND test_amp_tc)
+set_tests_properties(amp_tc PROPERTIES LABELS amp TIMEOUT 300)
 find_program(FPLAB_AMP_BASH bash)
 if(FPLAB_AMP_BASH)
   add_test(NAME amp_cli COMMAND ${FPLAB_AMP_BASH}

@@ -30,6 +30,12 @@ else()
 endif()
 set_tests_properties(lab_npy_numpy PROPERTIES LABELS "amp" SKIP_RETURN_CODE 77)
 
+# The statistics of the training verdicts (paired t, TOST, Holm, power).
+add_executable(test_lab_stats ${CMAKE_CURRENT_SOURCE_DIR}/test_lab_stats.c)
+target_link_libraries(test_lab_stats PRIVATE fplab_experiments fplab_warnings)
+add_test(NAME lab_stats COMMAND test_lab_stats)
+set_tests_properties(lab_stats PROPERTIES LABELS "amp")
+
 foreach(mode hist repro smoke)
   add_test(NAME lab_${mode}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lab_tests.sh ${FPLAB_EXE}

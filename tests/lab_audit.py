@@ -8,8 +8,10 @@ Every number in REPORT.md, and every claim sentence, is recomputed here from
 the .dat files by routes of this script's own (Python's standard library:
 exact rationals for the rounding tables, IEEE half precision from `struct`
 for the binary16 facts, the formats' defining formulas for the atlas,
-Student's t from a table for the training comparisons), never by calling
-fplab.  A sentence the script does not recognise, a number it did not
+Student's t by its finite series for integer degrees of freedom, Holm's
+adjustment, two one-sided tests and the power formula for the training
+comparisons, the bit-identical merges from the runs' hashes), never by
+calling fplab.  A sentence the script does not recognise, a number it did not
 verify, or a claim its data contradicts is a failure.
 
 With --plots, the policy lists of the training plot scripts are checked
@@ -307,7 +309,10 @@ SECTIONS = [("atlas", "Format atlas: spacing and range of the formats"),
             ("lost", "Lost updates: swamping of small weight updates"),
             ("accum", "Accumulation: fp16 versus fp32 sums and dot products"),
             ("training", "Training curves per precision policy"),
-            ("scaling", "Scale granularity: per tensor, per block, and loss scaling")]
+            ("scaling", "Scale granularity: per tensor, per block, and loss scaling"),
+            ("trainaccum", "Accumulation in training: binary16 against binary32 sums"),
+            ("trainsr", "Stochastic rounding in training: weights without a master copy"),
+            ("trainlm", "Loss scaling in a character language model")]
 
 
 def section_span(A, title):
@@ -1370,8 +1375,31 @@ class Setting:
         return statistics.fmean(100.0 * int(r[num]) / int(r[den]) if int(r[den]) else 0.0
                                 for r in self.runs[p])
 
+    def hashes(self, p):
+        return [r[18] for r in self.runs[p]]
+
+    def diverged(self, p):
+        return sum(1 for r in self.runs[p] if int(r[7]))
+
+    def words(self):
+        """block 3: what each policy does, by policy"""
+        return {r[0]: r[1:] for r in self.seeds.blocks[3]}
+
+    def groups(self):
+        """the first policy bit-identical (equal hashes in every seed) to each"""
+        rep = {}
+        for i, p in enumerate(self.pols):
+            rep[p] = p
+            for q in self.pols[:i]:
+                if rep[q] == q and self.hashes(q) == self.hashes(p):
+                    rep[p] = q
+                    break
+        return rep
+
 
 def groups_text(S):
+    """the old rule's verdict groups (paired 95% interval, no multiplicity
+    correction), as experiment 7 still words them"""
     order = [("identical", "identical to binary32 in every seed"),
              ("indistinguishable", "indistinguishable from binary32"),
              ("lower", "lower than binary32"), ("higher", "higher than binary32")]
@@ -1384,7 +1412,8 @@ def groups_text(S):
 
 
 def check_cmp_str(A, s, a, b, what):
-    """'word (+d ± h)' or 'identical' against the recomputed comparison."""
+    """'word (+d ± h)' or 'identical' against the recomputed comparison
+    (the old rule, as experiment 7 still uses it)."""
     w, m, h = paired(a, b)
     if w == "identical":
         return A.word(s, "identical", what)
@@ -1403,9 +1432,354 @@ def scale_text(v):
     return "2^%d" % (e - 1) if v > 0 and m == 0.5 else "%g" % v
 
 
-def check_table(A, S, s0, s1):
+# Student's t by its own route: the exact finite series for integer degrees
+# of freedom (Abramowitz and Stegun 26.7.3 and 26.7.4), not the lab's
+# continued fraction
+def t_cdf(t, df):
+    if t != t:
+        return float("nan")
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    th = math.atan(t / math.sqrt(df))
+    c2 = math.cos(th) ** 2
+    s = math.sin(th)
+    if df % 2 == 1:
+        term, acc = math.cos(th), 0.0
+        if df > 1:
+            acc = term
+            for k in range(3, df - 1, 2):
+                term *= c2 * (k - 1) / k
+                acc += term
+        a = 2 / math.pi * (th + s * acc)
+    else:
+        term, acc = 1.0, 1.0
+        for k in range(2, df - 1, 2):
+            term *= c2 * (k - 1) / k
+            acc += term
+        a = s * acc
+    return 0.5 + 0.5 * a
+
+
+def t_q(p, df):
+    lo, hi = -1.0, 1.0
+    while t_cdf(lo, df) > p:
+        lo *= 2
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * (1 + abs(lo)):
+            break
+    return (lo + hi) / 2
+
+
+MARGIN = 1.0
+
+
+class Cmp:
+    """One paired comparison as the lab's rule makes it (lab_train.h)."""
+
+    def __init__(self, a_key, b_key, metric, a, b, ha, hb):
+        self.a_key, self.b_key, self.metric = a_key, b_key, metric
+        self.a, self.b, self.ha, self.hb = a, b, ha, hb
+        d = [x - y for x, y in zip(a, b)]
+        n = len(d)
+        self.n = n
+        self.mean = statistics.fmean(d)
+        self.sd = statistics.stdev(d) if n > 1 else 0.0
+        se = self.sd / math.sqrt(n)
+        self.half = t_q(0.975, n - 1) * se
+        self.equal = all(x == 0 for x in d)
+        if self.equal:
+            self.p, self.p_tost = 1.0, 0.0
+        elif self.sd == 0:
+            self.p = 0.0
+            self.p_tost = 0.0 if abs(self.mean) < MARGIN else 1.0
+        else:
+            self.p = min(1.0, 2 * (1 - t_cdf(abs(self.mean) / se, n - 1)))
+            self.p_tost = max(1 - t_cdf((self.mean + MARGIN) / se, n - 1),
+                              t_cdf((self.mean - MARGIN) / se, n - 1))
+        self.ident = ha == hb
+        self.dup_of = -1
+        self.p_holm = self.tost_holm = float("nan")
+
+
+def holm(ps):
+    order = sorted(range(len(ps)), key=lambda i: (ps[i], i))
+    adj, run, m = [0.0] * len(ps), 0.0, len(ps)
+    for j, i in enumerate(order):
+        run = max(run, min(1.0, (m - j) * ps[i]))
+        adj[i] = run
+    return adj
+
+
+def finish_family(cs):
+    """duplicates, Holm over the two families, verdicts (lab_family_finish)"""
+    for i, c in enumerate(cs):
+        if c.ident:
+            continue
+        for j in range(i):
+            o = cs[j]
+            if (o.metric == c.metric and o.dup_of < 0 and o.ha == c.ha and o.hb == c.hb):
+                c.dup_of = j
+                break
+    for c in cs:
+        c.diff_test = not c.ident and c.dup_of < 0
+        c.equiv_test = c.diff_test and c.metric == "acc"
+    d = [c for c in cs if c.diff_test]
+    e = [c for c in cs if c.equiv_test]
+    for c, q in zip(d, holm([c.p for c in d])):
+        c.p_holm = q
+    for c, q in zip(e, holm([c.p_tost for c in e])):
+        c.tost_holm = q
+    for c in cs:
+        if c.ident:
+            c.verdict = "bit-identical"
+        elif c.dup_of >= 0:
+            o = cs[c.dup_of]
+            c.p_holm, c.tost_holm, c.verdict = o.p_holm, o.tost_holm, o.verdict
+        elif c.p_holm < 0.05:
+            c.verdict = "higher" if c.mean > 0 else "lower"
+        elif c.equiv_test and c.tost_holm < 0.05:
+            c.verdict = "equivalent"
+        else:
+            c.verdict = "not shown"
+    return len(d), len(e)
+
+
+def fmt_p(p):
+    return "< 1e-6" if p < 1e-6 else "%.4g" % p
+
+
+def check_cmp_text(A, s, c, what):
+    """'lower (-2.23 ± 1.89, Holm p 0.012)' and the like against c"""
+    if c.verdict == "bit-identical":
+        return A.word(s, "bit-identical", what)
+    m = re.fullmatch(r"(higher|lower|equivalent|not shown) \(([-+]\d+\.\d+) ± (\d+\.\d+)"
+                     r"(?:, Holm p (< 1e-6|%s))?(?:, TOST Holm p (< 1e-6|%s))?\)" % (NUM, NUM), s)
+    if not A.ok(m is not None, "%s: '%s' not recognised" % (what, s)):
+        return False
+    A.word(m.group(1), c.verdict, what + " verdict")
+    A.num(m.group(2), c.mean, what + " mean difference", slack=1e-9)
+    A.num(m.group(3), c.half, what + " half-width", slack=1e-9)
+    ph, pt = m.group(4), m.group(5)
+    want_ph = c.verdict in ("higher", "lower") or c.verdict == "not shown"
+    want_pt = c.verdict == "equivalent" or (c.verdict == "not shown" and c.metric == "acc")
+    A.ok((ph is not None) == want_ph and (pt is not None) == want_pt,
+         what + ": the p-values shown do not fit the verdict")
+    for got, want, nm in ((ph, c.p_holm, "Holm p"), (pt, c.tost_holm, "TOST Holm p")):
+        if got is None:
+            continue
+        if got == "< 1e-6":
+            A.ok(want < 1e-6 * 1.001, "%s %s: %s, recomputed %g" % (what, nm, got, want))
+        else:
+            A.ok(abs(float(got) - want) <= 1e-3 * max(want, 1e-12) + 1e-9,
+                 "%s %s: %s, recomputed %.6g" % (what, nm, got, want))
+    return True
+
+
+def take_cmp(A, template, what, **kw):
+    """take1 with {Q} a p-value cell and {V} a verdict text"""
+    rx = pat(template).replace(re.escape("{V}"), r"(bit-identical|[a-z ]+ \([^)]*\))")
+    return A.take1(rx, what, regex=True, **kw)
+
+
+def family_rows(A, F, cs, what):
+    """the tests file's rows against the recomputed family"""
+    rows = F.blocks[0]
+    A.ok(len(rows) == len(cs), "%s: %d comparisons in the data, %d expected"
+         % (what, len(rows), len(cs)))
+    for r, c in zip(rows, cs):
+        w = "%s %s vs %s" % (what, c.a_key, c.b_key)
+        A.ok(r[1] == c.a_key and r[2] == c.b_key and r[3] == c.metric,
+             "%s: the data's comparison is %s vs %s (%s)" % (w, r[1], r[2], r[3]))
+        A.ok(int(r[4]) == c.n, w + ": seeds")
+        for col, v in ((5, c.mean), (6, c.sd), (7, c.half)):
+            A.ok(abs(float(r[col]) - v) <= 1e-6 * max(1, abs(v)), "%s column %d" % (w, col))
+        for col, v in ((8, c.p if c.diff_test else float("nan")), (9, c.p_holm),
+                       (10, c.p_tost if c.equiv_test else float("nan")), (11, c.tost_holm)):
+            x = float(r[col])
+            A.ok((x != x and v != v) or abs(x - v) <= 1e-6 * max(v, 1e-9) + 1e-12,
+                 "%s column %d: %s, recomputed %g" % (w, col, r[col], v))
+        A.ok(int(r[12]) == int(c.ident) and int(r[13]) == c.dup_of,
+             w + ": bit-identical or duplicate flags")
+        A.word(r[14].replace("-", " "), c.verdict, w + " verdict")
+
+
+def check_rule(A, cs, md, me, n, s0, s1, what):
+    ident = sum(1 for c in cs if c.ident)
+    dup = sum(1 for c in cs if c.dup_of >= 0)
+    lost = sum(1 for c in cs if c.metric == "lost" and c.diff_test)
+    lostc = (" (%d of them compare the percentages of updates lost, for a difference only)" % lost
+             if lost else "")
+    m = A.take1("**Rule.**  Two policies are compared seed by seed (the same seed gives both the "
+                "same initialisation, split and batches); d is the per-seed difference of their "
+                "test accuracies, in points.  A difference is called (*higher*, *lower*) when the "
+                "two-sided paired t-test's p-value, adjusted by Holm's method over the {I} "
+                "difference tests of this section" + lostc + ", is below 0.05; *equivalent* means that two "
+                "one-sided tests (TOST) place mean(d) within ±{N} point of 0, with the p-value "
+                "adjusted by Holm over the {I} equivalence tests; otherwise the difference is "
+                "*not shown* at {I} seeds.  Each verdict shows mean(d) ± the half-width of its "
+                "95% confidence interval.  Runs bit-identical in every seed (the same loss at "
+                "every step and the same accuracy: equal hashes in the data) are "
+                "*bit-identical*, merged and not tested ({I} comparisons); a comparison of the "
+                "same runs as an earlier one is merged with it ({I}).", what + " rule",
+                start=s0, end=s1)
+    if m:
+        for g, v in ((1, md), (2, MARGIN), (3, me), (4, n), (5, ident), (6, dup)):
+            A.num(m.group(g), v, what + " rule")
+
+
+def setting_cmps(S, ps_key=None):
+    """each group's accuracy comparison with binary32, in policy order"""
+    key = ps_key or S.name
+    rep = S.groups()
+    out = []
+    for p in S.pols[1:]:
+        if rep[p] != p:
+            continue
+        out.append(Cmp("%s:%s" % (key, p), "%s:%s" % (key, S.pols[0]), "acc", S.acc(p),
+                       S.acc(S.pols[0]), S.hashes(p), S.hashes(S.pols[0])))
+    return out
+
+
+def verdict_groups(S, bykey):
+    order = [("bit-identical", "bit-identical to binary32"),
+             ("equivalent", "equivalent to binary32 (±1 point)"),
+             ("not shown", "difference not shown"), ("lower", "lower than binary32"),
+             ("higher", "higher than binary32")]
+    rep = S.groups()
+    parts = []
+    for w, label in order:
+        ps = [p for p in S.pols[1:] if rep[p] == p and bykey["%s:%s" % (S.name, p)].verdict == w]
+        if ps:
+            parts.append(label + ": " + ", ".join(ps))
+    return "; ".join(parts)
+
+
+def merged_text(S):
+    rep = S.groups()
+    parts = []
+    for p in S.pols:
+        members = [q for q in S.pols if rep[q] == p]
+        if rep[p] == p and len(members) > 1:
+            parts.append(" = ".join(members))
+    return "; ".join(parts)
+
+
+POLICY_LABELS = {
+    "fp32": "binary32 throughout", "fp16": "fp16 autocast, no loss scaling",
+    "fp16-static:1024": "fp16 autocast, static scale 1024",
+    "fp16-torch": "fp16 autocast, GradScaler",
+    "fp16-torch-i50": "fp16 autocast, GradScaler, growth interval 50",
+    "o2": "fp16 weights, fp32 master copy, dynamic scale",
+    "o3": "fp16 weights and optimizer state, no master copy, no scaling",
+    "o3-state32": "fp16 weights, fp32 optimizer state, no master copy, no scaling",
+    "bf16": "bf16 autocast", "bf16-pure": "bf16 weights and optimizer state, no master copy",
+    "bf16-pure-sr": "bf16 weights and optimizer state, no master copy, stochastic rounding",
+    "fp16-pure": "fp16 weights, fp32 optimizer state, no master copy, no scaling",
+    "fp16-pure-sr": "fp16 weights, fp32 optimizer state, no master copy, stochastic rounding",
+    "fp16-acc16": "fp16 autocast, no loss scaling, fp16 sequential accumulation",
+    "fp16-torch-acc16": "fp16 autocast, GradScaler, fp16 sequential accumulation",
+    "fp16-torch-tc32": "fp16 autocast, GradScaler, H100 tensor-core blocks, fp32 accumulation",
+    "fp16-torch-tc16": "fp16 autocast, GradScaler, H100 tensor-core blocks, fp16 accumulation",
+}
+
+
+def label_of(words):
+    """what a policy does, checked against its definition in the data (block
+    3): the label must name its compute format, scaling and master copy"""
+    return POLICY_LABELS.get(words[0])
+
+
+def check_label(A, p, w, what):
+    """the label's claims against the data's policy words: compute, accum,
+    weights, master, state, update rounding, scaling"""
+    lab = POLICY_LABELS.get(p)
+    if not A.ok(lab is not None, "%s: no label for policy %s" % (what, p)):
+        return
+    compute, acc, weights, master, state, upd, sc = w
+    lab_l = lab.lower()
+    if compute == "binary32":
+        A.ok("binary32" in lab_l, "%s %s: binary32 compute, label '%s'" % (what, p, lab))
+    elif "autocast" in lab_l:
+        A.ok(lab_l.startswith({"binary16": "fp16", "bfloat16": "bf16"}[compute]),
+             "%s %s: autocast label '%s' for compute %s" % (what, p, lab, compute))
+        A.ok(weights == "binary32", "%s %s: autocast with %s weights" % (what, p, weights))
+    if "master copy" in lab_l and "no master" not in lab_l:
+        A.ok(master == "binary32", "%s %s: label says master copy, data %s" % (what, p, master))
+    if "no master" in lab_l:
+        A.ok(master == "none", "%s %s: label says no master copy, data %s" % (what, p, master))
+    if "fp32 optimizer state" in lab_l:
+        A.ok(state == "binary32", "%s %s: label says fp32 state, data %s" % (what, p, state))
+    if "weights and optimizer state" in lab_l:
+        A.ok(state == weights and weights != "binary32",
+             "%s %s: label says low-precision state, data %s/%s" % (what, p, weights, state))
+    if "no loss scaling" in lab_l or "no scaling" in lab_l:
+        A.ok(sc == "none", "%s %s: label says no scaling, data %s" % (what, p, sc))
+    if "gradscaler" in lab_l:
+        A.ok(sc.startswith("GradScaler"), "%s %s: label says GradScaler, data %s" % (what, p, sc))
+    if "static scale" in lab_l:
+        A.ok(sc.startswith("static:"), "%s %s: label says static scale, data %s" % (what, p, sc))
+    if "dynamic scale" in lab_l:
+        A.ok(sc.startswith("apex-dynamic"), "%s %s: dynamic scale, data %s" % (what, p, sc))
+    if "stochastic rounding" in lab_l:
+        A.ok(upd == "stochastic", "%s %s: label says SR, data %s" % (what, p, upd))
+    else:
+        A.ok(upd == "nearest", "%s %s: SR not in the label, data %s" % (what, p, upd))
+    if "fp16 sequential accumulation" in lab_l:
+        A.ok(acc == "output-format-sequential" and compute == "binary16",
+             "%s %s: fp16 sequential accumulation, data %s" % (what, p, acc))
+    elif "tensor-core" in lab_l:
+        A.ok(acc == "tc-h100-fp16-acc%s" % ("16" if "fp16 accumulation" in lab_l else "32"),
+             "%s %s: tensor-core accumulation, data %s" % (what, p, acc))
+    else:
+        A.ok(acc == "binary32", "%s %s: products accumulated in %s" % (what, p, acc))
+
+
+def check_policy_table(A, sets, s0, s1, what, intro):
+    """'What each policy does' against the data's policy words"""
+    A.take1(intro + "\n\n| policy | matrix products and activations | products accumulated in | "
+            "weights | optimizer state | loss scaling |", what + " policy table", start=s0, end=s1)
+    seen = []
+    for S in sets:
+        W = S.words()
+        for p in S.pols:
+            if p in seen:
+                continue
+            seen.append(p)
+            w = W[p]
+            check_label(A, p, w, what)
+            compute, acc, weights, master, state, upd, sc = w
+            if acc == "binary32":
+                acct = "binary32"
+            elif acc == "output-format-sequential":
+                acct = "%s, every partial sum rounded" % compute
+            else:
+                mm = re.fullmatch(r"tc-(\S+)-acc(16|32)", acc)
+                acct = "%s tensor-core blocks of {I}, %s between blocks" % (
+                    mm.group(1), "binary16" if mm.group(2) == "16" else "binary32")
+            wt = weights + (", binary32 master copy" if master == "binary32" else
+                            ", updated with stochastic rounding" if upd == "stochastic" else "")
+            if sc == "none":
+                sct = "none"
+            elif sc.startswith("static:"):
+                sct = "static %s" % sc.split(":")[1]
+            else:
+                kind, init = sc.split(":")
+                sct = "%s from %s, growth interval {I}" % (kind, init)
+            A.take1("| %s (`%s`) | %s | %s | %s | %s | %s |" % (POLICY_LABELS[p], p, compute,
+                                                              acct, wt, state, sct),
+                    "%s policy row %s" % (what, p), start=s0, end=s1)
+    return seen
+
+
+def check_table(A, S, F, bykey, s0, s1):
     params = re.search(r"setting=\w+ (.*) seeds=", S.curves.header["params"]).group(1)
-    # the table of this setting: from its title to the next setting's
     t0 = A.text.find("**Setting %s** (" % S.name, s0, s1)
     t1 = A.text.find("**Setting ", t0 + 1, s1)
     t0 = s0 if t0 < 0 else t0
@@ -1415,18 +1789,23 @@ def check_table(A, S, s0, s1):
     if m:
         A.word(m.group(1), params, S.name + " parameters")
         A.num(m.group(2), S.n, S.name + " seeds")
-    A.take("| policy | final loss | test accuracy % (min–max) | vs fp32 | skipped steps | final "
-           "scale | updates lost % | w-grad zero | w-grad underflow | a-grad zero | a-grad "
-           "underflow |", "table header", count=None, start=s0, end=s1)
-    f32 = S.acc("fp32")
+    A.take("| policy | final loss | test accuracy % (min–max) | vs binary32 | skipped steps | final "
+           "scale | updates lost % | w-grad zero | w-grad flushed | a-grad zero | a-grad "
+           "flushed |", "table header", count=None, start=s0, end=s1)
+    rep = S.groups()
+    W = S.words()
     for p in S.pols:
-        m = A.take1("| %s | {C} | {N} ± {N} ({N}–{N}) | {C} | {I} | {C} | {N} ± {N} | {N}%% | "
-                    "{N}%% | {N}%% | {N}%% |" % p, "%s row %s" % (S.name, p), start=t0, end=t1)
+        if rep[p] != p:
+            continue
+        members = [q for q in S.pols if rep[q] == p]
+        name = " = ".join("%s (`%s`)" % (POLICY_LABELS.get(q, q), q) for q in members)
+        m = A.take1("| %s | {C} | {N} ± {N} ({N}–{N}) | {C} | {I} | {C} | {C} | {C} | {C} | "
+                    "{C} | {C} |" % name, "%s row %s" % (S.name, p), start=t0, end=t1)
         if not m:
             continue
         what = "%s %s" % (S.name, p)
         loss = S.col(p, 6)
-        div = sum(1 for r in S.runs[p] if int(r[7]))
+        div = S.diverged(p)
         if div:
             A.word(m.group(1), "diverged (%d of %d seeds)" % (div, S.n), what + " loss")
         else:
@@ -1441,29 +1820,47 @@ def check_table(A, S, s0, s1):
         A.num(m.group(3), asd, what + " accuracy sd")
         A.num(m.group(4), min(acc), what + " accuracy min")
         A.num(m.group(5), max(acc), what + " accuracy max")
-        if p == "fp32":
+        if p == S.pols[0]:
             A.word(m.group(6), "-", what + " vs")
         else:
-            check_cmp_str(A, m.group(6), acc, f32, what + " vs fp32")
+            check_cmp_text(A, m.group(6), bykey["%s:%s" % (S.name, p)], what + " vs binary32")
         A.num(m.group(7), sum(int(r[8]) for r in S.runs[p]), what + " skipped")
         sc = S.col(p, 9)
         A.word(m.group(8), scale_text(min(sc)) if min(sc) == max(sc) else
                "%s–%s" % (scale_text(min(sc)), scale_text(max(sc))), what + " scale")
-        lm, ls = mean_sd(S.lost(p))
-        A.num(m.group(9), lm, what + " lost mean")
-        A.num(m.group(10), ls, what + " lost sd")
-        A.num(m.group(11), S.frac(p, 13, 12), what + " w zero")
-        A.num(m.group(12), S.frac(p, 14, 12), what + " w underflow")
-        A.num(m.group(13), S.frac(p, 16, 15), what + " a zero")
-        A.num(m.group(14), S.frac(p, 17, 15), what + " a underflow")
+        cells = [m.group(g) for g in range(9, 14)]
+        b32 = W[p][0] == "binary32"
+        if div:
+            # a diverged run gets no update or gradient figures
+            A.ok(all(c == "-" for c in cells), what + ": figures for a diverged policy")
+            continue
+        mm = re.fullmatch(r"(%s) ± (%s)" % (NUM, NUM), cells[0])
+        if A.ok(mm is not None, what + " lost cell"):
+            lm, ls = mean_sd(S.lost(p))
+            A.num(mm.group(1), lm, what + " lost mean")
+            A.num(mm.group(2), ls, what + " lost sd")
+        for cell, (num, den), flushed in ((cells[1], (13, 12), False), (cells[2], (14, 12), True),
+                                          (cells[3], (16, 15), False), (cells[4], (17, 15), True)):
+            if flushed and b32:
+                A.word(cell, "-", what + ": a flushed fraction for a binary32 compute format")
+                continue
+            mm = re.fullmatch(r"(%s)%%" % NUM, cell)
+            if A.ok(mm is not None, what + " gradient cell '%s'" % cell):
+                A.num(mm.group(1), S.frac(p, num, den), what + " gradient cell")
         A.ok(all(int(r[3]) <= int(r[4]) for r in S.runs[p]), what + " correct > n_test")
-    # the per-policy summary block the plots draw
+    # the per-policy summary block the plots draw, and the groups block
     for r in S.seeds.blocks[1]:
         acc = S.acc(r[1])
         am, asd = mean_sd(acc)
         A.ok(int(r[2]) == S.n and abs(float(r[3]) - am) < 1e-5 and abs(float(r[4]) - asd) < 1e-5
              and abs(float(r[5]) - min(acc)) < 1e-5 and abs(float(r[6]) - max(acc)) < 1e-5,
              "%s seeds block 1 row %s disagrees with block 0" % (S.name, r[1]))
+    for r in S.seeds.blocks[2]:
+        A.ok(S.pols[int(r[2])] == rep[r[1]], "%s groups block: %s" % (S.name, r[1]))
+    f0 = S.acc(S.pols[0])
+    for p in S.pols:
+        for r, a, b in zip(S.runs[p], S.acc(p), f0):
+            A.ok(abs(float(r[19]) - (a - b)) < 1e-6, "%s %s: acc_diff column" % (S.name, p))
     # the curves: the last step's mean loss is the mean of the seeds' final losses
     for i, p in enumerate(S.pols):
         lastrow = S.curves.blocks[i][-1]
@@ -1474,21 +1871,86 @@ def check_table(A, S, s0, s1):
         else:
             A.ok(int(lastrow[4]) == sum(1 for x in loss if math.isfinite(x)),
                  "%s curves: finite count of %s" % (S.name, p))
+    # bit-identical policies have identical curves (a consequence the hash
+    # promises: the same loss at every step)
+    for p in S.pols:
+        q = rep[p]
+        if q != p:
+            A.ok([r[1:5] for r in S.curves.blocks[S.pols.index(p)]] ==
+                 [r[1:5] for r in S.curves.blocks[S.pols.index(q)]],
+                 "%s: %s and %s have equal hashes but different curves" % (S.name, p, q))
     A.take("*Final loss, test accuracy, updates lost*: mean ± sample standard deviation over "
-           "the {I} seeds.  *vs fp32*: test accuracy against binary32's by the rule above, with "
-           "the mean per-seed difference (points) ± the half-width of its 95% interval.  "
-           "*Skipped steps*: summed over the seeds.  *Zero*: gradient values exactly zero as "
-           "computed (where the layer's input is zero for the whole batch, or an upstream "
-           "gradient underflowed); *underflow*: nonzero values that become zero when rounded "
-           "into the target format (the compute format; binary16 for fp32, as a what-if) at the "
-           "scale used; both are fractions of all gradient values over every step and layer, "
-           "averaged over the seeds.", "table footnote", count=None, start=s0, end=s1)
+           "the {I} seeds.  *vs binary32*: the verdict of the rule above, with mean(d) ± the "
+           "half-width of its 95% interval and the Holm-adjusted p-value that decided it.  "
+           "Policies joined by = are bit-identical in every seed and share a row.  *Skipped "
+           "steps*: summed over the seeds.  *Zero*: gradient values exactly zero as computed "
+           "(where the layer's input is zero for the whole batch, or an upstream gradient was "
+           "flushed); *flushed*: nonzero values that become zero when rounded into the compute "
+           "format at the scale used (- for a binary32 compute format, which flushes nothing "
+           "here); both are fractions of all gradient values over every step and layer, "
+           "averaged over the seeds.  A policy whose loss turned non-finite gets - for its "
+           "updates and gradients.", "table footnote", count=None, start=s0, end=s1)
+
+
+CAPTION_PANELS = ("Small panels: each policy's training loss per step divided by binary32's in "
+                  "the same seed (geometric mean over the seeds; band: smallest to largest "
+                  "ratio; at 1 the policy matches binary32).  Bottom left: each seed's test "
+                  "accuracy minus binary32's (dots) with the mean and its 95% confidence "
+                  "interval (bar); dashed: the equivalence margin ±1 point; the label is the "
+                  "verdict.")
+
+
+def power_numbers(cs, md, n, prefixes):
+    tested = [c for c in cs if c.equiv_test and any(c.a_key.startswith(x) for x in prefixes)]
+    sd = math.sqrt(statistics.fmean([c.sd ** 2 for c in tested])) if tested else float("nan")
+    alpha = 0.05 / max(md, 1)
+
+    def detect(a):
+        return (t_q(1 - a / 2, n - 1) + t_q(0.8, n - 1)) * sd / math.sqrt(n)
+
+    def need(a):
+        for k in range(2, 1001):
+            if 1 - t_cdf(t_q(1 - a / 2, k - 1) - MARGIN * math.sqrt(k) / sd, k - 1) >= 0.8:
+                return k
+        return 0
+    return sd, len(tested), alpha, detect(alpha), need(alpha), detect(0.05), need(0.05)
+
+
+def check_power(A, cs, md, n, T, s0, s1):
+    sd, cnt, alpha, det, need, det05, need05 = power_numbers(cs, md, n, ("default:", "deep:"))
+    row = [float(x) for x in T.blocks[1][0]]
+    for got, want, what in ((row[0], sd, "pooled sd"), (row[1], cnt, "count"),
+                            (row[2], alpha, "alpha"), (row[3], det, "detectable"),
+                            (row[4], need, "seeds needed"), (row[5], det05, "detectable at 0.05"),
+                            (row[6], need05, "seeds at 0.05")):
+        A.ok(abs(got - want) <= 1e-6 * max(1, abs(want)), "power data %s: %g, recomputed %g"
+             % (what, got, want))
+    m = A.take1("**Power.**  In the two control settings the {I} tested accuracy comparisons have a "
+                "pooled paired standard deviation of {N} points.  With that spread and {I} seeds, a "
+                "paired t-test at Holm's strictest level 0.05/{I} detects with 80% power a "
+                "difference of {N} points; a difference of {N} point (the equivalence margin) needs "
+                "{S} ({S} at the unadjusted level 0.05, where {I} seeds detect {N} points).  A "
+                "difference smaller than that can hide behind *not shown* and behind *equivalent*.",
+                "power statement", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), cnt, "power count")
+        A.num(m.group(2), sd, "pooled sd")
+        A.num(m.group(3), n, "power seeds")
+        A.num(m.group(4), md, "power m")
+        A.num(m.group(5), det, "detectable")
+        A.num(m.group(6), MARGIN, "margin")
+        A.word(m.group(7), "%d seeds" % need if need else "more than 1000 seeds", "seeds needed")
+        A.word(m.group(8), "%d" % need05 if need05 else "more than 1000", "seeds at 0.05")
+        A.num(m.group(9), n, "power seeds")
+        A.num(m.group(10), det05, "detectable at 0.05")
 
 
 def check_training(A, d, span):
     s0, s1 = span
-    sets = {n: Setting(d, n) for n in ("default", "deep", "tiny", "adam")}
+    names = ("default", "deep", "tiny", "adam")
+    sets = {nm: Setting(d, nm) for nm in names}
     sw = Dat(os.path.join(d, "training_tiny_sweep.dat"))
+    T = Dat(os.path.join(d, "training_tests.dat"))
     n = sets["default"].n
     for S in sets.values():
         A.ok(S.n == n and all(len(v) == n for v in S.runs.values()), S.name + ": seeds per policy")
@@ -1498,48 +1960,68 @@ def check_training(A, d, span):
     ntr = {int(r[5]) for S in sets.values() for r in S.seeds.blocks[0]}
     nte = {int(r[4]) for S in sets.values() for r in S.seeds.blocks[0]}
     A.ok(len(ntr) == 1 and len(nte) == 1, "training: split sizes differ between runs")
+    # the family of comparisons, rebuilt from the per-seed data
+    cs = []
+    for nm in names:
+        S = sets[nm]
+        cs += setting_cmps(S)
+        if nm in ("default", "deep"):
+            cs.append(Cmp(nm + ":o3", nm + ":fp32", "lost", S.lost("o3"), S.lost("fp32"),
+                          S.hashes("o3"), S.hashes("fp32")))
     sweep_w = sorted({int(r[0]) for r in sw.blocks[0]}, reverse=True)
-    ncmp = sum(len(S.pols) - 1 for S in sets.values()) + 2 + 2 * len(sweep_w)
+    Sf = sets["tiny"]
+    f32 = {int(r[2]): (100.0 * int(r[3]) / int(r[4]), r[18]) for r in Sf.runs["fp32"]}
+    for w in sweep_w:
+        rows = [r for r in sw.blocks[0] if int(r[0]) == w]
+        ref = [f32[int(r[1])] for r in rows]
+        for pi, pname in enumerate(("fp16", "fp16-torch")):
+            a = [100.0 * int(r[2 if pi == 0 else 6]) / int(r[3]) for r in rows]
+            ha = [r[8 + pi] for r in rows]
+            cs.append(Cmp("sweep%d:%s" % (w, pname), "tiny:fp32", "acc", a, [x[0] for x in ref],
+                          ha, [x[1] for x in ref]))
+    md, me = finish_family(cs)
+    bykey = {}
+    for c in cs:
+        bykey.setdefault(c.a_key if c.metric == "acc" else c.a_key + "/lost", c)
+    family_rows(A, T, cs, "training tests")
     m = A.take1("Four settings of the same MLP on the digits ({I} training and {I} test images "
                 "per split).  Every policy is trained with {I} seeds, {I} to {I}; the seed sets "
                 "the initialisation, the train/test split and the batch order, and every policy "
-                "sees the same seeds.  **Rule:** two policies are compared seed by seed (the same "
-                "seed gives both the same initialisation, split and batches): with d the "
-                "per-seed difference of their test accuracies, a difference is called (*higher*, "
-                "*lower*) only when the 95% confidence interval of its mean, mean(d) ± t(0.975, "
-                "n-1)·sd(d)/sqrt(n) with n = {I}, excludes 0; otherwise they are "
-                "*indistinguishable* at {I} seeds, or *identical* when d = 0 in every seed.  "
-                "Each comparison is at the 5% level: among the {I} comparisons of this section "
-                "about {N} would be called by chance if no policy differed from another.  "
-                "*default* and *deep* are controls.  *tiny* makes every gradient 2^16 times "
-                "smaller (loss weight W = 2^-16): the loss-scaling failure.  *adam* uses Adam at "
-                "a fine-tuning learning rate: the lost-update failure.", "training intro",
-                start=s0, end=s1)
+                "sees the same seeds.  *default* and *deep* are controls.  *tiny* makes every "
+                "gradient 2^16 times smaller (loss weight W = 2^-16): the loss-scaling failure.  "
+                "*adam* uses Adam at a fine-tuning learning rate: the lost-update failure.",
+                "training intro", start=s0, end=s1)
     if m:
         A.num(m.group(1), ntr.pop(), "train images")
         A.num(m.group(2), nte.pop(), "test images")
-        for g, v in ((3, n), (4, seed0), (5, seed0 + n - 1), (6, n), (7, n), (8, ncmp)):
+        for g, v in ((3, n), (4, seed0), (5, seed0 + n - 1)):
             A.num(m.group(g), v, "training intro")
-        A.num(m.group(9), 0.05 * ncmp, "chance calls")
+    check_policy_table(A, [sets[nm] for nm in names], s0, s1, "training",
+                       "What each policy does (every policy of this section accumulates its "
+                       "matrix products in binary32; experiment 8 accumulates in binary16):")
+    A.ok(all(w[1] == "binary32" for S in sets.values() for w in S.words().values()),
+         "training: a policy of this section does not accumulate in binary32")
+    check_rule(A, cs, md, me, n, s0, s1, "training")
+    check_power(A, cs, md, n, T, s0, s1)
     for name in ("default", "deep"):
         S = sets[name]
-        check_table(A, S, s0, s1)
+        check_table(A, S, None, bykey, s0, s1)
         A.take1("*Figure training_%s*" % name, "figure", start=s0, end=s1)
-        m = A.take1("Training in the %s setting, {I} seeds.  Small panels: each policy's "
-                    "training loss per step (mean over the seeds; band: smallest to largest) "
-                    "over binary32's (grey).  Bottom left: final test accuracy of every seed "
-                    "(dots) with mean ± standard deviation (bar).  Bottom right: the loss scale "
-                    "per step (first seed), skipped steps marked ×.  binary32 reaches {N} ± {N}%% "
-                    "test accuracy; by the rule, {S}.  GradScaler skipped {I} steps over the {I} "
-                    "seeds ({I} with growth interval 50).  Pure fp16 (o3) loses {N} ± {N}%% of "
-                    "its weight updates against binary32's {N} ± {N}%% ({W} by the rule)." % name,
+        mg = merged_text(S)
+        m = A.take1(("Training in the %s setting, {I} seeds.  " % name) + CAPTION_PANELS +
+                    "  Bottom right: the loss scale per step (first seed), skipped steps marked "
+                    "×.  binary32 reaches {N} ± {N}% test accuracy; by the rule, {S}" +
+                    ("; bit-identical in every seed, merged: " + mg if mg else "") +
+                    ".  GradScaler skipped {I} steps over the {I} seeds ({I} with growth "
+                    "interval 50).  fp16 weights and optimizer state without a master copy (o3) "
+                    "lose {N} ± {N}% of their weight updates against binary32's {N} ± {N}%: {S}.\n",
                     name + " caption", start=s0, end=s1)
         if m:
             A.num(m.group(1), n, "seeds")
             am, asd = mean_sd(S.acc("fp32"))
             A.num(m.group(2), am, "fp32 mean")
             A.num(m.group(3), asd, "fp32 sd")
-            A.word(m.group(4), groups_text(S), name + " groups")
+            A.word(m.group(4), verdict_groups(S, bykey), name + " groups")
             A.num(m.group(5), sum(int(r[8]) for r in S.runs["fp16-torch"]), "GradScaler skipped")
             A.num(m.group(6), n, "seeds")
             A.num(m.group(7), sum(int(r[8]) for r in S.runs["fp16-torch-i50"]), "i50 skipped")
@@ -1547,14 +2029,16 @@ def check_training(A, d, span):
             fm, fsd = mean_sd(S.lost("fp32"))
             for g, v in ((8, o3m), (9, o3s), (10, fm), (11, fsd)):
                 A.num(m.group(g), v, "lost updates")
-            A.word(m.group(12), paired(S.lost("o3"), S.lost("fp32"))[0], "o3 lost comparison")
+            check_cmp_text(A, m.group(12), bykey[name + ":o3/lost"], name + " o3 lost updates")
+            A.ok(S.diverged("o3") == 0, name + ": lost updates claimed for a diverged o3")
 
     # tiny
     S = sets["tiny"]
     D = sets["default"]
-    check_table(A, S, s0, s1)
-    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
-            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
+    check_table(A, S, None, bykey, s0, s1)
+    same = (all(a[1:5] == b[1:5] for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]]
+            and D.hashes("fp32") == S.hashes("fp32"))
     if same:
         A.take1("In binary32, loss weight W = 2^-16 with lr 0.05/W trains bit for bit like the "
                 "default setting (W = 1, lr 0.05) in all %d seeds: the same loss at every step "
@@ -1566,15 +2050,15 @@ def check_training(A, d, span):
     uf = {int(r[0]): [int(x) for x in r[1:]] for r in sw.blocks[1]}
     m = A.take1("Its gradients are those of the default run times 2^-16; rounded into binary16 "
                 "without scaling, {N}% of the nonzero weight gradients and {N}% of the nonzero "
-                "activation gradients of those binary32 runs (all seeds) would round to zero.",
-                "tiny underflow", start=s0, end=s1)
+                "activation gradients of those binary32 runs (all seeds, every step) would round "
+                "to zero.", "tiny underflow", start=s0, end=s1)
     if m:
         A.num(m.group(1), 100.0 * uf[-16][1] / uf[-16][0], "tiny w underflow")
         A.num(m.group(2), 100.0 * uf[-16][3] / uf[-16][2], "tiny a underflow")
     m = A.take1("Measured: fp16 without scaling reaches {N} ± {N}% test accuracy against "
                 "binary32's {N} ± {N}%; {N}% of its computed weight-gradient values are exactly "
-                "zero (binary32: {N}%) and {N}% more underflow when rounded into binary16, and "
-                "{N}% of its activation gradients are zero or underflow (binary32: {N}% zero).  "
+                "zero (binary32: {N}%) and {N}% more are flushed when rounded into binary16, and "
+                "{N}% of its activation gradients are zero or flushed (binary32: {N}% zero).  "
                 "By the rule, {S}.  GradScaler skipped {I} steps over the {I} seeds.",
                 "tiny measured", start=s0, end=s1)
     if m:
@@ -1583,33 +2067,36 @@ def check_training(A, d, span):
             S.frac("fp16", 16, 15) + S.frac("fp16", 17, 15), S.frac("fp32", 16, 15)]
         for g, v in enumerate(vals, 1):
             A.num(m.group(g), v, "tiny measured %d" % g, slack=0.06 if g == 8 else 0)
-        A.word(m.group(10), groups_text(S), "tiny groups")
+        A.word(m.group(10), verdict_groups(S, bykey), "tiny groups")
         A.num(m.group(11), sum(int(r[8]) for r in S.runs["fp16-torch"]), "tiny GradScaler skipped")
         A.num(m.group(12), n, "seeds")
-    f32 = {int(r[2]): 100.0 * int(r[3]) / int(r[4]) for r in S.runs["fp32"]}
-    fm, fsd = mean_sd(list(f32.values()))
+    fm, fsd = mean_sd(S.acc("fp32"))
     m = A.take1("Loss-weight sweep (same model, lr 0.05/W, {I} seeds; binary32 reference {N} ± "
-                "{N}%; the underflow columns are the binary32 runs' nonzero gradients that "
+                "{N}%; the flushed columns are the binary32 runs' nonzero gradients that "
                 "binary16 would flush to zero at S = 1):", "sweep intro", start=s0, end=s1)
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), fm, "sweep reference")
         A.num(m.group(3), fsd, "sweep reference sd")
-    A.take1("| W | weight grads underflowing | activation grads underflowing | fp16 accuracy % | "
-            "vs fp32 | GradScaler accuracy % | vs fp32 | GradScaler skipped steps |",
+    A.take1("| W | weight grads flushed | activation grads flushed | fp16 accuracy % | "
+            "vs binary32 | GradScaler accuracy % | vs binary32 | GradScaler skipped steps |",
             "sweep header", start=s0, end=s1)
-    groups = {"lower": [], "same": [], "higher": []}
-    gs_not = []
-    summ = {int(r[0]): [float(x) for x in r[1:]] for r in sw.blocks[2]}
+    vw = [{}, {}]
+    summ = {int(r[0]): r[1:] for r in sw.blocks[2]}
+    dups = []
     for w in sweep_w:
         rows = [r for r in sw.blocks[0] if int(r[0]) == w]
-        seeds = [int(r[1]) for r in rows]
         a16 = [100.0 * int(r[2]) / int(r[3]) for r in rows]
         ags = [100.0 * int(r[6]) / int(r[3]) for r in rows]
-        ref = [f32[k] for k in seeds]
         div = sum(1 for r in rows if int(r[5]))
+        c16 = bykey["sweep%d:fp16" % w]
+        cgs = bykey["sweep%d:fp16-torch" % w]
         m = A.take1("| 2^%d | {N}%% | {N}%% | {N} ± {N}{C} | {C} | {N} ± {N} | {C} | {I} |" % w,
                     "sweep row %d" % w, start=s0, end=s1)
+        for pi, c in enumerate((c16, cgs)):
+            vw[pi].setdefault(c.verdict, []).append("2^%d" % w)
+            if c.dup_of >= 0:
+                dups.append("%s = %s" % (c.a_key, cs[c.dup_of].a_key))
         if not m:
             continue
         A.num(m.group(1), 100.0 * uf[w][1] / uf[w][0], "sweep w underflow")
@@ -1619,69 +2106,50 @@ def check_training(A, d, span):
         A.num(m.group(3), a16m, "sweep fp16 mean")
         A.num(m.group(4), a16s, "sweep fp16 sd")
         A.word(m.group(5), ", diverged in %d" % div if div else "", "sweep divergence")
-        check_cmp_str(A, m.group(6), a16, ref, "sweep fp16 vs fp32 at 2^%d" % w)
+        check_cmp_text(A, m.group(6), c16, "sweep fp16 vs binary32 at 2^%d" % w)
         A.num(m.group(7), agsm, "sweep GradScaler mean")
         A.num(m.group(8), agss, "sweep GradScaler sd")
-        check_cmp_str(A, m.group(9), ags, ref, "sweep GradScaler vs fp32 at 2^%d" % w)
+        check_cmp_text(A, m.group(9), cgs, "sweep GradScaler vs binary32 at 2^%d" % w)
         A.num(m.group(10), sum(int(r[7]) for r in rows), "sweep skipped")
-        A.ok(abs(summ[w][0] - a16m) < 1e-5 and abs(summ[w][2] - agsm) < 1e-5 and
-             abs(summ[w][4] - fm) < 1e-5, "sweep block 2 disagrees at 2^%d" % w)
-        w16 = paired(a16, ref)[0]
-        groups["lower" if w16 == "lower" else "higher" if w16 == "higher" else "same"].append("2^%d" % w)
-        wgs = paired(ags, ref)[0]
-        if wgs in ("lower", "higher"):
-            gs_not.append("2^%d (%s)" % (w, wgs))
-    want = ("By the rule, fp16 without scaling is lower than binary32 at W = %s; identical or "
-            "indistinguishable at W = %s%s%s.  GradScaler is %s%s."
-            % (", ".join(groups["lower"]) or "none of these", ", ".join(groups["same"]) or "none of these",
-               "; higher at W = " if groups["higher"] else "", ", ".join(groups["higher"]),
-               "distinguishable from binary32 at W = " if gs_not else
-               "identical to or indistinguishable from binary32 at every W", ", ".join(gs_not)))
-    A.take1(want, "sweep summary", start=s0, end=s1)
+        A.ok(abs(float(summ[w][0]) - a16m) < 1e-5 and abs(float(summ[w][2]) - agsm) < 1e-5 and
+             abs(float(summ[w][4]) - fm) < 1e-5 and summ[w][6].replace("-", " ") == c16.verdict
+             and summ[w][7].replace("-", " ") == cgs.verdict, "sweep block 2 disagrees at 2^%d" % w)
+    vord = [("lower", "lower than binary32"), ("higher", "higher than binary32"),
+            ("equivalent", "equivalent to binary32 (±1 point)"),
+            ("not shown", "difference not shown"), ("bit-identical", "bit-identical to binary32")]
+    summ_t = ["; ".join("%s at W = %s" % (lab, ", ".join(vw[pi][v])) for v, lab in vord if v in vw[pi])
+              for pi in (0, 1)]
+    A.take1("By the rule, fp16 without scaling: %s.  GradScaler: %s.  %d of the sweep's %d "
+            "comparisons repeat runs compared before, bit-identical in every seed, and are merged "
+            "with them%s." % (summ_t[0], summ_t[1], len(dups), 2 * len(sweep_w),
+                              (": " + ", ".join(dups)) if dups else ""),
+            "sweep summary", start=s0, end=s1)
     A.take1("*Figure training_tiny*", "figure", start=s0, end=s1)
-    m = A.take1("Training with loss weight 2^-16, {I} seeds.  Small panels: each policy's "
-                "training loss per step (mean over the seeds; band: smallest to largest) over "
-                "binary32's (grey), and the loss-weight sweep (test accuracy, mean ± standard "
-                "deviation, against W).  Bottom left: final test accuracy of every seed (dots) "
-                "with mean ± standard deviation (bar).  Bottom right: the loss scale per step "
-                "(first seed), skipped steps marked ×.  fp16 without scaling {N} ± {N}% against "
-                "binary32's {N} ± {N}%: {S} by the rule; GradScaler {N} ± {N}%: {S}.\n",
-                "tiny caption", start=s0, end=s1)
+    m = A.take1("Training with loss weight 2^-16, {I} seeds.  " + CAPTION_PANELS + "  The last "
+                "small panel: the loss-weight sweep (test accuracy, mean ± standard deviation, "
+                "against W).  Bottom right: the loss scale per step (first seed), skipped steps "
+                "marked ×.  fp16 without scaling {N} ± {N}% against binary32's {N} ± {N}%: {S}; "
+                "GradScaler {N} ± {N}%: {S}.\n", "tiny caption", start=s0, end=s1)
     if m:
+        rep = S.groups()
         A.num(m.group(1), n, "seeds")
         for g, v in zip((2, 3, 4, 5), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
             A.num(m.group(g), v, "tiny caption")
-        check_cmp_str(A, m.group(6), S.acc("fp16"), S.acc("fp32"), "tiny caption fp16")
+        check_cmp_text(A, m.group(6), bykey["tiny:" + rep["fp16"]], "tiny caption fp16")
         for g, v in zip((7, 8), mean_sd(S.acc("fp16-torch"))):
             A.num(m.group(g), v, "tiny caption GradScaler")
-        check_cmp_str(A, m.group(9), S.acc("fp16-torch"), S.acc("fp32"), "tiny caption GradScaler")
+        check_cmp_text(A, m.group(9), bykey["tiny:" + rep["fp16-torch"]], "tiny caption GradScaler")
 
     # adam
     S = sets["adam"]
-    check_table(A, S, s0, s1)
-    mom = [[int(x) for x in r] for r in S.seeds.blocks[2]]
-    A.ok([r[0] for r in mom] == [int(r[2]) for r in S.runs["fp32"]], "adam moments seeds")
-    A.ok(all(0 <= r[2] <= r[1] for r in mom), "adam moments counts")
-    o3 = S.runs["o3"]
-    fnf = [int(r[7]) for r in o3 if int(r[7])]
-    if fnf:
-        rng = ("from step %d on" % fnf[0]) if min(fnf) == max(fnf) else \
-              ("from a step between %d and %d on" % (min(fnf), max(fnf)))
-        o3s = ("diverged in %d of %d seeds: its loss is non-finite %s.  Of the binary32 runs' "
-               "nonzero first-step weight gradients g (all seeds), %.1f%% have Adam's second "
-               "moment (1-b2)g^2 round to zero in binary16 while the first moment (1-b1)g does "
-               "not: with o3's binary16 optimizer state, their update lr*m/(sqrt(v)+eps) is "
-               "divided by eps = 1e-8 alone" % (len(fnf), n, rng,
-                                                100.0 * sum(r[2] for r in mom) / sum(r[1] for r in mom)))
-    else:
-        o3s = "ended at %.2f ± %.2f%% test accuracy" % mean_sd(S.acc("o3"))
+    check_table(A, S, None, bykey, s0, s1)
     m = A.take1("Measured: with Adam at lr 1e-4, binary32 reaches {N} ± {N}% test accuracy "
-                "(final loss {N} ± {N}).  bfloat16 weights without a master copy (bf16-pure) "
-                "lose {N} ± {N}% of their weight updates (w + dw == w in bfloat16) and reach {N} "
-                "± {N}%; with binary32 weights (bf16 autocast) {N} ± {N}%.  o2 (binary16 model, "
-                "binary32 master weights) reaches {N} ± {N}%, fp16 autocast {N} ± {N}%; binary32 "
-                "weights lose {N} ± {N}% of their updates.  Pure fp16 (o3) {S}.  By the rule, {S}.\n",
-                "adam measured", start=s0, end=s1)
+                "(final loss {N} ± {N}).  bfloat16 weights and optimizer state without a master "
+                "copy (bf16-pure) lose {N} ± {N}% of their weight updates (w + dw == w in "
+                "bfloat16) and reach {N} ± {N}%; with binary32 weights (bf16 autocast) {N} ± "
+                "{N}%.  fp16 weights with a binary32 master copy (o2) reach {N} ± {N}%, fp16 "
+                "autocast {N} ± {N}%; binary32 weights lose {N} ± {N}% of their updates.  By the "
+                "rule, {S}.\n", "adam measured", start=s0, end=s1)
     if m:
         vals = (list(mean_sd(S.acc("fp32"))) + list(mean_sd(S.col("fp32", 6))) +
                 list(mean_sd(S.lost("bf16-pure"))) + list(mean_sd(S.acc("bf16-pure"))) +
@@ -1689,26 +2157,487 @@ def check_training(A, d, span):
                 list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.lost("fp32"))))
         for g, v in enumerate(vals, 1):
             A.num(m.group(g), v, "adam measured %d" % g, rel=1e-6 if g in (3, 4) else 0)
-        A.word(m.group(17), o3s, "adam o3 sentence")
-        A.word(m.group(18), groups_text(S), "adam groups")
+        A.word(m.group(17), verdict_groups(S, bykey), "adam groups")
+        A.ok(S.diverged("bf16-pure") == 0 and S.diverged("fp32") == 0,
+             "adam: lost updates claimed for a diverged run")
+    check_adam_cause(A, S, bykey, n, s0, s1)
     A.take1("*Figure training_adam*", "figure", start=s0, end=s1)
-    m = A.take1("Training with Adam at lr 1e-4, {I} seeds.  Small panels: each policy's training "
-                "loss per step (mean over the seeds; band: smallest to largest) over binary32's "
-                "(grey); a loss that turns non-finite is marked × at the first such step.  Bottom "
-                "left: final test accuracy of every seed (dots) with mean ± standard deviation "
-                "(bar).  Bottom right: fraction of weight updates lost per step (w + dw == w in "
-                "the weight format: binary32 for fp32, fp16 and bf16, whose optimizers update "
-                "binary32 weights, and for o2's master copy; mean over the seeds).  bf16-pure "
-                "loses {N} ± {N}% of its updates and reaches {N} ± {N}%, binary32 {N} ± {N}%: "
-                "bf16-pure {S} by the rule.", "adam caption", start=s0, end=s1)
+    m = A.take1("Training with Adam at lr 1e-4, {I} seeds.  " + CAPTION_PANELS + "  A loss that "
+                "turns non-finite is marked × at the first such step.  Bottom right: fraction of "
+                "weight updates lost per step (w + dw == w in the weight format: binary32 for "
+                "fp32, fp16 and bf16, whose optimizers update binary32 weights, and for o2's "
+                "master copy; mean over the seeds whose loss never turns non-finite).  bf16-pure loses "
+                "{N} ± {N}% of its updates and reaches {N} ± {N}%, binary32 {N} ± {N}%: "
+                "bf16-pure {S}.\n", "adam caption", start=s0, end=s1)
     if m:
         A.num(m.group(1), n, "seeds")
         vals = (list(mean_sd(S.lost("bf16-pure"))) + list(mean_sd(S.acc("bf16-pure"))) +
                 list(mean_sd(S.acc("fp32"))))
         for g, v in enumerate(vals, 2):
             A.num(m.group(g), v, "adam caption")
-        check_cmp_str(A, m.group(8), S.acc("bf16-pure"), S.acc("fp32"), "adam bf16-pure")
+        check_cmp_text(A, m.group(8), bykey["adam:" + S.groups()["bf16-pure"]], "adam bf16-pure")
     return sets
+
+
+def check_adam_cause(A, S, bykey, n, s0, s1):
+    """o3's divergence and the run that changes only its optimizer state: the
+    claim holds only if the two policies differ in the state alone, o3
+    diverges, o3-state32 does not, and v flushes in o3's first step and not in
+    o3-state32's or binary32's"""
+    W = S.words()
+    w3, w32 = W["o3"], W["o3-state32"]
+    diff = [i for i in range(len(w3)) if w3[i] != w32[i]]
+    A.ok(diff == [4] and w3[4] == "binary16" and w32[4] == "binary32",
+         "adam: o3 and o3-state32 differ in more than the optimizer state (%r, %r)" % (w3, w32))
+    div3, div32 = S.diverged("o3"), S.diverged("o3-state32")
+    fnf = [int(r[7]) for r in S.runs["o3"] if int(r[7])]
+    if div3 and div32:
+        A.take1("fp16 weights and optimizer state without a master copy (o3) diverge in %d of %d "
+                "seeds (non-finite loss {S}), and so does o3 with its optimizer state in binary32 "
+                "(o3-state32) in %d: the state's format alone does not explain it.  With a "
+                "non-finite loss their updates and gradients are not counted." % (div3, n, div32),
+                "adam: both diverge", start=s0, end=s1)
+        return
+    if not div3:
+        m = A.take1("fp16 weights and optimizer state without a master copy (o3) do not diverge "
+                    "here and reach {N} ± {N}%; with its optimizer state in binary32 "
+                    "(o3-state32) {N} ± {N}%: against binary32, {S}.", "adam: o3 trains",
+                    start=s0, end=s1)
+        if m:
+            for g, v in zip((1, 2, 3, 4), list(mean_sd(S.acc("o3"))) + list(mean_sd(S.acc("o3-state32")))):
+                A.num(m.group(g), v, "adam o3")
+            check_cmp_text(A, m.group(5), bykey["adam:" + S.groups()["o3-state32"]], "adam o3-state32")
+        return
+    rng = ("from step %d on" % fnf[0]) if min(fnf) == max(fnf) else \
+          ("from a step between %d and %d on" % (min(fnf), max(fnf)))
+    m = A.take1("fp16 weights and optimizer state without a master copy (o3) diverge in {I} of {I} "
+                "seeds: the loss is non-finite " + rng + ".  The cause is its binary16 optimizer state, not "
+                "lost updates: after step 1, Adam's second moment v = (1-b2)g^2 is flushed to zero "
+                "in binary16 while the first moment m is not for {I} of the {I} updated weights and "
+                "biases (all seeds), so their update lr·m^/(sqrt(v^) + eps) is divided by eps = 1e-8 "
+                "alone: the largest |dw| of step 1 is {N} to {N} over the seeds, against {N} in "
+                "binary32.  The run that changes only that, o3 with its optimizer state in binary32 "
+                "(o3-state32: binary16 weights and gradients, no master copy, no scaling), has v "
+                "flushed for {I} weights (binary32: {I}), diverges in none of the {I} seeds and "
+                "reaches {N} ± {N}%: against binary32, {S}.  With a non-finite loss o3's updates "
+                "and gradients are not counted.", "adam cause", start=s0, end=s1)
+    if not m:
+        return
+    vz3 = sum(int(r[21]) for r in S.runs["o3"])
+    up3 = sum(int(r[20]) for r in S.runs["o3"])
+    vz32 = sum(int(r[21]) for r in S.runs["o3-state32"])
+    vzf = sum(int(r[21]) for r in S.runs["fp32"])
+    dw3 = [float(r[22]) for r in S.runs["o3"]]
+    dwf = max(float(r[22]) for r in S.runs["fp32"])
+    A.num(m.group(1), div3, "o3 diverged")
+    A.num(m.group(2), n, "seeds")
+    A.num(m.group(3), vz3, "o3 v flushed")
+    A.num(m.group(4), up3, "o3 updates")
+    A.num(m.group(5), min(dw3), "o3 dw min")
+    A.num(m.group(6), max(dw3), "o3 dw max")
+    A.num(m.group(7), dwf, "fp32 dw")
+    A.num(m.group(8), vz32, "o3-state32 v flushed")
+    A.num(m.group(9), vzf, "fp32 v flushed")
+    A.num(m.group(10), n, "seeds")
+    for g, v in zip((11, 12), mean_sd(S.acc("o3-state32"))):
+        A.num(m.group(g), v, "o3-state32 accuracy")
+    check_cmp_text(A, m.group(13), bykey["adam:" + S.groups()["o3-state32"]], "adam o3-state32")
+    # the support of "the cause is the state": o3 diverges in every seed at
+    # its first steps, v flushes only there, and eps alone makes the update
+    # large (lr m^/eps >> lr): the first |dw| must exceed binary32's by far
+    A.ok(div3 == n and div32 == 0, "adam cause: o3 does not diverge in every seed, or "
+         "o3-state32 diverges")
+    A.ok(vz3 > 0 and vz32 == 0 and vzf == 0, "adam cause: v flushes where it should not, or not "
+         "where it should")
+    A.ok(min(dw3) > 1000 * dwf, "adam cause: o3's first updates are not far above binary32's")
+    A.ok(all(int(r[7]) <= 3 for r in S.runs["o3"]), "adam cause: o3 diverges late, not at its "
+         "first steps")
+
+
+# ---- 8, 9, 10: accumulation, stochastic rounding, the language model --------
+
+def section_family(A, d, S, extra, tests_name, what):
+    """the section's comparisons rebuilt from the data: each group against
+    binary32, then the extra pairs (a, b) of policies or a prebuilt Cmp"""
+    cs = setting_cmps(S)
+    for e in extra:
+        if isinstance(e, Cmp):
+            cs.append(e)
+        else:
+            a, b = e
+            cs.append(Cmp("%s:%s" % (S.name, a), "%s:%s" % (S.name, b), "acc", S.acc(a),
+                          S.acc(b), S.hashes(a), S.hashes(b)))
+    md, me = finish_family(cs)
+    family_rows(A, Dat(os.path.join(d, tests_name)), cs, what)
+    bykey = {}
+    for c in cs:
+        bykey.setdefault(c.a_key + ("" if c.b_key.endswith(":fp32") else "|" + c.b_key), c)
+    return cs, md, me, bykey
+
+
+def check_setting_common(A, S, n, s0, s1, what):
+    A.ok(all(len(v) == n for v in S.runs.values()), what + ": seeds per policy")
+    seeds = [int(r[2]) for r in S.runs["fp32"]]
+    A.ok(all([int(r[2]) for r in S.runs[p]] == seeds for p in S.pols), what + ": same seeds")
+    return seeds
+
+
+def check_pset_caption(A, S, bykey, stem, head, right, s0, s1):
+    mg = merged_text(S)
+    A.take1("*Figure %s*" % stem, "figure " + stem, start=s0, end=s1)
+    m = A.take1(head + "  " + CAPTION_PANELS + "  " + right + "  By the rule, {S}" +
+                ("; bit-identical in every seed, merged: " + mg if mg else "") + ".\n",
+                stem + " caption", start=s0, end=s1)
+    if m:
+        A.word(m.group(m.lastindex), verdict_groups(S, bykey), stem + " caption verdicts")
+    return m
+
+
+def check_trainaccum(A, d, span):
+    s0, s1 = span
+    S = Setting(d, "accum")
+    n = S.n
+    seeds = check_setting_common(A, S, n, s0, s1, "accum")
+    pairs = [("fp16-acc16", "fp16"), ("fp16-torch-acc16", "fp16-torch"),
+             ("fp16-torch-tc32", "fp16-torch"), ("fp16-torch-tc16", "fp16-torch-tc32")]
+    # the interaction: the effect of binary16 accumulation without scaling
+    # minus its effect with GradScaler, seed by seed
+    a16, a, g16, g = (S.acc(p) for p in ("fp16-acc16", "fp16", "fp16-torch-acc16", "fp16-torch"))
+    inter = Cmp("accum:effect-unscaled", "accum:effect-GradScaler", "acc",
+                [x - y for x, y in zip(a16, a)], [x - y for x, y in zip(g16, g)],
+                ["i%s%s" % t for t in zip(S.hashes("fp16-acc16"), S.hashes("fp16"))],
+                ["g%s%s" % t for t in zip(S.hashes("fp16-torch-acc16"), S.hashes("fp16-torch"))])
+    cs, md, me, bykey = section_family(A, d, S, pairs + [inter], "trainaccum_tests.dat", "accum tests")
+    # the data's accumulation words say what the labels say
+    W = S.words()
+    want = {"fp32": "binary32", "fp16": "binary32", "fp16-acc16": "output-format-sequential",
+            "fp16-torch": "binary32", "fp16-torch-acc16": "output-format-sequential",
+            "fp16-torch-tc32": "tc-h100-fp16-acc32", "fp16-torch-tc16": "tc-h100-fp16-acc16"}
+    for p, acc in want.items():
+        A.ok(W[p][1] == acc, "accum: %s accumulates in %s, not %s" % (p, W[p][1], acc))
+    tr = int(S.runs["fp32"][0][5])
+    te = int(S.runs["fp32"][0][4])
+    m = A.take1("The default setting of experiment 6 (the MLP on the digits, {I} training and {I} "
+                "test images per split), trained with {I} seeds, {I} to {I}, under fp16 autocast "
+                "without and with GradScaler, with the matrix products accumulated in binary32 (as "
+                "every policy of experiment 6), in binary16 one product at a time (every partial "
+                "sum rounded to nearest even into binary16), and in H100 tensor-core blocks of {I} "
+                "products (products exact, aligned to the largest exponent with {I} bits kept, "
+                "the rest truncated) chained through binary32 or through binary16.  The longest "
+                "sums here have {I} products (the batch, and the {I} inputs of a layer).",
+                "accum intro", start=s0, end=s1)
+    if m:
+        for g, v in zip(range(1, 10), (tr, te, n, seeds[0], seeds[0] + n - 1, 16, 26, 64, 64)):
+            A.num(m.group(g), v, "accum intro")
+        p = S.curves.header["params"]
+        A.ok("batch=64" in p and "width=64" in p and "depth=3" in p,
+             "accum: the setting is not the default one (batch and width 64)")
+    check_policy_table(A, [S], s0, s1, "accum", "What each policy does:")
+    check_rule(A, cs, md, me, n, s0, s1, "accum")
+    check_table(A, S, None, bykey, s0, s1)
+    A.take1("What the accumulation did to the matrix products' outputs, against the same sums "
+            "accumulated in binary32 and rounded once into binary16 (every product of every step, "
+            "forward and backward, all seeds):\n\n| policy | outputs | differ | mean distance when "
+            "they differ (binary16 spacings) | largest distance | became zero | became infinite | "
+            "skipped steps |", "accum outputs header", start=s0, end=s1)
+    st = {}
+    for p in S.pols:
+        rows = S.runs[p]
+        t = [sum(int(r[c]) for r in rows) for c in (23, 24, 25)]
+        mx = max(int(r[26]) for r in rows)
+        nf = sum(int(r[27]) for r in rows)
+        zr = sum(int(r[28]) for r in rows)
+        dfr = 100.0 * t[1] / t[0] if t[0] else 0.0
+        mu = t[2] / (t[1] - nf) if t[1] - nf else 0.0
+        st[p] = (dfr, mu)
+        if W[p][1] == "binary32":
+            A.ok(t[0] == 0, "accum: %s counted outputs with binary32 accumulation" % p)
+            continue
+        A.ok(t[0] > 0 and t[1] <= t[0] and zr <= t[1] and nf <= t[1], "accum: counts of " + p)
+        m = A.take1("| %s (`%s`) | {I} | {N}%% | {N} | {I} | {N}%% | {I} | {I} |"
+                    % (POLICY_LABELS[p], p), "accum outputs " + p, start=s0, end=s1)
+        if m:
+            for g, v in zip(range(1, 8), (t[0], dfr, mu, mx, 100.0 * zr / t[0], nf,
+                                          sum(int(r[8]) for r in rows))):
+                A.num(m.group(g), v, "accum outputs %s %d" % (p, g))
+    A.take1("*Distance*: the number of binary16 values between the output and the reference "
+            "(ordinal distance), over the outputs that differ and are finite.  *Skipped steps*: "
+            "GradScaler's, summed over the seeds (a step is skipped when a gradient is infinite "
+            "or NaN, e.g. after a binary16 sum overflowed).", "accum outputs note", start=s0, end=s1)
+    pk = ["accum:%s|accum:%s" % pr for pr in pairs]
+    m = take_cmp(A, "Measured: binary16 accumulated one product at a time changes {N}% of the "
+                 "outputs without loss scaling and {N}% with GradScaler (mean distance {N} and {N} "
+                 "spacings); in tensor-core blocks chained through binary16, {N}% ({N} spacings); "
+                 "chained through binary32, the truncation alone changes {N}% ({N} spacings).  "
+                 "Against binary32 accumulation under the same scaling, by the rule: fp16-acc16 "
+                 "against fp16 {V}; fp16-torch-acc16 against fp16-torch {V}; fp16-torch-tc32 "
+                 "against fp16-torch {V}; fp16-torch-tc16 against fp16-torch-tc32 {V}.  The effect "
+                 "of binary16 accumulation without scaling against its effect with GradScaler (the "
+                 "interaction, seed by seed): {V}.  Against binary32 throughout, by the rule, {S}.",
+                 "accum measured", start=s0, end=s1)
+    if m:
+        vals = [st["fp16-acc16"][0], st["fp16-torch-acc16"][0], st["fp16-acc16"][1],
+                st["fp16-torch-acc16"][1], st["fp16-torch-tc16"][0], st["fp16-torch-tc16"][1],
+                st["fp16-torch-tc32"][0], st["fp16-torch-tc32"][1]]
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "accum measured %d" % g)
+        for g, k in zip(range(9, 13), pk):
+            check_cmp_text(A, m.group(g), bykey[k], "accum " + k)
+        check_cmp_text(A, m.group(13), bykey["accum:effect-unscaled|accum:effect-GradScaler"],
+                       "accum interaction")
+        A.word(m.group(14), verdict_groups(S, bykey), "accum verdicts")
+    low0 = bykey[pk[0]].verdict == "lower"
+    low1 = bykey[pk[1]].verdict == "lower"
+    if low0 and low1:
+        A.take1("On this model binary16 accumulation lowers the test accuracy, with and without loss "
+                "scaling: Micikevicius et al.'s (2018) observation that some networks need binary32 "
+                "accumulation reproduces here.", "accum paper claim", start=s0, end=s1)
+    elif low0 or low1:
+        A.take1("On this model binary16 accumulation lowers the test accuracy only %s loss scaling: "
+                "Micikevicius et al.'s (2018) observation that some networks need binary32 "
+                "accumulation reproduces only there." % ("without" if low0 else "with"),
+                "accum paper claim", start=s0, end=s1)
+    else:
+        A.take1("On this model, with sums of at most 64 products, binary16 accumulation does not "
+                "lower the test accuracy by the rule, with or without loss scaling: Micikevicius et "
+                "al.'s (2018) observation that some networks need binary32 accumulation to keep "
+                "their accuracy does not reproduce at this size; what it changes is in the outputs "
+                "above.", "accum paper claim", start=s0, end=s1)
+    m = check_pset_caption(A, S, bykey, "training_accum", "Accumulation in training, {I} seeds.",
+                           "Bottom right: the loss scale per step (first seed), skipped steps "
+                           "marked ×.", s0, s1)
+    if m:
+        A.num(m.group(1), n, "accum caption seeds")
+    return {"accum": S}
+
+
+def check_trainsr(A, d, span):
+    s0, s1 = span
+    S = Setting(d, "sr")
+    n = S.n
+    seeds = check_setting_common(A, S, n, s0, s1, "sr")
+    pairs = [("bf16-pure-sr", "bf16-pure"), ("fp16-pure-sr", "fp16-pure")]
+    cs, md, me, bykey = section_family(A, d, S, pairs, "trainsr_tests.dat", "sr tests")
+    W = S.words()
+    # SR against RNE: the two policies of a pair differ in the update's
+    # rounding alone
+    for a, b in pairs:
+        diff = [i for i in range(len(W[a])) if W[a][i] != W[b][i]]
+        A.ok(diff == [5] and W[a][5] == "stochastic" and W[b][5] == "nearest",
+             "sr: %s and %s differ in more than the update's rounding" % (a, b))
+    tr, te = int(S.runs["fp32"][0][5]), int(S.runs["fp32"][0][4])
+    m = A.take1("The adam setting of experiment 6 (the MLP on the digits, {I} training and {I} "
+                "test images per split, Adam at lr 1e-4), trained with {I} seeds, {I} to {I}, with "
+                "the weights in bfloat16 or binary16 and no binary32 master copy: the optimizer "
+                "adds each update to the low-precision weight and rounds once, to nearest even or "
+                "stochastically (up with probability equal to the discarded fraction of a "
+                "spacing, from a stream seeded by the run's seed).  An update of u spacings then "
+                "survives with probability min(1, u): kept in expectation.", "sr intro",
+                start=s0, end=s1)
+    if m:
+        for g, v in zip(range(1, 6), (tr, te, n, seeds[0], seeds[0] + n - 1)):
+            A.num(m.group(g), v, "sr intro")
+        A.ok("optimizer=adam lr=0.0001" in S.curves.header["params"], "sr: not Adam at 1e-4")
+    check_policy_table(A, [S], s0, s1, "sr", "What each policy does:")
+    check_rule(A, cs, md, me, n, s0, s1, "sr")
+    check_table(A, S, None, bykey, s0, s1)
+    m = take_cmp(A, "Measured: binary32 reaches {N} ± {N}%.  bfloat16 weights rounded to nearest "
+                 "lose {N} ± {N}% of their updates and reach {N} ± {N}%; rounded stochastically "
+                 "they lose {N} ± {N}% (each lost update is now a draw, not a certainty) and reach "
+                 "{N} ± {N}%.  binary16 weights (binary32 optimizer state) lose {N} ± {N}% to "
+                 "nearest and reach {N} ± {N}%, stochastically {N} ± {N}% and {N} ± {N}%.  By the "
+                 "rule, {S}.  Stochastic against nearest rounding: bfloat16 {V}; binary16 {V}.",
+                 "sr measured", start=s0, end=s1)
+    if m:
+        vals = list(mean_sd(S.acc("fp32")))
+        for p in ("bf16-pure", "bf16-pure-sr", "fp16-pure", "fp16-pure-sr"):
+            vals += list(mean_sd(S.lost(p))) + list(mean_sd(S.acc(p)))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "sr measured %d" % g)
+        A.word(m.group(19), verdict_groups(S, bykey), "sr verdicts")
+        for g, (a, b) in zip((20, 21), pairs):
+            check_cmp_text(A, m.group(g), bykey["sr:%s|sr:%s" % (a, b)], "sr %s" % a)
+        A.ok(all(S.diverged(p) == 0 for p in S.pols), "sr: lost updates claimed for a diverged run")
+    am = statistics.fmean(S.acc("fp32"))
+    rel_h = 100.0 * (am - statistics.fmean(S.acc("fp16-pure"))) / am
+    rel_b = 100.0 * (am - statistics.fmean(S.acc("bf16-pure"))) / am
+    low = bykey["sr:" + S.groups()["fp16-pure"]].verdict == "lower"
+    m = A.take1("Without a master copy and with round to nearest, binary16 weights lose {N}% of "
+                "binary32's test accuracy (relative) and bfloat16 weights {N}%: Micikevicius et al. "
+                "(2018) report 80% for a Mandarin speech model with fp16 weights; " +
+                ("that the accuracy drops reproduces (lower by the rule), its size is this model's."
+                 if low else "for binary16 weights that drop does not reproduce here (not lower "
+                 "by the rule)."), "sr paper claim", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), rel_h, "sr relative loss fp16")
+        A.num(m.group(2), rel_b, "sr relative loss bf16")
+    m = check_pset_caption(A, S, bykey, "training_sr", "Stochastic rounding in training (Adam at "
+                           "lr 1e-4), {I} seeds.", "Bottom right: fraction of weight updates lost "
+                           "per step (w + dw == w in the weight format; mean over the seeds).",
+                           s0, s1)
+    if m:
+        A.num(m.group(1), n, "sr caption seeds")
+    return {"sr": S}
+
+
+def check_trainlm(A, d, span):
+    s0, s1 = span
+    S = Setting(d, "lm")
+    n = S.n
+    seeds = check_setting_common(A, S, n, s0, s1, "lm")
+    cs, md, me, bykey = section_family(A, d, S, [], "trainlm_tests.dat", "lm tests")
+    Fl = Dat(os.path.join(d, "trainlm_flush.dat"))
+    rows_n = int(Fl.param("rows"))
+    classes = int(Fl.param("classes"))
+    tokens = int(Fl.param("tokens_per_step"))
+    micro = int(Fl.param("micro_batches"))
+    ctx = int(Fl.param("context"))
+    text = Fl.param("text")
+    tr, te = int(S.runs["fp32"][0][5]), int(S.runs["fp32"][0][4])
+    A.ok(tr + te == rows_n, "lm: training and held-out rows do not add up to the text's rows")
+    m = A.take1("A next-character model on a text every Debian system ships (`{W}`, the GPL version "
+                "3 from base-files): letters lower-cased and whitespace runs made one space, {I} "
+                "distinct characters; each of its {I} positions after the first {I} is a row, the "
+                "one-hot codes of the {I} characters before it (a linear layer on them is an "
+                "embedding) and the character to predict ({I} training and {I} held-out rows per "
+                "split).  The model: {I} linear layers of width {I} with ReLU, a softmax over the "
+                "characters, Adam at lr 3e-3, He initialisation.  Each step averages the "
+                "cross-entropy over {I} tokens gathered by gradient accumulation as PyTorch does "
+                "it ({I} micro-batches of {I}, each one's mean loss divided by {I}), so every "
+                "per-token gradient carries the factor 1/{I}; {I} seeds, {I} to {I}.",
+                "lm intro", start=s0, end=s1)
+    if m:
+        A.word(m.group(1), text, "lm text")
+        vals = (classes, rows_n, ctx, ctx, tr, te, 3, 64, tokens, micro, tokens // micro, micro,
+                tokens, n, seeds[0], seeds[0] + n - 1)
+        for g, v in enumerate(vals, 2):
+            A.num(m.group(g), v, "lm intro %d" % g)
+        p = S.curves.header["params"]
+        A.ok("depth=3 width=64" in p and "optimizer=adam lr=0.003" in p and
+             "batch=%d" % tokens in p and "micro_batches=%d" % micro in p and
+             "context=%d" % ctx in p, "lm: the parameters differ from the intro")
+    check_policy_table(A, [S], s0, s1, "lm", "What each policy does:")
+    check_rule(A, cs, md, me, n, s0, s1, "lm")
+    check_table(A, S, None, bykey, s0, s1)
+    # block 0: per run and layer; the layers add up to the run's totals
+    b0 = Fl.blocks[0]
+    per = {}
+    for r in b0:
+        per.setdefault((r[0], r[1]), []).append([int(x) for x in r[2:]])
+    for p in S.pols:
+        for r in S.runs[p]:
+            ls = per[(p, r[2])]
+            A.ok([sum(x[i] for x in ls) for i in (1, 2, 4)] == [int(r[15]), int(r[16]), int(r[17])],
+                 "lm flush data: layers of %s seed %s do not add up to the run's totals" % (p, r[2]))
+
+    def flush(p):
+        lv = [0, 0, 0]
+        fl = [0, 0, 0]
+        for (q, _), ls in per.items():
+            if q != p:
+                continue
+            for x in ls:
+                lv[x[0]] += x[1] - x[2] - x[3]
+                fl[x[0]] += x[4]
+        return lv, fl
+    lv, fl = flush("fp16")
+    lvg, flg = flush("fp16-torch")
+    pc = lambda a, b: 100.0 * a / b if b else 0.0
+    f16all = pc(sum(fl), sum(lv))
+    m = A.take1("Measured: without loss scaling the fp16 runs flush {N}% of their nonzero activation "
+                "gradients to zero (all seeds, every step): {N}%, {N}% and {N}% in the outputs of "
+                "layers 1, 2 and 3 (layer 3's are the logits' gradients (p - onehot)/{I}, smallest "
+                "for the characters the model rules out); with GradScaler {N}%.  By the rule, {S}.",
+                "lm measured", start=s0, end=s1)
+    if m:
+        vals = [f16all, pc(fl[0], lv[0]), pc(fl[1], lv[1]), pc(fl[2], lv[2]), tokens,
+                pc(sum(flg), sum(lvg))]
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "lm measured %d" % g)
+        A.word(m.group(7), verdict_groups(S, bykey), "lm verdicts")
+    A.take1("What a mean over more tokens per step would flush: the binary32 runs' nonzero "
+            "activation gradients times 2^-k (a mean over %d·2^k tokens), rounded into binary16 "
+            "without scaling (all seeds, every step):\n\n| k | tokens per step | layer 1 | layer 2 | "
+            "layer 3 (logits) | all |" % tokens, "lm what-if header", start=s0, end=s1)
+    b1 = [[float(x) for x in r] for r in Fl.blocks[1]]
+    ks = sorted({int(r[0]) for r in b1})
+    allv, half_k = {}, None
+    for k in ks:
+        ls = sorted((r for r in b1 if int(r[0]) == k), key=lambda r: r[2])
+        A.ok(all(r[1] == tokens * 2 ** k for r in ls), "lm what-if: tokens of k = %d" % k)
+        f = [pc(r[4], r[3]) for r in ls]
+        allv[k] = pc(sum(r[4] for r in ls), sum(r[3] for r in ls))
+        if half_k is None and allv[k] > 50.0:
+            half_k = k
+        m = A.take1("| %d | %d | {N}%% | {N}%% | {N}%% | {N}%% |" % (k, tokens * 2 ** k),
+                    "lm what-if k = %d" % k, start=s0, end=s1)
+        if m:
+            for g, v in enumerate(f + [allv[k]], 1):
+                A.num(m.group(g), v, "lm what-if k = %d" % k)
+    # the what-if at k = 0 is the binary32 runs' own gradients at scale 1:
+    # their flushed counts must be those the fp32 runs' range statistics give
+    lv0, fl0 = flush("fp32")
+    A.ok([int(r[3]) for r in b1 if r[0] == 0] == lv0 and [int(r[4]) for r in b1 if r[0] == 0] == fl0,
+         "lm what-if at k = 0 differs from the binary32 runs' own range statistics")
+    # flushing can only grow with k (a smaller value flushes whenever a larger one does)
+    A.ok(all(allv[a] <= allv[b] for a, b in zip(ks, ks[1:])), "lm what-if: not monotone in k")
+    c16 = bykey["lm:" + S.groups()["fp16"]]
+    if f16all > 50.0:
+        m = take_cmp(A, "Micikevicius et al. (2018) found that without loss scaling fp16 flushes "
+                     "most of the nonzero activation gradients of their SSD network; here it "
+                     "flushes {N}%: that reproduces.  Test accuracy of fp16 without scaling against "
+                     "binary32: {V}.", "lm paper claim", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), f16all, "lm flushed")
+            check_cmp_text(A, m.group(2), c16, "lm fp16")
+    elif half_k is not None:
+        m = take_cmp(A, "Micikevicius et al. (2018) found that without loss scaling fp16 flushes "
+                     "most of the nonzero activation gradients of their SSD network; at {I} tokens "
+                     "per step this model's fp16 runs flush {N}%: that does not reproduce here.  "
+                     "Test accuracy of fp16 without scaling against binary32: {V}.  In the binary32 "
+                     "runs' what-if, more than half would flush from a mean over {I} tokens per "
+                     "step (k = {I}) on; experiment 6's *tiny* setting (loss weight 2^-16 over "
+                     "batches of {I}) gives every per-token gradient the factor 2^-22 of a mean "
+                     "over 2^22 = {I} tokens: it tests what that does to training.",
+                     "lm paper claim", start=s0, end=s1)
+        if m:
+            A.num(m.group(1), tokens, "lm tokens")
+            A.num(m.group(2), f16all, "lm flushed")
+            check_cmp_text(A, m.group(3), c16, "lm fp16")
+            A.num(m.group(4), tokens * 2 ** half_k, "lm half tokens")
+            A.num(m.group(5), half_k, "lm half k")
+            A.num(m.group(6), 64, "tiny batch")
+            A.num(m.group(7), 2 ** 22, "2^22")
+            A.ok(2 ** -16 / 64 == 2 ** -22, "tiny: W / 64")
+    else:
+        m = take_cmp(A, "Micikevicius et al. (2018) found that without loss scaling fp16 flushes "
+                     "most of the nonzero activation gradients of their SSD network; at {I} tokens "
+                     "per step this model's fp16 runs flush {N}%, and even a mean over {I} tokens "
+                     "would flush at most {N}%: that does not reproduce here.  Test accuracy of "
+                     "fp16 without scaling against binary32: {V}.", "lm paper claim",
+                     start=s0, end=s1)
+        if m:
+            A.num(m.group(1), tokens, "lm tokens")
+            A.num(m.group(2), f16all, "lm flushed")
+            A.num(m.group(3), tokens * 2 ** ks[-1], "lm largest tokens")
+            A.num(m.group(4), allv[ks[-1]], "lm largest flushed")
+            check_cmp_text(A, m.group(5), c16, "lm fp16")
+    m = check_pset_caption(A, S, bykey, "training_lm", "The character language model, {I} seeds.",
+                           "Bottom right: the loss scale per step (first seed), skipped steps "
+                           "marked ×.", s0, s1)
+    if m:
+        A.num(m.group(1), n, "lm caption seeds")
+    A.take1("*Figure trainlm_flush*", "figure trainlm_flush", start=s0, end=s1)
+    m = A.take1("Activation gradients flushed to zero by binary16 without loss scaling, per layer, "
+                "against the tokens a step averages over: lines, the binary32 runs' gradients times "
+                "2^-k ({I}·2^k tokens); crosses, what the fp16 runs without scaling flushed at {I} "
+                "tokens.  Dashed: {N}% of all nonzero activation gradients flushed by the fp16 runs.",
+                "trainlm_flush caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), tokens, "lm tokens")
+        A.num(m.group(2), tokens, "lm tokens")
+        A.num(m.group(3), f16all, "lm flushed")
+    return {"lm": S}
 
 
 # ---- 7. scale granularity ------------------------------------------------------
@@ -2417,6 +3346,160 @@ def check_plot_names(A, plots, sets, stem="training_%s"):
 
 # ---- the README's section --------------------------------------------------
 
+def readme_training(A, d, sets):
+    """the README's sentences from experiments 6, 8, 9 and 10, against the
+    data with the sections' own rules (Holm over each section's family)"""
+    # experiment 6's family, as check_training rebuilds it
+    cs = []
+    for nm in ("default", "deep", "tiny", "adam"):
+        S = sets[nm]
+        cs += setting_cmps(S)
+        if nm in ("default", "deep"):
+            cs.append(Cmp(nm + ":o3", nm + ":fp32", "lost", S.lost("o3"), S.lost("fp32"),
+                          S.hashes("o3"), S.hashes("fp32")))
+    sw = Dat(os.path.join(d, "training_tiny_sweep.dat"))
+    Sf = sets["tiny"]
+    f32 = {int(r[2]): (100.0 * int(r[3]) / int(r[4]), r[18]) for r in Sf.runs["fp32"]}
+    for w in sorted({int(r[0]) for r in sw.blocks[0]}, reverse=True):
+        rows = [r for r in sw.blocks[0] if int(r[0]) == w]
+        ref = [f32[int(r[1])] for r in rows]
+        for pi, pname in enumerate(("fp16", "fp16-torch")):
+            cs.append(Cmp("sweep%d:%s" % (w, pname), "tiny:fp32", "acc",
+                          [100.0 * int(r[2 if pi == 0 else 6]) / int(r[3]) for r in rows],
+                          [x[0] for x in ref], [r[8 + pi] for r in rows], [x[1] for x in ref]))
+    finish_family(cs)
+    by = {}
+    for c in cs:
+        by.setdefault(c.a_key if c.metric == "acc" else c.a_key + "/lost", c)
+    S = sets["tiny"]
+    D = sets["default"]
+    same = (all(a[1:5] == b[1:5] for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
+            and D.hashes("fp32") == S.hashes("fp32"))
+    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
+    # 2^-16 over batches of 64 is the per-token factor 2^-22 of a mean
+    A.ok("batch=64 " in S.curves.header["params"] and "loss_weight=0x1p-16" in S.curves.header["params"],
+         "README: the tiny setting is not loss weight 2^-16 over batches of 64")
+    rep = S.groups()
+    c16 = by["tiny:" + rep["fp16"]]
+    cgs = by["tiny:" + rep["fp16-torch"]]
+    c20 = by["sweep-20:fp16"]
+    a16, a32 = S.acc("fp16"), S.acc("fp32")
+    m = A.take1("- **Loss scaling keeps what fp16 flushes; the accuracy cost shows only\n  for very small "
+                "gradients.**  With the loss weighted by 2^-16 (the\n  per-token factor of a mean over 2^22 "
+                "tokens; binary32 with lr/W trains\n  bit for bit as with W = 1, in every seed), fp16 without "
+                "scaling has\n  {N}% of its weight-gradient values exactly zero (binary32: {N}%) and\n  reaches "
+                "{N} ± {N}% test accuracy against binary32's {N} ± {N}%:\n  lower in {I} of {I} seeds, but not "
+                "shown by the rule after Holm's correction\n  ({N} ± {N} points, Holm p {N}); at a loss weight of "
+                "2^-20 it is\n  lower ({N} ± {N} points).  GradScaler (bit-identical to apex O2\n  here) reaches "
+                "{N} ± {N}%, equivalent to binary32.", "README tiny")
+    if m:
+        vals = [S.frac("fp16", 13, 12), S.frac("fp32", 13, 12)] + list(mean_sd(a16)) + \
+            list(mean_sd(a32))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "README tiny %d" % g)
+        A.num(m.group(7), sum(1 for x, y in zip(a16, a32) if x < y), "seeds lower")
+        A.num(m.group(8), S.n, "seeds")
+        A.ok(c16.verdict == "not shown", "README: tiny fp16 is %s, not 'not shown'" % c16.verdict)
+        A.num(m.group(9), c16.mean, "tiny fp16 difference", slack=1e-9)
+        A.num(m.group(10), c16.half, "tiny fp16 half-width", slack=1e-9)
+        A.num(m.group(11), c16.p_holm, "tiny fp16 Holm p", rel=1e-3)
+        A.ok(c20.verdict == "lower", "README: fp16 at 2^-20 is %s, not lower" % c20.verdict)
+        A.num(m.group(12), c20.mean, "2^-20 difference", slack=1e-9)
+        A.num(m.group(13), c20.half, "2^-20 half-width", slack=1e-9)
+        A.ok(rep["o2"] == rep["fp16-torch"], "README: GradScaler and O2 are not bit-identical in tiny")
+        for g, v in zip((14, 15), mean_sd(S.acc("fp16-torch"))):
+            A.num(m.group(g), v, "README GradScaler")
+        A.ok(cgs.verdict == "equivalent", "README: GradScaler is %s, not equivalent" % cgs.verdict)
+    # the language model (experiment 10)
+    L = Setting(d, "lm")
+    Fl = Dat(os.path.join(d, "trainlm_flush.dat"))
+    tokens = int(Fl.param("tokens_per_step"))
+    lv = fl = 0
+    for r in Fl.blocks[0]:
+        if r[0] == "fp16":
+            lv += int(r[3]) - int(r[4]) - int(r[5])
+            fl += int(r[6])
+    cl = setting_cmps(L)
+    finish_family(cl)
+    byl = {c.a_key: c for c in cl}
+    b1 = [[float(x) for x in r] for r in Fl.blocks[1]]
+    half = None
+    for k in sorted({int(r[0]) for r in b1}):
+        ls = [r for r in b1 if int(r[0]) == k]
+        if half is None and 100.0 * sum(r[4] for r in ls) / sum(r[3] for r in ls) > 50:
+            half = k
+    m = A.take1("A character\n  language model averaging its loss over {I} tokens per step flushes\n  {N}% of its "
+                "activation gradients without scaling and stays equivalent\n  to binary32; its binary32 "
+                "gradients would flush more than half only from\n  a mean over {I} tokens per step.",
+                "README language model")
+    if m:
+        A.num(m.group(1), tokens, "lm tokens")
+        A.num(m.group(2), 100.0 * fl / lv, "lm flushed")
+        A.ok(byl["lm:" + L.groups()["fp16"]].verdict == "equivalent", "README: lm fp16 not equivalent")
+        A.ok(half is not None, "README: the lm what-if never passes half")
+        if half is not None:
+            A.num(m.group(3), tokens * 2 ** half, "lm half tokens")
+    # Adam (experiments 6 and 9)
+    Sa = sets["adam"]
+    Ssr = Setting(d, "sr")
+    csr = setting_cmps(Ssr)
+    csr += [Cmp("sr:%s" % a, "sr:%s" % b, "acc", Ssr.acc(a), Ssr.acc(b), Ssr.hashes(a), Ssr.hashes(b))
+            for a, b in (("bf16-pure-sr", "bf16-pure"), ("fp16-pure-sr", "fp16-pure"))]
+    finish_family(csr)
+    bysr = {c.a_key: c for c in csr if c.b_key == "sr:fp32"}
+    m = A.take1("Training with Adam at lr 1e-4, bf16 weights and\n  optimizer state without a master copy lose "
+                "{N}% of their updates and\n  reach {N} ± {N}% test accuracy (binary32: {N} ± {N}%, lower by the\n"
+                "  rule); rounding each update stochastically instead, {N} ± {N}%,\n  equivalent to binary32.  "
+                "fp16 weights with fp16 optimizer state (apex\n  O3) diverge at step {I}: Adam's second moment "
+                "flushes to zero and the\n  update is divided by eps alone; with only the optimizer state in\n"
+                "  binary32 the same run trains ({N} ± {N}%).", "README adam")
+    if m:
+        vals = [mean_sd(Sa.lost("bf16-pure"))[0]] + list(mean_sd(Sa.acc("bf16-pure"))) + \
+            list(mean_sd(Sa.acc("fp32")))
+        for g, v in enumerate(vals, 1):
+            A.num(m.group(g), v, "README adam %d" % g)
+        A.ok(by["adam:" + Sa.groups()["bf16-pure"]].verdict == "lower", "README: bf16-pure not lower")
+        for g, v in zip((6, 7), mean_sd(Ssr.acc("bf16-pure-sr"))):
+            A.num(m.group(g), v, "README bf16-pure-sr")
+        A.ok(bysr["sr:" + Ssr.groups()["bf16-pure-sr"]].verdict == "equivalent",
+             "README: bf16-pure-sr not equivalent")
+        fnf = {int(r[7]) for r in Sa.runs["o3"]}
+        A.ok(len(fnf) == 1, "README: o3 diverges at different steps")
+        A.num(m.group(8), min(fnf), "o3 divergence step")
+        A.ok(Sa.diverged("o3-state32") == 0 and sum(int(r[21]) for r in Sa.runs["o3"]) > 0,
+             "README: the o3 cause does not hold")
+        for g, v in zip((9, 10), mean_sd(Sa.acc("o3-state32"))):
+            A.num(m.group(g), v, "README o3-state32")
+    # accumulation (experiment 8)
+    Sc = Setting(d, "accum")
+    cac = setting_cmps(Sc)
+    cac += [Cmp("accum:%s" % a, "accum:%s" % b, "acc", Sc.acc(a), Sc.acc(b), Sc.hashes(a), Sc.hashes(b))
+            for a, b in (("fp16-acc16", "fp16"), ("fp16-torch-acc16", "fp16-torch"),
+                         ("fp16-torch-tc32", "fp16-torch"), ("fp16-torch-tc16", "fp16-torch-tc32"))]
+    a16, a, g16, g = (Sc.acc(p) for p in ("fp16-acc16", "fp16", "fp16-torch-acc16", "fp16-torch"))
+    cac.append(Cmp("accum:effect-unscaled", "accum:effect-GradScaler", "acc",
+                   [x - y for x, y in zip(a16, a)], [x - y for x, y in zip(g16, g)],
+                   ["i%s%s" % t for t in zip(Sc.hashes("fp16-acc16"), Sc.hashes("fp16"))],
+                   ["g%s%s" % t for t in zip(Sc.hashes("fp16-torch-acc16"), Sc.hashes("fp16-torch"))]))
+    finish_family(cac)
+    pair = {(c.a_key, c.b_key): c for c in cac}
+
+    def differ(p):
+        rows = Sc.runs[p]
+        return 100.0 * sum(int(r[24]) for r in rows) / sum(int(r[23]) for r in rows)
+    m = A.take1("In training, accumulating the digits MLP's matrix\n  products in binary16 changes {N}% of their "
+                "outputs (tensor-core blocks\n  chained through binary16: {N}%) and leaves the test accuracy\n"
+                "  equivalent to binary32 accumulation, with and without loss scaling:\n  with sums of at most {I} "
+                "products, Micikevicius et al.'s need for fp32\n  accumulation does not reproduce.",
+                "README accum training")
+    if m:
+        A.num(m.group(1), differ("fp16-acc16"), "README accum differ")
+        A.num(m.group(2), differ("fp16-torch-tc16"), "README tc16 differ")
+        A.num(m.group(3), 64, "README accum sum length")
+        for k in (("accum:fp16-acc16", "accum:fp16"), ("accum:fp16-torch-acc16", "accum:fp16-torch")):
+            A.ok(pair[k].verdict == "equivalent", "README: %s is %s, not equivalent" % (k[0], pair[k].verdict))
+
+
 def check_readme(path, d):
     """The README's 'What the lab shows' against a full lab output: its
     numbers and claims, as for the report.  Returns an Audit."""
@@ -2439,21 +3522,21 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 2, "accum": 1, "training": 9,
-            "scaling": 5}
+    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 2, "accum": 1, "training": 10,
+            "scaling": 5, "trainaccum": 3, "trainsr": 3, "trainlm": 4}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
-    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=7)
-    A.take("wrote out/REPORT.md (0 experiment(s) failed, 14/14 figures)", "README log end")
-    A.take(r"^lab_audit: out: 7 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
-    m = A.take1("(seven experiments,\nfourteen gnuplot figures", "README counts")
+    A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=10)
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 18/18 figures)", "README log end")
+    A.take(r"^lab_audit: out: 10 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
+    m = A.take1("(ten experiments,\neighteen gnuplot figures", "README counts")
     A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
             "against a full run with seed 1.", "README audit sentence")
     # the times are measurements of a machine, not of the data: only their
     # sentence is matched
     m = A.take1("Each training comparison is\nrun on {I} seeds (`--seeds N`; `--quick`: {I}), as independent jobs on\n"
-                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to\n{I} s of CPU time, spread "
-                "over the cores (three to four minutes of wall\ntime measured on two cores shared with other "
-                "jobs), `--quick` about {I} s.", "README seeds and times")
+                "`--jobs N` threads (default: one per CPU): the full lab takes {I} to {I} s\nof CPU time, spread "
+                "over the cores (so at least {I} s of wall time on two\ncores; {I} to {I} minutes measured on two "
+                "cores shared with other jobs at load\naverages of {I} to {I}), `--quick` about {I} s.", "README seeds and times")
     if m:
         A.num(m.group(1), n, "seeds")
         A.num(m.group(2), 3, "quick seeds")
@@ -2463,37 +3546,16 @@ def check_readme(path, d):
         A.num(m.group(1), int(S.runs["fp32"][0][5]), "train images")
         A.num(m.group(2), int(S.runs["fp32"][0][4]), "test images")
     A.take1("Highlights of a run (seed 1).", "README seed")
-    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}, and a", "README seeds")
+    m = A.take1("Training results are mean ± standard deviation over seeds 1 to {I}.  In\nexperiments 6 and 8 "
+                "to 10 a difference between two policies is called when\nthe paired t-test on their per-seed "
+                "differences, Holm-adjusted over the\nsection's tests, gives p < 0.05, and equivalence (within "
+                "±{N} point) when two\none-sided tests, Holm-adjusted likewise, do; otherwise it is not shown.\n"
+                "Experiment 7 calls a difference when the 95% confidence interval of the\nper-seed (paired) "
+                "difference excludes 0:", "README rule")
     if m:
         A.num(m.group(1), n, "seeds")
-    A.take1("difference between two policies is called only when the 95% confidence\n"
-            "interval of their per-seed (paired) difference excludes 0:", "README rule")
-    A.take1("With the loss weighted by\n  2^-16 (the 1/N of a mean over a large effective batch; binary32 with lr/W\n"
-            "  trains bit for bit as with W = 1, in every seed)", "README tiny weight")
-    D = sets["default"]
-    same = (all(a == b for a, b in zip(D.curves.blocks[0], S.curves.blocks[0]))
-            and [r[3:8] for r in D.runs["fp32"]] == [r[3:8] for r in S.runs["fp32"]])
-    A.ok(same, "README: binary32 with lr/W is not bit for bit the W = 1 run")
-    m = A.take1("fp16 without scaling\n  has {N}% of its weight-gradient values exactly zero (binary32: {N}%)\n"
-                "  and reaches {N} ± {N}% test accuracy against binary32's\n  {N} ± {N}%: {W} by the rule "
-                "({N} ± {N} points).  A static scale\n  of 1024, PyTorch's GradScaler and apex O2 reach {N} ± {N}%,\n"
-                "  {W} from binary32.", "README tiny")
-    if m:
-        A.num(m.group(1), S.frac("fp16", 13, 12), "fp16 w zero")
-        A.num(m.group(2), S.frac("fp32", 13, 12), "fp32 w zero")
-        for g, v in zip((3, 4, 5, 6), list(mean_sd(S.acc("fp16"))) + list(mean_sd(S.acc("fp32")))):
-            A.num(m.group(g), v, "tiny accuracy")
-        w, dm, h = paired(S.acc("fp16"), S.acc("fp32"))
-        A.word(m.group(7), w, "fp16 verdict")
-        A.num(m.group(8), dm, "fp16 difference")
-        A.num(m.group(9), h, "fp16 half-width", slack=3e-3)
-        for p in ("fp16-static:1024", "fp16-torch", "o2"):
-            am, asd = mean_sd(S.acc(p))
-            A.num(m.group(10), am, p + " accuracy")
-            A.num(m.group(11), asd, p + " sd")
-            A.ok(paired(S.acc(p), S.acc("fp32"))[0] == "indistinguishable",
-                 "README: %s is not indistinguishable from binary32" % p)
-        A.word(m.group(12), "indistinguishable", "scaled policies verdict")
+        A.num(m.group(2), MARGIN, "margin")
+    readme_training(A, d, sets)
     rows = [[int(x) for x in r] for r in u.blocks[0]]
     live = lambda r, o: r[1 + o] - r[2 + o] - r[3 + o]
     sd = Dat(os.path.join(d, "gradhist_seeds.dat"))
@@ -2557,13 +3619,6 @@ def check_readme(path, d):
         A.ok(all(r[2] == 1 and r[4] == 1 for r in rr), "README: fp16/bf16 weights do not stay at 1")
         A.ok(1 - HALF_BELOW_ONE == 2 ** -11, "fp16 spacing below 1")
         A.num(m.group(2), rr[-1][5], "master end")
-    Sa = sets["adam"]
-    m = A.take1("Training with Adam at lr 1e-4, bf16 weights without a\n  master copy lose {N}% of their updates "
-                "and reach {N} ± {N}% test\n  accuracy; with binary32 weights, {N} ± {N}%.", "README adam")
-    if m:
-        A.num(m.group(1), mean_sd(Sa.lost("bf16-pure"))[0], "bf16-pure lost")
-        for g, v in zip((2, 3, 4, 5), list(mean_sd(Sa.acc("bf16-pure"))) + list(mean_sd(Sa.acc("bf16")))):
-            A.num(m.group(g), v, "adam accuracy")
     rows_l = [[float(x) for x in r] for r in lr.blocks[0]]
     col = [r[1] for r in rows_l]
     ia = -1
@@ -2742,7 +3797,8 @@ def main(argv):
     check_preamble(A, d, dats, figures)
     checkers = {"atlas": check_atlas, "rounding": check_rounding, "gradhist": check_gradhist,
                 "lost": check_lost, "accum": check_accum, "training": check_training,
-                "scaling": check_scaling}
+                "scaling": check_scaling, "trainaccum": check_trainaccum,
+                "trainsr": check_trainsr, "trainlm": check_trainlm}
     sections = 0
     for sid, title in SECTIONS:
         span = section_span(A, title)
@@ -2756,7 +3812,7 @@ def main(argv):
             A.fails.append("%s: the data does not have the expected shape (%s: %s)"
                            % (sid, type(e).__name__, e))
             res = None
-        if sid == "training" and plots and res:
+        if sid in ("training", "trainaccum", "trainsr", "trainlm") and plots and res:
             check_plot_names(A, plots, res)
         if sid == "scaling" and plots and res:
             check_plot_names(A, plots, {"scaling_train": res}, stem="%s")

@@ -174,9 +174,8 @@ START_TEST(accumulation_policies)
     static float ones[N];
     for (int i = 0; i < N; i++)
         ones[i] = 1.0f;
-    amp_accum lo = {AMP_ACC_LOW, NULL, NULL}, f32 = {AMP_ACC_F32, NULL, NULL},
-              ka = {AMP_ACC_KAHAN, NULL, NULL},
-              pw = {AMP_ACC_PAIRWISE, NULL, NULL};
+    amp_accum lo = {.kind = AMP_ACC_LOW}, f32 = {.kind = AMP_ACC_F32},
+              ka = {.kind = AMP_ACC_KAHAN}, pw = {.kind = AMP_ACC_PAIRWISE};
     ck_assert(amp_dot(&lo, &fl_binary16, ones, 1, ones, 1, N, NULL) == 2048.0f);
     ck_assert(amp_dot(&f32, &fl_binary16, ones, 1, ones, 1, N, NULL) == 4096.0f);
     /* 1 followed by 1000 x 2^-25 in binary32: sequential stays 1, Kahan

@@ -3,13 +3,20 @@
  * the seed, learning, overflow -> skip -> backoff, the rank OR-reduction,
  * gradient underflow of naive fp16, lost updates without master
  * weights, and the loss weight (lr/W undoes it in binary32; at 2^-16 naive
- * fp16 loses gradients that GradScaler keeps).
+ * fp16 loses gradients that GradScaler keeps); the optimizer state's
+ * format (o3's binary16 Adam v flushes, binary32 state does not),
+ * stochastic rounding of the update (the expectation and the stream),
+ * gradient accumulation over micro-batches, binary16 accumulation of
+ * products (sequential and tensor-core blocks) with its counts, and the
+ * next-character data set from a text.
  */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "amp.h"
+#include "amp_tc.h"
 
 static int n_cases;
 static amp_dataset data;
@@ -252,6 +259,169 @@ START_TEST(loss_weight_underflow_needs_scaling)
 }
 END_TEST
 
+
+/* Adam's first step with binary16 state (o3): v = (1-b2) g^2 flushes to
+ * zero while m does not for many weights, and the update is then divided
+ * by eps alone; the same run with only the state in binary32 has none. */
+START_TEST(adam_state_format)
+{
+    amp_train_config c;
+    config(&c, "o3");
+    c.optimizer = AMP_OPT_ADAM;
+    c.lr = 1e-4;
+    c.steps = 1;
+    amp_step_record r[1];
+    double acc;
+    run(&c, r, NULL, &acc);
+    printf("o3 adam step 1: v flushed with m nonzero for %llu of %llu updates, "
+           "max |dw| %g\n", (unsigned long long)r[0].v_zero,
+           (unsigned long long)r[0].updates, (double)r[0].max_dw);
+    ck_assert(r[0].v_zero > 0);
+    ck_assert(r[0].max_dw > 1.0f);       /* lr m^ / eps, not ~lr */
+    c.policy.state = &fl_binary32;
+    run(&c, r, NULL, &acc);
+    ck_assert_uint_eq(r[0].v_zero, 0);
+    ck_assert(r[0].max_dw <= 2e-4f);     /* Adam's step is about lr */
+    n_cases += 4;
+}
+END_TEST
+
+/* Stochastic rounding of w + dw: 1 + 2^-12 in binary16 (a quarter of the
+ * spacing 2^-10 above 1) rounds up with probability 1/4; the draws are a
+ * pure function of (seed, index), so a split call gives the same bits. */
+START_TEST(update_stochastic_rounding)
+{
+    enum { N = 20000 };
+    static float w[N], dw[N], out[N], out2[N];
+    for (int i = 0; i < N; i++) {
+        w[i] = 1.0f;
+        dw[i] = 0x1p-12f;
+    }
+    fl_ctx ctx = fl_ctx_make(FL_RSR);
+    ctx.sr_seed = 12345;
+    ctx.sr_index = 77;
+    amp_add_round_ctx(&fl_binary16, out, w, dw, N, &ctx, NULL);
+    int up = 0, other = 0;
+    for (int i = 0; i < N; i++) {
+        up += out[i] == 1.0f + 0x1p-10f;
+        other += out[i] != 1.0f && out[i] != 1.0f + 0x1p-10f;
+    }
+    double p = (double)up / N, se = sqrt(0.25 * 0.75 / N);
+    printf("SR 1 + 2^-12 in binary16: %d of %d up (%.4f, expected 0.25 +- %.4f)\n",
+           up, N, p, se);
+    ck_assert_int_eq(other, 0);
+    ck_assert(fabs(p - 0.25) < 5 * se);
+    /* split at 300: the second call starts at index 77 + 300 */
+    amp_add_round_ctx(&fl_binary16, out2, w, dw, 300, &ctx, NULL);
+    fl_ctx c2 = ctx;
+    c2.sr_index += 300;
+    amp_add_round_ctx(&fl_binary16, out2 + 300, w + 300, dw + 300, N - 300, &c2, NULL);
+    ck_assert(memcmp(out, out2, sizeof out) == 0);
+    /* round to nearest takes the quarter spacing back every time */
+    amp_add_round_ctx(&fl_binary16, out2, w, dw, N, NULL, NULL);
+    for (int i = 0; i < N; i++)
+        ck_assert(out2[i] == 1.0f);
+    n_cases += 4;
+}
+END_TEST
+
+/* Gradient accumulation: K micro-batches of B/K rows, each loss / K, give
+ * in binary32 the batch's loss (up to rounding) and train; the default
+ * K = 1 run is unchanged. */
+START_TEST(micro_batches)
+{
+    amp_train_config c;
+    config(&c, "fp32");
+    c.batch = 64;
+    static amp_step_record a[30], b[30];
+    double acc_a, acc_b;
+    run(&c, a, NULL, &acc_a);
+    c.micro_batches = 4;
+    run(&c, b, NULL, &acc_b);
+    ck_assert(fabsf(a[0].loss - b[0].loss) <= 1e-5f * fabsf(a[0].loss));
+    double d = 0;
+    for (int s = 0; s < 30; s++)
+        d = fmax(d, fabs((double)a[s].loss - (double)b[s].loss) / fabs((double)a[s].loss));
+    printf("micro-batches 4 vs 1: largest relative loss difference %g, accuracy "
+           "%.4f vs %.4f\n", d, acc_b, acc_a);
+    ck_assert(d < 1e-3);
+    c.micro_batches = 3;   /* does not divide 64 */
+    char err[256];
+    ck_assert(amp_trainer_create(&c, &data, err, sizeof err) == NULL);
+    ck_assert(strstr(err, "micro-batches") != NULL);
+    n_cases += 3;
+}
+END_TEST
+
+/* Binary16 accumulation: 40000 products 1 * 1.  Sequentially the sum
+ * stops at 2048 (2048 + 1 rounds back to it); in H100 blocks of 16
+ * chained through binary16 at 32768 (32768 + 16 is a tie, to even); in
+ * blocks chained through binary32 the sum is exact.  The counts compare
+ * each with the binary32 sum rounded into binary16 (40000). */
+START_TEST(binary16_accumulation)
+{
+    enum { K = 40000 };
+    static float ones[K];
+    for (int i = 0; i < K; i++)
+        ones[i] = 1.0f;
+    amp_accum_stats st;
+    amp_accum a;
+    memset(&a, 0, sizeof a);
+    a.kind = AMP_ACC_LOW;
+    memset(&st, 0, sizeof st);
+    a.stats = &st;
+    float r = amp_dot(&a, &fl_binary16, ones, 1, ones, 1, K, NULL);
+    ck_assert(r == 2048.0f);
+    ck_assert_uint_eq(st.outputs, 1);
+    ck_assert_uint_eq(st.differ, 1);
+    /* 2048 .. 40000 in binary16: 1024 values per binade up to 32768,
+     * then (40000 - 32768) / 32 */
+    ck_assert_uint_eq(st.ulps, 4 * 1024 + (40000 - 32768) / 32);
+    ck_assert_int_eq(amp_accum_set_tc16(&a, "h100-fp16"), 0);
+    memset(&st, 0, sizeof st);
+    r = amp_dot(&a, &fl_binary16, ones, 1, ones, 1, K, NULL);
+    ck_assert(r == 32768.0f);
+    ck_assert_uint_eq(st.ulps, (40000 - 32768) / 32);
+    ck_assert_int_eq(amp_accum_set_tc(&a, "h100-fp16"), 0);
+    memset(&st, 0, sizeof st);
+    r = amp_dot(&a, &fl_binary16, ones, 1, ones, 1, K, NULL);
+    ck_assert(r == 40000.0f);
+    ck_assert_uint_eq(st.differ, 0);
+    ck_assert_int_eq(amp_accum_set_tc16(&a, "h200-fp16"), -1);
+    n_cases += 10;
+}
+END_TEST
+
+/* The next-character rows of a text. */
+START_TEST(text_rows)
+{
+    static const char txt[] = "Ab  c\n\tab";
+    amp_dataset d;
+    char err[256], *vocab = NULL;
+    ck_assert_int_eq(amp_dataset_parse_text(&d, "t", txt, sizeof txt - 1, 2, &vocab,
+                                            err, sizeof err), 0);
+    /* normalised "ab c ab": classes " abc" */
+    ck_assert_str_eq(vocab, " abc");
+    ck_assert_int_eq(d.classes, 4);
+    ck_assert_uint_eq(d.dim, 8);
+    ck_assert_uint_eq(d.n, 5);
+    /* row 0: context "ab" -> 'a' at position 0 (class 1), 'b' at 1 (class 2);
+     * label ' ' (class 0) */
+    float want0[8] = {0, 1, 0, 0, 0, 0, 1, 0};
+    ck_assert(memcmp(d.x, want0, sizeof want0) == 0);
+    ck_assert_int_eq(d.y[0], 0);
+    ck_assert_int_eq(d.y[4], 2);   /* "ab c ab": the last row predicts 'b' */
+    free(vocab);
+    amp_dataset_free(&d);
+    ck_assert_int_eq(amp_dataset_parse_text(&d, "t", "aaa", 3, 2, NULL, err,
+                                            sizeof err), -1);
+    ck_assert(strstr(err, "too short") != NULL);
+    ck_assert_int_eq(amp_dataset_parse_text(&d, "t", txt, sizeof txt - 1, 0, NULL,
+                                            err, sizeof err), -1);
+    n_cases += 10;
+}
+END_TEST
+
 int main(void)
 {
     char err[512];
@@ -270,6 +440,11 @@ int main(void)
     tcase_add_test(tc, lost_updates_without_master);
     tcase_add_test(tc, loss_weight_with_lr_over_w);
     tcase_add_test(tc, loss_weight_underflow_needs_scaling);
+    tcase_add_test(tc, adam_state_format);
+    tcase_add_test(tc, update_stochastic_rounding);
+    tcase_add_test(tc, micro_batches);
+    tcase_add_test(tc, binary16_accumulation);
+    tcase_add_test(tc, text_rows);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
@@ -277,7 +452,7 @@ int main(void)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     amp_dataset_free(&data);
-    const int expected = 3 + 4 + 2 + 2 + 1 + 3 + 2;
+    const int expected = 3 + 4 + 2 + 2 + 1 + 3 + 2 + 4 + 4 + 3 + 10 + 10;
     printf("amp_train: %d cases (expected %d)\n", n_cases, expected);
     return (failed || n_cases != expected) ? 1 : 0;
 }

@@ -349,3 +349,94 @@ void amp_permutation(size_t *perm, size_t n, uint64_t seed)
         perm[j] = t;
     }
 }
+
+int amp_dataset_parse_text(amp_dataset *d, const char *name,
+                           const char *text, size_t len, int context,
+                           char **vocab, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    if (vocab)
+        *vocab = NULL;
+    if (context < 1 || context > 64) {
+        amp_errorf(err, errlen, "%s: context must be 1..64 characters, not %d",
+                   name, context);
+        return -1;
+    }
+    /* normalise: lower-case ASCII letters, whitespace runs to one space */
+    unsigned char *t = malloc(len ? len : 1);
+    if (!t) {
+        amp_errorf(err, errlen, "%s: out of memory", name);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+            c == '\v') {
+            if (n && t[n - 1] != ' ')
+                t[n++] = ' ';
+            continue;
+        }
+        t[n++] = c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+    }
+    int cls[256], V = 0;
+    for (int c = 0; c < 256; c++)
+        cls[c] = -1;
+    for (size_t i = 0; i < n; i++)
+        cls[t[i]] = 0;
+    for (int c = 0; c < 256; c++)
+        if (cls[c] == 0)
+            cls[c] = V++;
+    if (n <= (size_t)context + 1 || V < 2) {
+        amp_errorf(err, errlen, "%s: %zu characters and %d distinct after "
+                   "normalising: too short for a context of %d", name, n, V,
+                   context);
+        free(t);
+        return -1;
+    }
+    d->n = n - (size_t)context;
+    d->dim = (size_t)context * (size_t)V;
+    d->classes = V;
+    d->x = calloc(d->n * d->dim, sizeof *d->x);
+    d->y = malloc(d->n * sizeof *d->y);
+    char *vs = vocab ? malloc((size_t)V + 1) : NULL;
+    if (!d->x || !d->y || (vocab && !vs)) {
+        amp_errorf(err, errlen, "%s: out of memory for %zu rows of %zu "
+                   "features", name, d->n, d->dim);
+        free(vs);
+        free(t);
+        amp_dataset_free(d);
+        return -1;
+    }
+    for (size_t r = 0; r < d->n; r++) {
+        float *x = d->x + r * d->dim;
+        for (int j = 0; j < context; j++)
+            x[(size_t)j * (size_t)V + (size_t)cls[t[r + (size_t)j]]] = 1.0f;
+        d->y[r] = cls[t[r + (size_t)context]];
+    }
+    if (vs) {
+        for (int c = 0; c < 256; c++)
+            if (cls[c] >= 0)
+                vs[cls[c]] = (char)c;
+        vs[V] = '\0';
+        *vocab = vs;
+    }
+    free(t);
+    return 0;
+}
+
+int amp_dataset_from_text(amp_dataset *d, const char *path, int context,
+                          char **vocab, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof *d);
+    if (vocab)
+        *vocab = NULL;
+    size_t len = 0;
+    char *text = slurp(path, &len, err, errlen);
+    if (!text)
+        return -1;
+    int rc = amp_dataset_parse_text(d, path, text, len, context, vocab, err,
+                                    errlen);
+    free(text);
+    return rc;
+}

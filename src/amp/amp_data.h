@@ -39,6 +39,23 @@ int amp_dataset_parse_csv(amp_dataset *d, const char *name, const char *text,
                           char *err, size_t errlen);
 void amp_dataset_free(amp_dataset *d);
 
+/* A next-character task from a text (plain, or gzip when built with
+ * zlib): the text is normalised (ASCII letters to lower case, every run of
+ * whitespace to one space), its distinct bytes in increasing order are the
+ * classes, and every position i >= context is a row: the one-hot codes of
+ * the `context` bytes before it (context * classes features, 0 or 1) and
+ * the class of byte i.  A linear layer on these rows is an embedding of
+ * each context position.  context 1..64; the normalised text must have
+ * more than context + 1 bytes and 2..256 classes.  *vocab (may be NULL)
+ * receives the classes as a NUL-terminated string (caller frees).
+ * Returns 0, or -1 with err filled. */
+int amp_dataset_from_text(amp_dataset *d, const char *path, int context,
+                          char **vocab, char *err, size_t errlen);
+/* The same from a buffer (name is used in messages). */
+int amp_dataset_parse_text(amp_dataset *d, const char *name,
+                           const char *text, size_t len, int context,
+                           char **vocab, char *err, size_t errlen);
+
 /* Deterministic shuffle of 0..n-1 from seed (Fisher-Yates on a
  * splitmix64 stream); perm has n entries. */
 void amp_permutation(size_t *perm, size_t n, uint64_t seed);

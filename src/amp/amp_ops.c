@@ -60,13 +60,14 @@ static inline double add_rto(double x, double y)
     return s;
 }
 
-/* Round binary64 values (exact or rounded-to-odd) into f as floats. */
+/* Round binary64 values (exact or rounded-to-odd) into f as floats, under
+ * ctx (NULL: round to nearest even). */
 static void round_d_to_f(const fl_format *f, float *dst, double *tmp,
-                         size_t n, unsigned *flags)
+                         size_t n, const fl_ctx *ctx, unsigned *flags)
 {
     fl_ctx c = FL_CTX_INIT;
     unsigned fl = 0;
-    fl_round_double_array(f, tmp, tmp, n, &c, &fl);
+    fl_round_double_array(f, tmp, tmp, n, ctx ? ctx : &c, &fl);
     for (size_t i = 0; i < n; i++)
         dst[i] = (float)tmp[i];    /* exact: tmp[i] is a value of f */
     if (flags)
@@ -76,17 +77,26 @@ static void round_d_to_f(const fl_format *f, float *dst, double *tmp,
 void amp_add_round(const fl_format *f, float *dst, const float *x,
                    const float *y, size_t n, unsigned *flags)
 {
-    if (amp_format_is_f32(f)) {
+    amp_add_round_ctx(f, dst, x, y, n, NULL, flags);
+}
+
+void amp_add_round_ctx(const fl_format *f, float *dst, const float *x,
+                       const float *y, size_t n, const fl_ctx *ctx,
+                       unsigned *flags)
+{
+    if (amp_format_is_f32(f) && (!ctx || ctx->rm == FL_RNE)) {
         for (size_t i = 0; i < n; i++)
             dst[i] = x[i] + y[i];
         return;
     }
     double tmp[256];
+    fl_ctx c = ctx ? *ctx : (fl_ctx)FL_CTX_INIT;
     for (size_t i0 = 0; i0 < n; i0 += 256) {
         size_t m = n - i0 < 256 ? n - i0 : 256;
         for (size_t i = 0; i < m; i++)
             tmp[i] = add_rto((double)x[i0 + i], (double)y[i0 + i]);
-        round_d_to_f(f, dst + i0, tmp, m, flags);
+        c.sr_index = (ctx ? ctx->sr_index : 0) + i0;
+        round_d_to_f(f, dst + i0, tmp, m, &c, flags);
     }
 }
 
@@ -178,12 +188,56 @@ static void row_low(const fl_format *out, size_t N, size_t K,
         const float *Bk = B + k * ldb;
         for (size_t n = 0; n < N; n++)
             dtmp[n] = add_rto((double)acc[n], a * (double)Bk[n]);
-        round_d_to_f(out, acc, dtmp, N, flags);
+        round_d_to_f(out, acc, dtmp, N, NULL, flags);
     }
     if (bias) {
         for (size_t n = 0; n < N; n++)
             dtmp[n] = add_rto((double)acc[n], (double)bias[n]);
-        round_d_to_f(out, acc, dtmp, N, flags);
+        round_d_to_f(out, acc, dtmp, N, NULL, flags);
+    }
+}
+
+/* The position of a value of f on the line of its finite values: the
+ * magnitude's encoding, negated for a negative sign (both zeros at 0), so
+ * that the distance of two values is the number of spacings between them. */
+static int64_t ordinal(const fl_format *f, float v)
+{
+    fl_ctx c = FL_CTX_INIT;
+    unsigned fl = 0;
+    uint64_t b = fl_from_float(f, fabsf(v), &c, &fl);
+    return v < 0 ? -(int64_t)b : (int64_t)b;
+}
+
+/* Row m's outputs Cm (rounded into out) against the binary32-accumulated
+ * reference, counted into st; ref is scratch of N floats. */
+static void count_row(amp_accum_stats *st, const fl_format *out, size_t N,
+                      size_t K, const float *Am, size_t a_sk, const float *B,
+                      size_t ldb, const float *bias, const float *Cm,
+                      float *ref)
+{
+    row_f32(N, K, Am, a_sk, B, ldb, ref);
+    if (bias)
+        for (size_t n = 0; n < N; n++)
+            ref[n] = ref[n] + bias[n];
+    amp_round(out, ref, N, NULL);
+    for (size_t n = 0; n < N; n++) {
+        if (!isfinite(ref[n]))
+            continue;
+        st->outputs++;
+        if (!isfinite(Cm[n])) {
+            st->nonfinite++;
+            st->differ++;
+            continue;
+        }
+        if (Cm[n] == ref[n])
+            continue;
+        st->differ++;
+        st->zero += Cm[n] == 0.0f;
+        int64_t d = ordinal(out, Cm[n]) - ordinal(out, ref[n]);
+        uint64_t u = (uint64_t)(d < 0 ? -d : d);
+        st->ulps += u;
+        if (u > st->max_ulps)
+            st->max_ulps = u;
     }
 }
 
@@ -207,6 +261,10 @@ void amp_gemm(const amp_accum *acc, const fl_format *out, size_t M, size_t N,
         kind = AMP_ACC_F32;   /* out of memory: degrade, never crash */
     if (kind == AMP_ACC_LOW && !dtmp)
         kind = AMP_ACC_F32;
+    amp_accum_stats *st = acc && kind != AMP_ACC_F32 ? acc->stats : NULL;
+    float *ref = st ? malloc((N ? N : 1) * sizeof *ref) : NULL;
+    if (!ref)
+        st = NULL;   /* out of memory: no counts, never a crash */
 
     for (size_t m = 0; m < M; m++) {
         const float *Am = A + m * a_sm;
@@ -216,6 +274,8 @@ void amp_gemm(const amp_accum *acc, const fl_format *out, size_t M, size_t N,
             row_low(out, N, K, Am, a_sk, B, ldb, bias, Cm, dtmp, flags);
             if (raw)
                 memcpy(raw + m * N, Cm, N * sizeof *Cm);
+            if (st)
+                count_row(st, out, N, K, Am, a_sk, B, ldb, bias, Cm, ref);
             continue;   /* already rounded into out, bias included */
         case AMP_ACC_KAHAN:
             row_kahan(N, K, Am, a_sk, B, ldb, Cm, scratch);
@@ -240,9 +300,12 @@ void amp_gemm(const amp_accum *acc, const fl_format *out, size_t M, size_t N,
         if (raw)
             memcpy(raw + m * N, Cm, N * sizeof *Cm);
         amp_round(out, Cm, N, flags);
+        if (st)
+            count_row(st, out, N, K, Am, a_sk, B, ldb, bias, Cm, ref);
     }
     free(scratch);
     free(dtmp);
+    free(ref);
 }
 
 float amp_dot(const amp_accum *acc, const fl_format *out, const float *a,

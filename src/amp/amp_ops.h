@@ -29,6 +29,15 @@ void amp_round(const fl_format *f, float *x, size_t n, unsigned *flags);
  * formed exactly via binary64 two-sum and round-to-odd, then rounded). */
 void amp_add_round(const fl_format *f, float *dst, const float *x,
                    const float *y, size_t n, unsigned *flags);
+/* The same under a context (ctx NULL: round to nearest even).  Element i
+ * rounds with stochastic-rounding index ctx->sr_index + i, so a caller that
+ * advances sr_index by n after each call gets a stream that does not depend
+ * on how the work is split.  Under FL_RSR the probability of rounding up is
+ * the discarded fraction of the round-to-odd binary64 sum: exact to 2^-42
+ * of a spacing for binary16 and bfloat16. */
+void amp_add_round_ctx(const fl_format *f, float *dst, const float *x,
+                       const float *y, size_t n, const fl_ctx *ctx,
+                       unsigned *flags);
 
 /* ------------------------------------------------------------------------
  * Accumulation policies for dot products and reductions.
@@ -51,10 +60,28 @@ typedef float (*amp_block_dot_fn)(void *model, const fl_format *in,
                                   size_t sb, size_t n, float c,
                                   unsigned *flags);
 
+/* What an accumulation other than binary32 does to a product, counted by
+ * amp_gemm when amp_accum.stats is set: every output is compared with the
+ * reference, the same sum accumulated in binary32 (sequential, round to
+ * nearest) and rounded once into the output format. */
+typedef struct amp_accum_stats {
+    uint64_t outputs;     /* outputs compared (finite reference) */
+    uint64_t differ;      /* of those, outputs != reference */
+    uint64_t ulps;        /* sum of |output - reference| in units of the
+                             output format's spacing (ordinal distance) */
+    uint64_t max_ulps;    /* the largest such distance */
+    uint64_t nonfinite;   /* outputs inf or NaN where the reference is finite */
+    uint64_t zero;        /* outputs 0 where the reference is not */
+} amp_accum_stats;
+
 typedef struct amp_accum {
     int kind;                    /* amp_accum_kind */
     amp_block_dot_fn block_dot;  /* required for AMP_ACC_BLOCK */
     void *block_model;
+    int block_acc16;             /* AMP_ACC_BLOCK: 1 when block_dot chains its
+                                    blocks through a binary16 accumulator */
+    amp_accum_stats *stats;      /* NULL, or counts (not thread-safe: one
+                                    per concurrent user) */
 } amp_accum;
 
 /* "low", "fp32", "kahan", "pairwise", "block" <-> kind; -1 if unknown. */

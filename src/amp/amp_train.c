@@ -73,6 +73,11 @@ struct amp_trainer {
     float *WqT[AMP_MAX_LAYERS]; /* out x in: W_l, input-gradient product */
     float *qa, *qb, *qc;        /* Bs x maxdim: dz (rows), x and dz (batch) */
     amp_gq_counts gqc[AMP_GQ_TENSORS];          /* this step's */
+    const fl_format *sf;        /* optimizer state format, or NULL */
+    fl_ctx upd_ctx;             /* rounding of w + dw (no master copy) */
+    int micro;                  /* 1: the R row groups are micro-batches */
+    uint64_t v_zero;            /* this step's (amp_step_record) */
+    float max_dw;
 };
 
 /* ------------------------------------------------------------------ */
@@ -117,6 +122,8 @@ void amp_train_config_default(amp_train_config *c)
     c->feature_scale = 16;
     c->test_frac = 0.2;
     c->init_gain = 1.0;
+    c->init_std = 0.0;
+    c->micro_batches = 1;
     c->loss_reduction = AMP_LOSS_MEAN;
     c->loss_weight = 1.0;
 }
@@ -142,6 +149,18 @@ static int check_config(const amp_train_config *c, const amp_dataset *d,
         return fail(err, errlen, "batch must be >= 1");
     if (c->ranks < 1 || c->ranks > AMP_MAX_RANKS || c->batch % c->ranks)
         return fail(err, errlen, "ranks must be 1..32 and divide the batch");
+    if (c->micro_batches < 1 || c->micro_batches > 4096 ||
+        c->batch % c->micro_batches)
+        return fail(err, errlen, "micro-batches must be 1..4096 and divide "
+                                 "the batch");
+    if (c->micro_batches > 1 && c->ranks > 1)
+        return fail(err, errlen, "micro-batches (gradient accumulation) and "
+                                 "ranks cannot both exceed 1");
+    if (!(c->init_std >= 0) || !isfinite(c->init_std))
+        return fail(err, errlen, "init std must be 0 (He/Xavier) or positive");
+    if (c->policy.update_rm != FL_RNE && c->policy.update_rm != FL_RSR)
+        return fail(err, errlen, "the weight update rounds to nearest even "
+                                 "or stochastically");
     if (!(c->lr > 0) || !isfinite(c->lr))
         return fail(err, errlen, "lr must be positive");
     if (!(c->momentum >= 0 && c->momentum < 1))
@@ -208,7 +227,11 @@ amp_trainer *amp_trainer_create(const amp_train_config *c,
     for (int l = 1; l < t->L; l++)
         t->dims[l] = (size_t)c->width;
     t->dims[t->L] = (size_t)d->classes;
-    t->Bs = (size_t)(c->batch / c->ranks);
+    t->micro = c->micro_batches > 1;
+    t->Bs = (size_t)(c->batch / (t->micro ? c->micro_batches : c->ranks));
+    t->sf = c->policy.state;
+    t->upd_ctx = fl_ctx_make(c->policy.update_rm);
+    t->upd_ctx.sr_seed = c->seed * 0xA24BAED4963EE407ull + 0x5EEDull;
     t->maxdim = 0;
     t->maxw = 0;
     for (int l = 0; l <= t->L; l++)
@@ -245,9 +268,10 @@ amp_trainer *amp_trainer_create(const amp_train_config *c,
         ALLOC(t->z[l], t->Bs * out);
         ALLOC(t->xin[l], t->Bs * in);
         /* He init for relu, Xavier-like for tanh/gelu, times init_gain */
-        double sd = c->init_gain *
-                    sqrt((c->activation == AMP_ACT_RELU ? 2.0 : 1.0) /
-                         (double)in);
+        double sd = c->init_std > 0 ? c->init_std
+                    : c->init_gain *
+                      sqrt((c->activation == AMP_ACT_RELU ? 2.0 : 1.0) /
+                           (double)in);
         for (size_t i = 0; i < nw; i++)
             t->W[l][i] = (float)(sd * normal12(&rs));
         if (t->has_master) {
@@ -598,20 +622,21 @@ static uint64_t opt_update(amp_trainer *t, const fl_format *f, float *w,
 {
     float *dw = t->tmp, *wn = t->tmp2;
     const amp_train_config *c = &t->c;
+    const fl_format *sf = t->sf ? t->sf : f;   /* the state's format */
     if (c->optimizer == AMP_OPT_SGD) {
         const float m = (float)c->momentum, nlr = (float)-c->lr;
         if (m == 0.0f) {
             memcpy(s1, g, n * sizeof *s1);
         } else if (!t->have_buf) {
             memcpy(s1, g, n * sizeof *s1);          /* torch: buf = grad */
-            amp_round(f, s1, n, NULL);
+            amp_round(sf, s1, n, NULL);
         } else {
             for (size_t i = 0; i < n; i++)
                 s1[i] = s1[i] * m;
-            amp_round(f, s1, n, NULL);
+            amp_round(sf, s1, n, NULL);
             for (size_t i = 0; i < n; i++)
                 s1[i] = s1[i] + g[i];
-            amp_round(f, s1, n, NULL);
+            amp_round(sf, s1, n, NULL);
         }
         for (size_t i = 0; i < n; i++)
             dw[i] = nlr * s1[i];
@@ -624,12 +649,24 @@ static uint64_t opt_update(amp_trainer *t, const fl_format *f, float *w,
             s1[i] = b1 * s1[i] + (1.0f - b1) * g[i];
             s2[i] = b2 * s2[i] + (1.0f - b2) * g[i] * g[i];
         }
-        amp_round(f, s1, n, NULL);
-        amp_round(f, s2, n, NULL);
-        for (size_t i = 0; i < n; i++)
+        amp_round(sf, s1, n, NULL);
+        amp_round(sf, s2, n, NULL);
+        for (size_t i = 0; i < n; i++) {
             dw[i] = -step * s1[i] / (sqrtf(s2[i]) / bc2s + eps);
+            t->v_zero += (uint64_t)(s2[i] == 0.0f && s1[i] != 0.0f);
+        }
     }
-    amp_add_round(f, wn, w, dw, n, NULL);
+    for (size_t i = 0; i < n; i++)
+        if (fabsf(dw[i]) > t->max_dw || dw[i] != dw[i])
+            t->max_dw = fabsf(dw[i]);
+    if (t->upd_ctx.rm == FL_RSR && !amp_format_is_f32(f)) {
+        /* element i of this update draws index sr_index + i; the next
+         * update starts after it (layers in order: a fixed stream) */
+        amp_add_round_ctx(f, wn, w, dw, n, &t->upd_ctx, NULL);
+        t->upd_ctx.sr_index += n;
+    } else {
+        amp_add_round(f, wn, w, dw, n, NULL);
+    }
     uint64_t lost = 0, u = 0;
     for (size_t i = 0; i < n; i++) {
         int nz = dw[i] != 0.0f;
@@ -647,13 +684,15 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     const amp_train_config *c = &t->c;
     const amp_accum *acc = &c->policy.accum;
     const size_t B = (size_t)c->batch, Bs = t->Bs, dim = t->d->dim;
-    const int L = t->L, R = c->ranks;
+    const int L = t->L, R = t->micro ? c->micro_batches : c->ranks;
     const size_t C = t->dims[L];
     size_t *idx = t->bidx;
     memset(rec, 0, sizeof *rec);
     rec->step = (int)t->step;
     rec->test_acc = NAN;
 
+    t->v_zero = 0;
+    t->max_dw = 0.0f;
     next_batch(t, idx, B);
     load_rows(t, idx, B, t->xb, t->yb);
     t->gq_train = 1;
@@ -663,7 +702,10 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     rec->scale_used = S;
     /* d(W*S*loss)/dlogit = g0 * (softmax - onehot); W = 1 multiplies
      * exactly, so the default run is unchanged bit for bit */
-    const float WS = S * (float)c->loss_weight;
+    float WS = S * (float)c->loss_weight;
+    if (t->micro)   /* each micro-batch's loss divided by K (a power of
+                       two divides exactly) */
+        WS = WS / (float)c->micro_batches;
     const float g0 = c->loss_reduction == AMP_LOSS_MEAN ? WS / (float)Bs : WS;
     float loss = 0.0f;
     static const float one = 1.0f;
@@ -727,7 +769,9 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
     if (R > 1 && c->loss_reduction == AMP_LOSS_MEAN) {
         const float inv = 1.0f / (float)R;
         loss = loss * inv;
-        for (int l = 0; l < L; l++) {
+        /* micro-batches: the 1/K was applied to each loss, and the summed
+         * gradients are the batch's; ranks: the all-reduce averages */
+        for (int l = 0; l < L && !t->micro; l++) {
             size_t nw = t->dims[l] * t->dims[l + 1], out = t->dims[l + 1];
             for (size_t i = 0; i < nw; i++) {
                 t->gW[l][i] *= inv;
@@ -802,6 +846,8 @@ void amp_trainer_step(amp_trainer *t, amp_step_record *rec,
             }
         }
         t->have_buf = 1;
+        rec->v_zero = t->v_zero;
+        rec->max_dw = t->max_dw;
     }
     /* delayed scaling: this step's amaxes set the next step's scales */
     if (t->gq == AMP_GQ_DELAYED)
@@ -824,8 +870,11 @@ int amp_train_run(const amp_train_config *c, amp_train_result *r, char *err,
     if (!c->data_path)
         return fail(err, errlen, "no data file given");
     amp_dataset d;
-    if (amp_dataset_read_csv(&d, c->data_path, c->label_pos,
-                             c->feature_scale, err, errlen))
+    if (c->text_context > 0
+            ? amp_dataset_from_text(&d, c->data_path, c->text_context, NULL,
+                                    err, errlen)
+            : amp_dataset_read_csv(&d, c->data_path, c->label_pos,
+                                   c->feature_scale, err, errlen))
         return -1;
     amp_trainer *t = amp_trainer_create(c, &d, err, errlen);
     if (!t) {

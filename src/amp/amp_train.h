@@ -15,7 +15,10 @@
  *  - master = 1: a binary32 master copy is updated from unscaled binary32
  *    gradients and rounded into `param` after each step; master = 0: the
  *    optimizer updates the `param`-format weights directly (each update
- *    rounded once into `param`; lost updates w + dw == w are counted).
+ *    rounded once into `param`, to nearest or stochastically; lost
+ *    updates w + dw == w are counted);
+ *  - the optimizer state is held in `state` (default: the format of the
+ *    weights it updates); each of its updates is rounded once into it.
  */
 #ifndef FPLAB_AMP_TRAIN_H
 #define FPLAB_AMP_TRAIN_H
@@ -42,6 +45,14 @@ typedef struct amp_policy {
     amp_scaler_config scaler;
     amp_gemm_quant gq;          /* GEMM inputs quantized (fp8, mx policies;
                                    kind AMP_GQ_NONE for the others) */
+    const fl_format *state;     /* optimizer state (SGD momentum, Adam m and
+                                   v); NULL: the format of the weights the
+                                   optimizer updates (param, or binary32
+                                   for a master copy) */
+    int update_rm;              /* rounding of the update w + dw into param
+                                   when there is no master copy: FL_RNE
+                                   (0) or FL_RSR (stochastic, a stream
+                                   seeded by the run's seed) */
 } amp_policy;
 
 /* Policies by name:
@@ -118,11 +129,23 @@ typedef struct amp_train_config {
     int batch;              /* global batch (default 64) */
     int ranks;              /* data-parallel ranks, batch % ranks == 0 (1) */
     uint64_t seed;          /* init, split and batch order */
-    const char *data_path;  /* CSV or CSV.gz */
+    const char *data_path;  /* CSV or CSV.gz; a text when text_context > 0 */
+    int text_context;       /* > 0: data_path is a text, read by
+                               amp_dataset_from_text with this context (0) */
     int label_pos;          /* AMP_LABEL_LAST (digits) / AMP_LABEL_FIRST */
     double feature_scale;   /* 16 for digits; 0 = auto */
     double test_frac;       /* held-out fraction (0.2) */
     double init_gain;       /* multiplies the He/Xavier init std (1.0) */
+    double init_std;        /* > 0: every weight drawn with this standard
+                               deviation instead (GPT-2's 0.02); 0: He /
+                               Xavier times init_gain */
+    int micro_batches;      /* K > 1: gradient accumulation, as PyTorch
+                               does it: the batch is split into K
+                               micro-batches, each one's loss (mean over
+                               its rows) divided by K before its backward
+                               pass, and their weight gradients summed in
+                               the parameter format; one optimizer step
+                               per batch.  Excludes ranks > 1.  (1) */
     int loss_reduction;     /* AMP_LOSS_MEAN / AMP_LOSS_SUM */
     double loss_weight;     /* W > 0 multiplies the binary32 loss, and so
                                every gradient (1): the 1/N of a mean over N
@@ -152,6 +175,10 @@ typedef struct amp_step_record {
     uint32_t rank_inf;    /* bit r: rank r saw a non-finite gradient */
     uint64_t updates;     /* weight elements with a nonzero update */
     uint64_t lost;        /* of those, w + dw == w in the weight format */
+    uint64_t v_zero;      /* Adam: state elements whose second moment v is
+                             0 after this step's update while m is not (the
+                             update is then lr m^ / eps) */
+    float max_dw;         /* the largest |dw| of this step's updates */
     double test_acc;      /* NaN unless evaluated at this step */
     /* fp8/mx policies: the step's GEMM inputs per tensor kind (AMP_GQ_ACT,
      * AMP_GQ_WEIGHT, AMP_GQ_GRAD); all zero for the other policies */
