@@ -67,7 +67,11 @@
  *             and for sum and dot, as a `s = 0; for ...` loop or BLAS
  *             does): the leftmost leaf L of the tree becomes the node
  *             (u + L); alpha applied at the end
- *   ftz daz nan saturate tininess   the context of every operation
+ *   ftz daz nan saturate tininess   the context of every operation;
+ *             nan is a preset of fplab.h (x86 arm riscv cuda softfloat sign
+ *             sign-pos default-neg first) or `any`: a NaN where the kernel
+ *             has one, its payload and sign not modelled (computed with
+ *             x86's rule; compared as any NaN)
  *   seed      stochastic rounding (rm sr): rounding number `slot` of output
  *             element e (flat index, batch included) draws the random bits
  *             fl_sr_bits(seed, e*(3n+7) + slot), slots: leaf i -> i; tree
@@ -155,6 +159,10 @@ typedef struct fl_ref_model {
     int nan;                    /* fl_nan_preset */
     int tininess;               /* FL_TINY_AFTER / FL_TINY_BEFORE */
     uint64_t seed;              /* stochastic rounding */
+    int nan_any;                /* nan=any: which NaN is not modelled (the
+                                   operations run with x86's rule; a NaN
+                                   matches any NaN, fplab compare and
+                                   reveal's validation say so) */
 } fl_ref_model;
 
 /* The default model (the canonical line above; in and out not set). */

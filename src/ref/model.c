@@ -551,13 +551,23 @@ int fl_ref_model_set(fl_ref_model *m, const char *key, const char *value,
         return 0;
     }
     if (!strcmp(key, "nan")) {
-        int p = fl_nan_preset_parse(value);
+        int p;
+        if (!strcmp(value, "any")) {
+            /* the payload is not modelled: x86's rule computes, a NaN
+             * matches any NaN */
+            m->nan = FL_NANP_X86;
+            m->nan_any = 1;
+            return 0;
+        }
+        p = fl_nan_preset_parse(value);
         if (p < 0) {
-            ref_set_err(err, errlen, "nan: unknown preset '%s' (x86 arm riscv cuda)",
-                        value);
+            ref_set_err(err, errlen, "nan: unknown preset '%s' (x86 arm riscv "
+                        "cuda softfloat sign sign-pos default-neg first, or "
+                        "any)", value);
             return -1;
         }
         m->nan = p;
+        m->nan_any = 0;
         return 0;
     }
     if (!strcmp(key, "tininess")) {
@@ -677,7 +687,7 @@ char *fl_ref_model_string(const fl_ref_model *m)
     in, acc, fl_rm_name(m->acc_rm),                                            \
         m->products == FL_REF_PRODUCTS_FUSED ? "fused" : "rounded", ord, tc,   \
         out, fl_rm_name(m->out_rm), epi_names[m->epilogue], m->ftz, m->daz,    \
-        fl_nan_preset_name(m->nan), m->saturate,                               \
+        m->nan_any ? "any" : fl_nan_preset_name(m->nan), m->saturate,         \
         m->tininess == FL_TINY_BEFORE ? "before" : "after",                    \
         (unsigned long long)m->seed
     need = (size_t)snprintf(NULL, 0, MODEL_FMT, MODEL_ARGS) + 1;
