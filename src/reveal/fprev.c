@@ -540,7 +540,7 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
                           pmap *mp)
 {
     const size_t M = r->o->m, N = r->o->n, K = r->T;
-    const size_t Bt = r->o->batch ? r->o->batch : 1;
+    size_t Bt = rv_gemm_per_call(r);
     const fl_format *f = &r->in;
     uint64_t ua = rv_pow2(f, sc->au, sc->su < 0), ub = rv_pow2(f, sc->bu, 0);
     uint64_t big = rv_pow2(f, sc->aM, 0), bigj = rv_pow2(f, sc->aM, sc->su > 0);
@@ -555,12 +555,46 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
     qsort(q, nq, sizeof *q, cmp_preq_j);
     cols = malloc((nq ? nq : 1) * sizeof *cols);
     piv = malloc((K ? K : 1) * sizeof *piv);
+    if (cols == NULL || piv == NULL) {
+        rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < nq; k++)
+        if (ncols == 0 || cols[ncols - 1] != q[k].j)
+            cols[ncols++] = q[k].j;
+    if (!r->o->batch) {
+        /* batched calls hold the matrices there are: count them (the
+         * pivots of each chunk of N columns, M to a matrix) */
+        size_t need_mats = 0, qk = 0;
+        unsigned char *seen = calloc(K, 1);
+        if (seen == NULL) {
+            rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+            goto out;
+        }
+        for (size_t c0 = 0; c0 < ncols; c0 += N) {
+            size_t c1 = c0 + N < ncols ? c0 + N : ncols, np = 0, q0 = qk;
+            while (qk < nq && q[qk].j <= cols[c1 - 1]) {
+                if (!seen[q[qk].i]) {
+                    seen[q[qk].i] = 1;
+                    np++;
+                }
+                qk++;
+            }
+            for (size_t z = q0; z < qk; z++)
+                seen[q[z].i] = 0;
+            need_mats += (np + M - 1) / M;
+        }
+        free(seen);
+        if (Bt > need_mats)
+            Bt = need_mats ? need_mats : 1;
+    }
+    ncols = 0;
     rowi = malloc(Bt * M * sizeof *rowi);
     colj = malloc(Bt * N * sizeof *colj);
     A = malloc(Bt * M * K * sizeof *A);
     B = malloc(Bt * K * N * sizeof *B);
     C = malloc(Bt * M * N * sizeof *C);
-    if (!cols || !piv || !rowi || !colj || !A || !B || !C) {
+    if (!rowi || !colj || !A || !B || !C) {
         rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
         goto out;
     }
@@ -613,14 +647,14 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
                 }
                 mats++;
                 if (inmat == Bt || (p1 == np && c1 == ncols)) {
-                    /* zero the unused matrices of the call */
-                    for (size_t z = inmat; z < Bt; z++) {
+                    /* zero the unused matrices of a fixed batch */
+                    for (size_t z = inmat; z < Bt && r->o->batch; z++) {
                         memset(A + z * M * K, 0, M * K * sizeof *A);
                         memset(B + z * K * N, 0, K * N * sizeof *B);
                         for (size_t rr = 0; rr < M; rr++)
                             rowi[z * M + rr] = (size_t)-1;
                     }
-                    rc = rv_call(r, r->o->batch, M, N, K, A, B, C);
+                    rc = rv_call_gemm(r, inmat, A, B, C);
                     for (size_t z = 0; z < inmat && rc == 0; z++)
                         for (size_t rr = 0; rr < M && rc == 0; rr++) {
                             size_t ii = rowi[z * M + rr];
@@ -1212,6 +1246,83 @@ static int check_all(rv *r, const fl_reveal_tree *t, const pmap *mp)
     return rc;
 }
 
+/* The tree was revealed through batched (3-D) calls: one 2-D call of pair
+ * probes (M x N pairs, or M with windows) must count as the tree says,
+ * else the kernel sums a 2-D call otherwise: -2, nothing recorded (the
+ * engine starts again with 2-D calls).  0, or -1 with a failure. */
+static int check_2d(rv *r, const fl_reveal_tree *t, const rv_scale *sc)
+{
+    const size_t M = r->o->m, N = r->o->n, K = r->T;
+    size_t ni = M < K ? M : K, nj = win_count(r) == 1 ? (N < K ? N : K) : 1;
+    size_t nq = 0, calls0 = r->res->calls;
+    preq *q = malloc(ni * nj * sizeof *q);
+    pmap mp;
+    fl_reveal_status st = r->res->status;
+    char msg[sizeof r->res->message];
+    uint64_t z = 0x2D2D2D2Dull ^ r->o->seed;
+    int rc;
+    if (q == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    memset(&mp, 0, sizeof mp);
+    /* ni pivots spread over the terms against nj distinct random terms
+     * (one matrix: the same nj columns for every pivot) */
+    {
+        size_t *js = malloc(nj * sizeof *js);
+        unsigned char *used = calloc(K, 1);
+        if (js == NULL || used == NULL) {
+            free(js);
+            free(used);
+            free(q);
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        }
+        for (size_t c = 0; c < nj; c++) {
+            size_t j;
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            j = (size_t)((z >> 33) % K);
+            while (used[j])
+                j = (j + 1) % K;
+            used[j] = 1;
+            js[c] = j;
+        }
+        for (size_t a = 0; a < ni; a++) {
+            size_t i = (a * K) / ni;
+            for (size_t c = 0; c < nj; c++)
+                if (js[c] != i) {
+                    q[nq].i = i;
+                    q[nq].j = js[c];
+                    nq++;
+                }
+        }
+        free(js);
+        free(used);
+    }
+    memcpy(msg, r->res->message, sizeof msg);
+    r->bt_auto = 0;
+    rc = win_count(r) == 1 ? run_pairs_gemm(r, sc, q, nq, &mp)
+                           : run_pairs_rows(r, sc, q, nq, &mp);
+    r->bt_auto = 1;
+    free(q);
+    if (rc == 0)
+        rc = check_all(r, t, &mp);
+    pmap_free(&mp);
+    if (rc != 0 && r->res->status != FL_REVEAL_UNREVEALED)
+        return -1;          /* the kernel failed, out of memory */
+    if (rc != 0) {
+        rv_log(r, "batch: 2-D calls of %zu pair probes do not count as the "
+               "tree of the batched calls says (%s): the kernel sums 2-D calls "
+               "otherwise; the reveal starts again with 2-D calls", nq,
+               r->res->message);
+        r->res->status = st;
+        memcpy(r->res->message, msg, sizeof msg);
+        return -2;
+    }
+    rv_log(r, "batch: %zu 2-D call%s of %zu pair probes count%s as the tree "
+           "says", r->res->calls - calls0,
+           r->res->calls - calls0 == 1 ? "" : "s", nq,
+           r->res->calls - calls0 == 1 ? "s" : "");
+    return 0;
+}
+
 int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
 {
     rv_scale cand[16];
@@ -1267,7 +1378,7 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
         b.npend = b.pendcap = 0;
         /* probes per round that fit about two calls */
         if (r->o->op == FL_REF_OP_GEMM) {
-            size_t Bt = r->o->batch ? r->o->batch : 1;
+            size_t Bt = rv_gemm_per_call(r);
             budget = 2 * Bt * r->o->m * r->o->n / 2;
         } else {
             budget = 2 * rv_rows_per_call(r);
@@ -1338,5 +1449,10 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
                round == 1 ? "" : "s", r->res->calls - calls0);
     builder_free(&b);
     pmap_free(&mp);
+    if (rc == 0 && r->bt_auto) {
+        rc = check_2d(r, t, scale);
+        if (rc != 0)
+            fl_reveal_tree_free(t);
+    }
     return rc;
 }
