@@ -337,15 +337,14 @@ static int parse_lengths(const char *v, size_t *len, size_t max, size_t *cnt)
     return 0;
 }
 
-/* "n = 200, 201 and 1103" (the word, then the lengths). */
-static void lengths_text(char *buf, size_t len, const fl_reveal_opts *o,
-                         const fl_reveal_result *res)
+/* "201, 1031 and 2053": the lengths checked besides the first. */
+static void lengths_text(char *buf, size_t len, const fl_reveal_result *res)
 {
-    size_t w = (size_t)snprintf(buf, len, "%s = ",
-                                o->op == FL_REF_OP_GEMM ? "k" : "n");
-    for (size_t i = 0; i < res->ntree_lengths && w < len; i++)
+    size_t w = 0;
+    buf[0] = '\0';
+    for (size_t i = 1; i < res->ntree_lengths && w < len; i++)
         w += (size_t)snprintf(buf + w, len - w, "%s%zu",
-                              i == 0 ? "" : i + 1 == res->ntree_lengths
+                              i == 1 ? "" : i + 1 == res->ntree_lengths
                                   ? " and " : ", ", res->tree_lengths[i]);
 }
 
@@ -592,7 +591,7 @@ int cmd_reveal(int argc, char **argv)
         char *line = fl_ref_model_string(&res.model), of[64], lt[256];
         cli_out mo;
         fl_ref_format_spec(&res.out, of, sizeof of);
-        lengths_text(lt, sizeof lt, &o, &res);
+        lengths_text(lt, sizeof lt, &res);
         printf("model: %s\n", line ? line : "?");
         if (line == NULL || cli_out_open(&mo, model_out) != 0) {
             rc = CLI_USAGE;
@@ -616,14 +615,26 @@ int cmd_reveal(int argc, char **argv)
                 fprintf(mo.fp, "# validation: %zu of %zu cases bit-identical "
                         "(seed %llu)\n", res.agreed, res.cases,
                         (unsigned long long)o.seed);
-            if (res.ntree_lengths && res.order_travels)
-                fprintf(mo.fp, "# order: the trees revealed at %s are one "
-                        "family, written as the order: it computes every %s\n",
-                        lt, o.op == FL_REF_OP_GEMM ? "k" : "n");
-            else if (res.ntree_lengths)
-                fprintf(mo.fp, "# order: covers %s = %zu only (tree revealed at "
-                        "%s; %s)\n", o.op == FL_REF_OP_GEMM ? "k" : "n",
-                        o.op == FL_REF_OP_GEMM ? k : n, lt, res.travel_note);
+            {
+                const char *nk = o.op == FL_REF_OP_GEMM ? "k" : "n";
+                size_t T = o.op == FL_REF_OP_GEMM ? k : n;
+                if (res.model.order == FL_REF_EXACT)
+                    fprintf(mo.fp, "# order: exact (one rounding of the exact "
+                            "sum): every %s\n", nk);
+                else if (res.order_travels && res.ntree_lengths > 1)
+                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
+                            "every %s): the tree revealed at %s = %zu, and the "
+                            "pair probes and fresh cases at %s = %s agree with "
+                            "it; other lengths are not checked\n", nk, nk, T,
+                            nk, lt);
+                else if (res.order_travels)
+                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
+                            "every %s) with the tree revealed at %s = %zu; "
+                            "other lengths are not checked\n", nk, nk, T);
+                else
+                    fprintf(mo.fp, "# order: covers %s = %zu only (%s)\n", nk, T,
+                            res.travel_note);
+            }
             fprintf(mo.fp, "%s\n", line);
             if (cli_out_commit(&mo) != 0)
                 rc = CLI_USAGE;

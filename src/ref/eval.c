@@ -108,7 +108,7 @@ static inline uint64_t pfma(const ref_ctx *rc, uint64_t a, uint64_t b,
 static int order_has_arg(int o)
 {
     return o == FL_REF_PAIRWISE || o == FL_REF_BLOCKED || o == FL_REF_LANES ||
-           o == FL_REF_SPLITK;
+           o == FL_REF_SPLITK || o == FL_REF_CASCADE;
 }
 
 int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,

@@ -127,8 +127,9 @@ void fl_ref_format_spec(const fl_format *f, char *buf, size_t len)
  * ---------------------------------------------------------------------- */
 static const char *const order_names[FL_REF_ORDER_COUNT] = {
     "sequential", "reverse", "pairwise", "numpy", "blocked", "lanes",
-    "splitk", "tree", "exact",
+    "splitk", "tree", "exact", "cascade", "pairswap",
 };
+static const char *const cascade_names[] = {"", "pairs", "halves"};
 static const char *const lanes_names[] = {"seq", "pairwise", "halving"};
 static const char *const epi_names[] = {"last", "fma", "init"};
 static const char *const align_names[] = {"trunc", "floor", "rne"};
@@ -217,7 +218,8 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         ref_set_err(err, errlen,
                     "order: unknown order '%s' (sequential reverse pairwise:B "
                     "numpy blocked:K lanes:W[:seq|:pairwise|:halving] "
-                    "splitk:S tree:EXPR tree:@FILE exact)", value);
+                    "splitk:S cascade:A[:pairs|:halves] pairswap[:B] tree:EXPR "
+                    "tree:@FILE exact)", value);
         return -1;
     }
     switch (k) {
@@ -278,6 +280,51 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         m->order = k;
         m->order_arg = v;
         m->lanes_combine = comb;
+        break;
+    }
+    case FL_REF_PAIRSWAP: {
+        size_t v = 0;
+        if (arg && parse_count(arg, (size_t)1 << 40, &v) != 0) {
+            ref_set_err(err, errlen, "order: '%s' needs pairswap or pairswap:B "
+                        "with B a positive integer", value);
+            return -1;
+        }
+        m->order = k;
+        m->order_arg = v;
+        break;
+    }
+    case FL_REF_CASCADE: {
+        char num[32];
+        const char *c2 = arg ? strchr(arg, ':') : NULL;
+        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        int load = FL_REF_CASCADE_ONE;
+        if (!arg || nl == 0 || nl >= sizeof num) {
+            ref_set_err(err, errlen, "order: '%s' needs cascade:A with A the "
+                        "accumulator lanes (a positive integer)", value);
+            return -1;
+        }
+        memcpy(num, arg, nl);
+        num[nl] = '\0';
+        if (parse_count(num, 1024, &v) != 0) {
+            ref_set_err(err, errlen,
+                        "order: '%s': A must be an integer 1..1024", value);
+            return -1;
+        }
+        if (c2) {
+            if (!strcmp(c2 + 1, "pairs"))
+                load = FL_REF_CASCADE_PAIRS;
+            else if (!strcmp(c2 + 1, "halves"))
+                load = FL_REF_CASCADE_HALVES;
+            else {
+                ref_set_err(err, errlen, "order: '%s': a cascade's loads are "
+                            "single terms (cascade:A), pairs or halves, not "
+                            "'%s'", value, c2 + 1);
+                return -1;
+            }
+        }
+        m->order = k;
+        m->order_arg = v;
+        m->cascade_load = load;
         break;
     }
     case FL_REF_TREE: {
@@ -658,6 +705,16 @@ char *fl_ref_model_string(const fl_ref_model *m)
     case FL_REF_LANES:
         snprintf(order, sizeof order, "lanes:%zu:%s", m->order_arg,
                  lanes_names[m->lanes_combine]);
+        break;
+    case FL_REF_PAIRSWAP:
+        if (m->order_arg)
+            snprintf(order, sizeof order, "pairswap:%zu", m->order_arg);
+        else
+            snprintf(order, sizeof order, "pairswap");
+        break;
+    case FL_REF_CASCADE:
+        snprintf(order, sizeof order, "cascade:%zu%s%s", m->order_arg,
+                 m->cascade_load ? ":" : "", cascade_names[m->cascade_load]);
         break;
     case FL_REF_TREE: {
         char *t = m->tree ? ref_tree_print(m->tree) : strdup("?");

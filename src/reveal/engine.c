@@ -231,8 +231,12 @@ again:
          * (or one wider than the probes reach) would.  Then the order
          * does not matter: try one rounding of the exact result. */
         if (res->status == FL_REVEAL_UNREVEALED &&
-            try_exact(&r, &v) == 0)
+            try_exact(&r, &v) == 0) {
+            res->tree_lengths[0] = r.T;
+            res->ntree_lengths = 1;
+            res->order_travels = 1;   /* order=exact: no tree at any length */
             goto done;
+        }
         goto done;
     }
 tree_ok:
@@ -334,6 +338,9 @@ tree_ok:
         } else {
             free(cx);
             res->status = FL_REVEAL_FOUND;
+            /* 5. the order at other lengths */
+            if (rv_lengths(&r, &v, &res->tree, &sc, &res->model) != 0)
+                goto done;
         }
     }
 

@@ -353,32 +353,83 @@ static void describe(const rv *r, uint64_t y, char *buf, size_t len)
  * ---------------------------------------------------------------------- */
 enum { NCAL = 7 };
 
+/* The NCAL calibration rows of scale sc into s (at the current r->T). */
+static int cal_rows(rv *r, rv_rows *s, const rv_scale *sc)
+{
+    const size_t T = r->T;
+    for (int k = 0; k < NCAL; k++) {
+        size_t row = rv_rows_add(s, &r->in);
+        size_t i = (size_t)-1, j = (size_t)-1;
+        if (row == (size_t)-1)
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        switch (k) {
+        case 1: i = 0; break;
+        case 2: i = T - 1; break;
+        case 3: j = 0; break;
+        case 4: j = T - 1; break;
+        case 5: i = 0; j = T - 1; break;
+        case 6: i = T - 1; j = 0; break;
+        default: break;
+        }
+        fill_probe(r, sc, rv_row_a(s, row), s->prod ? rv_row_b(s, row) : NULL,
+                   i, j, 0, win_size(r));
+    }
+    return 0;
+}
+
+/* Whether the calibration results y[0..NCAL) hold for scale sc; when not,
+ * why (appended to why). */
+static int cal_holds(const rv *r, const rv_scale *sc, const uint64_t *y,
+                     char *why, size_t whylen)
+{
+    const size_t T = r->T;
+    double cnt, c5, c6;
+    char b1[160];
+    if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)win_size(r)) {
+        describe(r, y[0], b1, sizeof b1);
+        snprintf(why + strlen(why), whylen - strlen(why),
+                 "%s  scale M = 2^%d, u = %s2^%d: %zu u's sum to %s, not "
+                 "%zu u (the kernel flushes or loses u)", why[0] ? "\n" : "",
+                 sc->eM, sc->su < 0 ? "-" : "", sc->eu, win_size(r), b1,
+                 win_size(r));
+        return 0;
+    }
+    for (int k = 1; k <= 4; k++) {
+        double want = ldexp(k <= 2 ? 1.0 : -1.0, sc->eM);
+        double v = fl_to_double(&r->out, y[k]);
+        if (v != want) {
+            describe(r, y[k], b1, sizeof b1);
+            snprintf(why + strlen(why), whylen - strlen(why),
+                     "%s  scale M = 2^%d, u = %s2^%d: %sM at term %zu with "
+                     "%zu u's gives %s, not %sM (the u's are not absorbed)",
+                     why[0] ? "\n" : "", sc->eM, sc->su < 0 ? "-" : "",
+                     sc->eu, k <= 2 ? "+" : "-",
+                     (k == 1 || k == 3) ? (size_t)0 : T - 1,
+                     win_size(r) - (k == 1 || k == 3), b1, k <= 2 ? "+" : "-");
+            return 0;
+        }
+    }
+    if (decode(r, sc, y[5], &c5) != 0 || decode(r, sc, y[6], &c6) != 0 ||
+        c5 != c6 || c5 > (double)(T - 2)) {
+        snprintf(why + strlen(why), whylen - strlen(why),
+                 "%s  scale M = 2^%d, u = %s2^%d: the pair (0, %zu) does not "
+                 "give the same count both ways", why[0] ? "\n" : "",
+                 sc->eM, sc->su < 0 ? "-" : "", sc->eu, T - 1);
+        return 0;
+    }
+    return 1;
+}
+
 static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
 {
     rv_rows s;
-    const size_t T = r->T;
     char why[1024] = "";
     int rc;
-    rv_rows_init(&s, T, r->prod);
+    rv_rows_init(&s, r->T, r->prod);
     for (size_t c = 0; c < ncand; c++)
-        for (int k = 0; k < NCAL; k++) {
-            size_t row = rv_rows_add(&s, &r->in);
-            size_t i = (size_t)-1, j = (size_t)-1;
-            if (row == (size_t)-1) {
-                rv_rows_free(&s);
-                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
-            }
-            switch (k) {
-            case 1: i = 0; break;
-            case 2: i = T - 1; break;
-            case 3: j = 0; break;
-            case 4: j = T - 1; break;
-            case 5: i = 0; j = T - 1; break;
-            case 6: i = T - 1; j = 0; break;
-            default: break;
-            }
-            fill_probe(r, &cand[c], rv_row_a(&s, row),
-                       s.prod ? rv_row_b(&s, row) : NULL, i, j, 0, win_size(r));
+        if (cal_rows(r, &s, &cand[c]) != 0) {
+            rv_rows_free(&s);
+            return -1;
         }
     rv_log(r, "tree: calibrating %zu probe scale%s (%zu rows, 1 call)", ncand,
            ncand == 1 ? "" : "s", s.count);
@@ -389,44 +440,7 @@ static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
     }
     for (size_t c = 0; c < ncand; c++) {
         const rv_scale *sc = &cand[c];
-        const uint64_t *y = s.out + c * NCAL;
-        double cnt, c5, c6;
-        char b1[160];
-        int ok = 1;
-        if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)win_size(r)) {
-            describe(r, y[0], b1, sizeof b1);
-            snprintf(why + strlen(why), sizeof why - strlen(why),
-                     "%s  scale M = 2^%d, u = %s2^%d: %zu u's sum to %s, not "
-                     "%zu u (the kernel flushes or loses u)", why[0] ? "\n" : "",
-                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, win_size(r), b1,
-                     win_size(r));
-            ok = 0;
-        }
-        for (int k = 1; ok && k <= 4; k++) {
-            double want = ldexp(k <= 2 ? 1.0 : -1.0, sc->eM);
-            double v = fl_to_double(&r->out, y[k]);
-            if (v != want) {
-                describe(r, y[k], b1, sizeof b1);
-                snprintf(why + strlen(why), sizeof why - strlen(why),
-                         "%s  scale M = 2^%d, u = %s2^%d: %sM at term %zu with "
-                         "%zu u's gives %s, not %sM (the u's are not absorbed)",
-                         why[0] ? "\n" : "", sc->eM, sc->su < 0 ? "-" : "",
-                         sc->eu, k <= 2 ? "+" : "-",
-                         (k == 1 || k == 3) ? (size_t)0 : T - 1,
-                         win_size(r) - (k == 1 || k == 3), b1,
-                         k <= 2 ? "+" : "-");
-                ok = 0;
-            }
-        }
-        if (ok && (decode(r, sc, y[5], &c5) != 0 || decode(r, sc, y[6], &c6) != 0 ||
-                   c5 != c6 || c5 > (double)(T - 2))) {
-            snprintf(why + strlen(why), sizeof why - strlen(why),
-                     "%s  scale M = 2^%d, u = %s2^%d: the pair (0, %zu) does not "
-                     "give the same count both ways", why[0] ? "\n" : "",
-                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, T - 1);
-            ok = 0;
-        }
-        if (ok) {
+        if (cal_holds(r, sc, s.out + c * NCAL, why, sizeof why)) {
             *chosen = c;
             rv_log(r, "tree: probes +-M = +-2^%d against u = %s2^%d hold "
                    "(n u's sum exactly; +-M absorb them at either end)",
@@ -1455,4 +1469,90 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
             fl_reveal_tree_free(t);
     }
     return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Pairs at another length (reveal's lengths stage).
+ * ---------------------------------------------------------------------- */
+int rv_fprev_at(rv *r, const rv_scale *sc, const size_t *qi, const size_t *qj,
+                size_t nq, uint32_t *l, int *holds, char *why, size_t whylen)
+{
+    const size_t ws = win_size(r), nw = win_count(r);
+    const int grid = r->o->op == FL_REF_OP_GEMM && nw == 1 && !r->bt_auto &&
+                     !r->o->batch;
+    rv_rows s;
+    int rc;
+    *holds = 0;
+    why[0] = '\0';
+    rv_rows_init(&s, r->T, r->prod);
+    if (cal_rows(r, &s, sc) != 0) {
+        rv_rows_free(&s);
+        return -1;
+    }
+    for (size_t k = 0; k < nq && !grid; k++)
+        for (size_t w = 0; w < nw; w++) {
+            size_t row = rv_rows_add(&s, &r->in);
+            size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
+            if (row == (size_t)-1) {
+                rv_rows_free(&s);
+                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+            }
+            fill_probe(r, sc, rv_row_a(&s, row), s.prod ? rv_row_b(&s, row) : NULL,
+                       qi[k], qj[k], w * ws, hi);
+        }
+    rc = rv_run_rows(r, &s);
+    if (rc != 0) {
+        rv_rows_free(&s);
+        return -1;
+    }
+    if (!cal_holds(r, sc, s.out, why, whylen)) {
+        rv_rows_free(&s);
+        return 0;
+    }
+    *holds = 1;
+    if (!grid) {
+        for (size_t k = 0; k < nq; k++) {
+            double tot = 0, c;
+            for (size_t w = 0; w < nw; w++) {
+                if (decode(r, sc, s.out[NCAL + k * nw + w], &c) != 0) {
+                    l[k] = 0;   /* no count: no tree predicts it */
+                    goto next;
+                }
+                tot += c;
+            }
+            l[k] = (uint32_t)(r->T - (size_t)tot);
+        next:;
+        }
+        rv_rows_free(&s);
+        return 0;
+    }
+    rv_rows_free(&s);
+    {
+        /* 2-D gemm: M x N pairs per matrix (run_pairs_gemm) */
+        preq *q = malloc((nq ? nq : 1) * sizeof *q);
+        pmap mp;
+        fl_reveal_status st = r->res->status;
+        char msg[sizeof r->res->message];
+        if (q == NULL)
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        memset(&mp, 0, sizeof mp);
+        for (size_t k = 0; k < nq; k++) {
+            q[k].i = qi[k];
+            q[k].j = qj[k];
+        }
+        memcpy(msg, r->res->message, sizeof msg);
+        rc = run_pairs_gemm(r, sc, q, nq, &mp);
+        free(q);
+        if (rc != 0 && r->res->status != FL_REVEAL_UNREVEALED) {
+            pmap_free(&mp);
+            return -1;
+        }
+        r->res->status = st;
+        memcpy(r->res->message, msg, sizeof msg);
+        for (size_t k = 0; k < nq; k++)
+            if (!pmap_get(&mp, qi[k], qj[k], &l[k]))
+                l[k] = 0;
+        pmap_free(&mp);
+        return 0;
+    }
 }

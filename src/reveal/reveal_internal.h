@@ -98,6 +98,17 @@ typedef struct rv_scale {
  * the scale whose probes held. */
 int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale);
 
+/* At the current r->T (another length than the tree's): the calibration
+ * rows of scale sc and the pair probes (qi[k], qj[k]); *holds = 0 when
+ * the scale does not hold at this length (why says how; l not filled),
+ * else l[k] = the size of the subtree where qi[k] and qj[k] meet (0: the
+ * probe gave no count).  0, or -1 with a failure recorded (the kernel). */
+int rv_fprev_at(rv *r, const rv_scale *sc, const size_t *qi, const size_t *qj,
+                size_t nq, uint32_t *l, int *holds, char *why, size_t whylen);
+/* l[k] = the size of the subtree of t where qi[k] and qj[k] meet. */
+int rv_tree_lca_sizes(const fl_reveal_tree *t, const size_t *qi,
+                      const size_t *qj, size_t nq, uint32_t *l);
+
 /* Tree helpers (tree.c). */
 int rv_tree_from_kid(fl_reveal_tree *t, size_t n, const int64_t *kid,
                      size_t nnodes);
@@ -122,6 +133,10 @@ typedef struct rv_found {
     char *notes;           /* the findings, one per line (malloc'd) */
 } rv_found;
 
+/* The named orders (families) whose tree for t->n terms has t's shape, by
+ * preference; up to max strdup'd specs into out. */
+size_t rv_family_orders(const fl_reveal_tree *t, char **out, size_t max);
+
 /* Probe the accumulator over the tree, search the model: 0 with *model
  * (initialised by it), -1 with a failure recorded. */
 int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
@@ -138,6 +153,12 @@ typedef struct rv_valid {
 } rv_valid;
 
 int rv_valid_run(rv *r, rv_valid *v);
+/* Fresh units at the current r->T (another length) in one kernel call,
+ * replayed with each of the nm models: ok[c] = 1 when model c agrees on
+ * every case (nan=any: a NaN with any NaN).  *cases: output elements.
+ * 0, or -1 with a failure recorded. */
+int rv_valid_check_at(rv *r, const fl_ref_model *ms, size_t nm, int *ok,
+                      size_t *cases);
 void rv_valid_free(rv_valid *v);
 /* The model on every case: agreed count (under nan=any a NaN agrees with
  * any NaN: *nan_only counts those that agree only so; may be NULL); the
@@ -147,6 +168,14 @@ void rv_valid_free(rv_valid *v);
 int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
                     size_t max_cases, size_t *agreed, size_t *replayed,
                     size_t *nan_only, char **cx);
+
+/* Models that travel (lengths.c): the families with the revealed tree's
+ * shape that replay at n, checked at other lengths; *model becomes the
+ * first that fits them all, else its order the tree at n.  Fills
+ * res->tree_lengths, order_travels, travel_note.  0, or -1 with a failure
+ * recorded. */
+int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
+               const rv_scale *sc, fl_ref_model *model);
 
 /* The format of bit patterns as text ("0x3f800000 = 1 (0x1p+0)"). */
 void rv_bits_str(const fl_format *f, uint64_t x, char *buf, size_t len);

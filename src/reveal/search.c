@@ -789,23 +789,33 @@ static int param_ok(size_t n, size_t p)
     return (p & (p - 1)) == 0 || n % p == 0 || (p <= 64 && p % 8 == 0);
 }
 
-/* The first named order, by preference, with the tree's shape (0 or 1
- * entries: one name is enough, the tree itself is the other candidate). */
-static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
+/* The named orders (families: every n) with the tree's shape, by
+ * preference: the fixed names, pairwise:B, lanes:W:seq|pairwise|halving,
+ * blocked:K, splitk:S, cascade:A[:pairs|:halves], pairswap[:B].  Up to
+ * max specs (malloc'd) into out; *has_zero of each when hz != NULL.
+ * first_only: stop at the first. */
+static size_t family_orders(const fl_reveal_tree *t, char **out, int *hz,
+                            size_t max, int first_only)
 {
-    size_t n = t->n;
+    size_t n = t->n, cnt = 0;
     char spec[64];
-    int hz;
+    int z;
     static const char *const fixed[] = {"sequential", "reverse", "numpy"};
-    if (max == 0)
-        return 0;
+    static const char *const loads[] = {"", ":pairs", ":halves"};
+#define TRY(S) do {                                                        \
+        if (cnt < max && try_named(t, (S), &z)) {                          \
+            out[cnt] = strdup(S);                                          \
+            if (out[cnt] == NULL)                                          \
+                return cnt;                                                \
+            if (hz)                                                        \
+                hz[cnt] = z;                                               \
+            cnt++;                                                         \
+            if (first_only || cnt == max)                                  \
+                return cnt;                                                \
+        }                                                                  \
+    } while (0)
     for (int k = 0; k < 3; k++)
-        if (try_named(t, fixed[k], &hz)) {
-            out[0].spec = strdup(fixed[k]);
-            out[0].has_zero = hz;
-            out[0].name = out[0].spec;
-            return 1;
-        }
+        TRY(fixed[k]);
     for (int fam = 0; fam < 6; fam++)
         for (size_t p = fam == 0 ? 1 : 2; p <= n; p++) {
             if (!param_ok(n, p))
@@ -818,14 +828,39 @@ static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
             case 4: snprintf(spec, sizeof spec, "blocked:%zu", p); break;
             default: snprintf(spec, sizeof spec, "splitk:%zu", p); break;
             }
-            if (try_named(t, spec, &hz)) {
-                out[0].spec = strdup(spec);
-                out[0].has_zero = hz;
-                out[0].name = out[0].spec;
-                return 1;
-            }
+            TRY(spec);
         }
-    return 0;
+    for (size_t A = 4; A <= 32; A *= 2)
+        for (int l = 0; l < 3; l++) {
+            snprintf(spec, sizeof spec, "cascade:%zu%s", A, loads[l]);
+            TRY(spec);
+        }
+    TRY("pairswap");
+    for (size_t B = 64; B <= 8192; B *= 2) {
+        snprintf(spec, sizeof spec, "pairswap:%zu", B);
+        TRY(spec);
+    }
+#undef TRY
+    return cnt;
+}
+
+size_t rv_family_orders(const fl_reveal_tree *t, char **out, size_t max)
+{
+    return family_orders(t, out, NULL, max, 0);
+}
+
+/* The first named order, by preference, with the tree's shape (0 or 1
+ * entries: one name is enough, the tree itself is the other candidate). */
+static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
+{
+    char *spec = NULL;
+    int hz = 0;
+    if (max == 0 || family_orders(t, &spec, &hz, 1, 1) == 0)
+        return 0;
+    out[0].spec = spec;
+    out[0].has_zero = hz;
+    out[0].name = spec;
+    return 1;
 }
 
 /* tc shapes: a chain of blocks of B terms (sequential), or S such chains

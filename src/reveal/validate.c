@@ -699,3 +699,45 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
         *nan_only = nan_ok;
     return 0;
 }
+
+/* ------------------------------------------------------------------------
+ * Values at another length.
+ * ---------------------------------------------------------------------- */
+int rv_valid_check_at(rv *r, const fl_ref_model *ms, size_t nm, int *ok,
+                      size_t *cases)
+{
+    rv_valid v;
+    uint64_t *out = NULL;
+    memset(&v, 0, sizeof v);
+    v.seed = (r->o->seed ^ 0x1E4C7A11ull) + 0x9E3779B97F4A7C15ull * r->T;
+    if (r->o->op == FL_REF_OP_GEMM) {
+        v.unit = r->o->m * r->o->n;
+        v.units = r->o->batch ? r->o->batch : r->bt_auto
+                  ? (r->bt_max < 8 ? r->bt_max : 8) : 1;
+    } else {
+        size_t per = rv_rows_per_call(r);
+        v.unit = 1;
+        v.units = r->o->rows ? per : per < 2000 ? per : 2000;
+        if (r->o->batch && !r->o->rows)
+            v.units -= v.units % r->o->batch;
+        if (v.units == 0)
+            v.units = per;
+    }
+    v.per_call = v.units;
+    v.cases = v.units * v.unit;
+    v.kout = out = malloc(v.cases * sizeof *out);
+    if (out == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (call_units(r, &v, 0, v.units, out, 0, NULL, 0) != 0) {
+        free(out);
+        return -1;
+    }
+    for (size_t c = 0; c < nm; c++) {
+        size_t agreed = 0, done = 0;
+        ok[c] = rv_valid_replay(r, &v, &ms[c], 0, &agreed, &done, NULL, NULL) == 0 &&
+                agreed == done && done == v.cases;
+    }
+    *cases = v.cases;
+    free(out);
+    return 0;
+}
