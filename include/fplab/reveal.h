@@ -28,14 +28,39 @@
  *      agrees bit for bit; otherwise the closest model and the first
  *      counterexample are reported.
  *
+ *   5. checks the order at other lengths (n for sum and dot, k for
+ *      gemm): a named order (a family: pairwise:B, lanes, cascade:A,
+ *      pairswap:B, ...) is kept only where pair probes and fresh inputs
+ *      at n + 1 and a longer length (opts.lengths) agree with it; else
+ *      the order is the tree at n, for n alone.
+ *
  * Kernel contract (the shapes of one call):
  *   sum   a: x [batch][rows][n] -> out [batch][rows], the sum of each row
  *   dot   a, b: [batch][rows][n] -> out [batch][rows], row-wise dot products
  *   gemm  a: A [batch][m][k], b: B [batch][k][n] -> out: C [batch][m][n],
- *         C = A*B
+ *         C = A*B, matrix by matrix
  * All row-major; batch is 1 when the call is 2-D (call->batch == 0).
  * Inputs are in opts.in; the kernel states the format of its output in
- * call->out_format (the same in every call).
+ * call->out_format (the same in every call; call->set_out_format sets it
+ * by name).  What varies from call to call:
+ *   - rows (sum, dot): as many as fit opts.call_elems, unless opts.rows;
+ *   - batch (gemm with opts.batch == 0 and opts.batch_trial): the first
+ *     call is 2-D (batch 0); the second is 3-D with batch >= 2 matrices.
+ *     A kernel that fails it (returns -1, states another format) or gives
+ *     another matrix 0 than the 2-D call gets 2-D calls from then on; one
+ *     that passes gets 3-D calls of any batch >= 2 (and 2-D calls for a
+ *     lone matrix), and one 2-D call of probes checks that 2-D calls sum
+ *     as the batched ones do.  With opts.batch = B every call has batch B;
+ *   - n (sum, dot) or k (gemm): opts' value, except in step 5, whose calls
+ *     have other lengths (opts.lengths; by default n + 1 and a longer
+ *     one, and lengths that tell two candidate orders apart).
+ * A Python callable bound to this callback therefore receives 2-D or 3-D
+ * arrays whose leading and last dimensions change between calls.
+ *
+ * `fplab reveal --kernel-lib LIB.so:SYMBOL` loads SYMBOL, a function of
+ * type fl_reveal_kernel, in a worker process started once: user is the
+ * --kernel-arg string (or NULL); call->in points to the input format;
+ * a crash or a hang (--timeout) stops only the worker.
  */
 #ifndef FPLAB_REVEAL_H
 #define FPLAB_REVEAL_H
