@@ -67,3 +67,20 @@ foreach(client numpy-sum-float32 numpy-sum-float16 numpy-matmul-float32
       SKIP_RETURN_CODE 77 TIMEOUT 1200)
   endforeach()
 endforeach()
+
+# Kernels that stay up (tests/reveal_kernels.sh): `fplab reveal --serve`
+# with servers of known models and bad ones, and `--kernel-lib` with
+# kernel_lib.so, a module that does not link fplab (it states its output
+# format through call->set_out_format); built with -ffp-contract=off so
+# that its binary32 sums and products round as written.
+add_library(reveal_kernel_lib MODULE ${CMAKE_CURRENT_LIST_DIR}/reveal/kernel_lib.c)
+target_include_directories(reveal_kernel_lib PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_options(reveal_kernel_lib PRIVATE -ffp-contract=off)
+target_link_libraries(reveal_kernel_lib PRIVATE fplab_warnings)
+set_target_properties(reveal_kernel_lib PROPERTIES PREFIX "" OUTPUT_NAME kernel_lib)
+if(FPLAB_REVEAL_BASH)
+  add_test(NAME reveal_kernels
+    COMMAND ${FPLAB_REVEAL_BASH} ${CMAKE_CURRENT_LIST_DIR}/reveal_kernels.sh ${FPLAB_EXE}
+            $<TARGET_FILE:reveal_kernel_lib> ${CMAKE_CURRENT_BINARY_DIR}/reveal_kernels.d)
+  set_tests_properties(reveal_kernels PROPERTIES LABELS "cli" TIMEOUT 600)
+endif()
