@@ -26,7 +26,9 @@ if(FPLAB_REVEAL_BASH)
 endif()
 
 # Real clients (tests/reveal_clients.py): np.sum float32/float16,
-# np.matmul float32, torch.sum and torch.matmul float32/bfloat16 (CPU).
+# np.matmul float32, torch.sum float32/float16/bfloat16 and torch.matmul
+# float32/bfloat16 (CPU); models that travel are replayed at lengths never
+# revealed.
 # reveal's model must replay its validation cases and, independently,
 # fresh inputs made by the test through `fplab ref --model`.  Debian's
 # /usr/bin/python3 has numpy and torch (scripts/setup.sh); the script
@@ -42,10 +44,20 @@ foreach(py /usr/bin/python3 ${FPLAB_PYTHON3})
     endif()
   endif()
 endforeach()
+# More clients: torch.sum on float16 (the NaN rule sign, cascade:8:pairs),
+# torch.matmul called 2-D (reveal batches by itself), and kernels that
+# stay up (tests/reveal/serve_numpy.py, serve_torch.py).  The ones marked
+# long-only run under `long` alone.
+set(FPLAB_REVEAL_LONG_ONLY torch-matmul-bfloat16-2d)
 foreach(client numpy-sum-float32 numpy-sum-float16 numpy-matmul-float32
-        torch-sum-float32 torch-sum-bfloat16 torch-matmul-float32
-        torch-matmul-bfloat16)
-  foreach(variant default long)
+        torch-sum-float32 torch-sum-bfloat16 torch-sum-float16
+        torch-matmul-float32 torch-matmul-bfloat16 torch-matmul-bfloat16-2d
+        numpy-sum-float32-serve torch-matmul-bfloat16-serve)
+  set(variants default long)
+  if(client IN_LIST FPLAB_REVEAL_LONG_ONLY)
+    set(variants long)
+  endif()
+  foreach(variant ${variants})
     if(variant STREQUAL "long")
       set(tname reveal_client_${client}_long)
       set(targs 100000 100000)

@@ -347,9 +347,8 @@ int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
             fl_ref_model x;
             if (cand_model(model, fam[f], epi, &x) != 0)
                 continue;
+            /* a sample here; the one chosen replays every case below */
             if (rv_valid_replay(r, v, &x, sample, &agreed, &done, NULL, NULL) != 0 ||
-                agreed != done ||
-                rv_valid_replay(r, v, &x, 0, &agreed, &done, NULL, NULL) != 0 ||
                 agreed != done) {
                 fl_ref_model_free(&x);
                 continue;
@@ -395,9 +394,16 @@ int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
         goto out;
     {
         size_t first = (size_t)-1;
-        for (size_t c = 0; c < ncand && first == (size_t)-1; c++)
-            if (alive[c])
+        for (size_t c = 0; c < ncand && first == (size_t)-1; c++) {
+            size_t agreed = 0, done = 0;
+            if (!alive[c])
+                continue;
+            if (rv_valid_replay(r, v, &cand[c], 0, &agreed, &done, NULL, NULL) ==
+                    0 && agreed == done)
                 first = c;
+            else
+                alive[c] = 0;
+        }
         /* the other lengths in increasing order */
         for (size_t x = 2; x < res->ntree_lengths; x++)
             for (size_t y = x; y > 1 && res->tree_lengths[y - 1] >
