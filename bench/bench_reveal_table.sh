@@ -60,7 +60,7 @@ for row in "${rows[@]}"; do
                     -e 'saturate=0' -e 'tininess=after' -e 'seed=0' -e 'in=.*' |
                 sed 's/^order=tree:.*/order=tree:.../' | tr '\n' ' ' | sed 's/ $//')
         cover=$(sed -n 's/^# order: \(a family\|covers\).*/\1/p' "$OUT/$name.model")
-        [ "$cover" = covers ] && model="$model (this n only)"
+        [ "$cover" = covers ] && model="$model (this length only)"
     else
         model="(no model: exit $rc)"
         status=1

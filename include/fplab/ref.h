@@ -75,6 +75,12 @@
  *                 first floor(n/B)*B terms make one chain, the rest
  *                 another, and the two are added (oneDNN's bfloat16 GEMM
  *                 on the CPU, B = 512, measured with PyTorch 1.13)
+ *     tiles:B:W   tiles of B consecutive terms (the last shorter), each
+ *                 summed in W interleaved lanes that start from +0 (lane
+ *                 j: +0, then the tile's terms j, j+W, ... in order; a
+ *                 lane without a term stays +0), the lanes then added in
+ *                 order, the tile sums added in order (oneDNN's bfloat16
+ *                 GEMM on AMX, tiles:32:2, measured with PyTorch 1.13)
  *     exact       no rounding at all: the exact value, rounded once into
  *                 out (an exact fixed-point accumulator over the whole
  *                 range of the products); acc, acc-rm, products and tc
@@ -151,6 +157,7 @@ typedef enum fl_ref_order {
     FL_REF_EXACT,
     FL_REF_CASCADE,     /* arg: lanes A, cascade_load */
     FL_REF_PAIRSWAP,    /* arg: block B (0: none) */
+    FL_REF_TILES,       /* arg: tile B, order_arg2: lanes W */
     FL_REF_ORDER_COUNT
 } fl_ref_order;
 
@@ -196,6 +203,7 @@ typedef struct fl_ref_model {
                                    matches any NaN, fplab compare and
                                    reveal's validation say so) */
     int cascade_load;           /* order=cascade: FL_REF_CASCADE_* */
+    size_t order_arg2;          /* order=tiles:B:W: W */
 } fl_ref_model;
 
 /* The default model (the canonical line above; in and out not set). */

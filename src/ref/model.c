@@ -127,7 +127,7 @@ void fl_ref_format_spec(const fl_format *f, char *buf, size_t len)
  * ---------------------------------------------------------------------- */
 static const char *const order_names[FL_REF_ORDER_COUNT] = {
     "sequential", "reverse", "pairwise", "numpy", "blocked", "lanes",
-    "splitk", "tree", "exact", "cascade", "pairswap",
+    "splitk", "tree", "exact", "cascade", "pairswap", "tiles",
 };
 static const char *const cascade_names[] = {"", "pairs", "halves"};
 static const char *const lanes_names[] = {"seq", "pairwise", "halving"};
@@ -218,8 +218,8 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         ref_set_err(err, errlen,
                     "order: unknown order '%s' (sequential reverse pairwise:B "
                     "numpy blocked:K lanes:W[:seq|:pairwise|:halving] "
-                    "splitk:S cascade:A[:pairs|:halves] pairswap[:B] tree:EXPR "
-                    "tree:@FILE exact)", value);
+                    "splitk:S cascade:A[:pairs|:halves] pairswap[:B] tiles:B:W "
+                    "tree:EXPR tree:@FILE exact)", value);
         return -1;
     }
     switch (k) {
@@ -280,6 +280,28 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         m->order = k;
         m->order_arg = v;
         m->lanes_combine = comb;
+        break;
+    }
+    case FL_REF_TILES: {
+        char num[32];
+        const char *c2 = arg ? strchr(arg, ':') : NULL;
+        size_t b, w, nl = c2 ? (size_t)(c2 - arg) : 0;
+        if (!arg || !c2 || nl == 0 || nl >= sizeof num) {
+            ref_set_err(err, errlen, "order: '%s' needs tiles:B:W (tiles of B "
+                        "terms in W lanes)", value);
+            return -1;
+        }
+        memcpy(num, arg, nl);
+        num[nl] = '\0';
+        if (parse_count(num, (size_t)1 << 30, &b) != 0 ||
+            parse_count(c2 + 1, (size_t)1 << 20, &w) != 0) {
+            ref_set_err(err, errlen, "order: '%s': B and W must be positive "
+                        "integers", value);
+            return -1;
+        }
+        m->order = k;
+        m->order_arg = b;
+        m->order_arg2 = w;
         break;
     }
     case FL_REF_PAIRSWAP: {
@@ -705,6 +727,10 @@ char *fl_ref_model_string(const fl_ref_model *m)
     case FL_REF_LANES:
         snprintf(order, sizeof order, "lanes:%zu:%s", m->order_arg,
                  lanes_names[m->lanes_combine]);
+        break;
+    case FL_REF_TILES:
+        snprintf(order, sizeof order, "tiles:%zu:%zu", m->order_arg,
+                 m->order_arg2);
         break;
     case FL_REF_PAIRSWAP:
         if (m->order_arg)

@@ -318,6 +318,43 @@ static int pairswap_plan(ref_plan *p, size_t n, size_t B, int64_t *root)
     return node(p, a, b, root);
 }
 
+/* order=tiles:B:W: tiles of B terms; each tile's W lanes start from +0
+ * (zeroed registers: a lane without a term stays +0), add their terms in
+ * order and are added in order; the tile sums added in order. */
+static int tiles_plan(ref_plan *p, size_t n, size_t B, size_t W, int64_t *root)
+{
+    int64_t *lanes = malloc(W * sizeof *lanes), acc = 0;
+    int first = 1;
+    if (lanes == NULL)
+        return -1;
+    for (size_t lo = 0; lo < n; lo += B) {
+        size_t hi = lo + B < n ? lo + B : n;
+        int64_t t = 0;
+        for (size_t j = 0; j < W; j++) {
+            lanes[j] = REF_ZERO;
+            for (size_t i = lo + j; i < hi; i += W)
+                if (node(p, lanes[j], (int64_t)i, &lanes[j]) != 0) {
+                    free(lanes);
+                    return -1;
+                }
+        }
+        if (chain_refs(p, lanes, W, &t) != 0) {
+            free(lanes);
+            return -1;
+        }
+        if (first)
+            acc = t;
+        else if (node(p, acc, t, &acc) != 0) {
+            free(lanes);
+            return -1;
+        }
+        first = 0;
+    }
+    free(lanes);
+    *root = acc;
+    return 0;
+}
+
 /* Sequential sums of consecutive parts of `part` terms, into refs. */
 static int part_sums(ref_plan *p, size_t n, size_t part, int64_t *refs,
                      size_t *count)
@@ -449,6 +486,9 @@ int ref_plan_build(ref_plan *p, const fl_ref_model *m, size_t n)
     case FL_REF_PAIRSWAP:
         rc = pairswap_plan(p, n, m->order_arg, &root);
         break;
+    case FL_REF_TILES:
+        rc = tiles_plan(p, n, m->order_arg, m->order_arg2, &root);
+        break;
     case FL_REF_TREE: {
         const fl_ref_tree *t = m->tree;
         size_t nn = t->n - 1;
@@ -508,8 +548,8 @@ int fl_ref_order_tree(const fl_ref_model *m, size_t n, int64_t **kid,
     }
     if ((m->order == FL_REF_PAIRWISE || m->order == FL_REF_BLOCKED ||
          m->order == FL_REF_LANES || m->order == FL_REF_SPLITK ||
-         m->order == FL_REF_CASCADE) &&
-        m->order_arg == 0) {
+         m->order == FL_REF_CASCADE || m->order == FL_REF_TILES) &&
+        (m->order_arg == 0 || (m->order == FL_REF_TILES && m->order_arg2 == 0))) {
         ref_set_err(err, errlen, "the order's parameter must be >= 1");
         return -1;
     }

@@ -791,7 +791,8 @@ static int param_ok(size_t n, size_t p)
 
 /* The named orders (families: every n) with the tree's shape, by
  * preference: the fixed names, pairwise:B, lanes:W:seq|pairwise|halving,
- * blocked:K, splitk:S, cascade:A[:pairs|:halves], pairswap[:B].  Up to
+ * blocked:K, splitk:S, cascade:A[:pairs|:halves], pairswap[:B],
+ * tiles:B:W.  Up to
  * max specs (malloc'd) into out; *has_zero of each when hz != NULL.
  * first_only: stop at the first. */
 static size_t family_orders(const fl_reveal_tree *t, char **out, int *hz,
@@ -840,6 +841,11 @@ static size_t family_orders(const fl_reveal_tree *t, char **out, int *hz,
         snprintf(spec, sizeof spec, "pairswap:%zu", B);
         TRY(spec);
     }
+    for (size_t B = 8; B <= 256; B *= 2)
+        for (size_t W = 2; W <= 16 && W < B; W *= 2) {
+            snprintf(spec, sizeof spec, "tiles:%zu:%zu", B, W);
+            TRY(spec);
+        }
 #undef TRY
     return cnt;
 }
