@@ -2,7 +2,7 @@
 """reveal_clients.py — `fplab reveal` on real kernels, then an independent
 replay of the model it wrote.
 
-    reveal_clients.py FPLAB WORKDIR CLIENT [VALIDATE [FRESH]]
+    reveal_clients.py FPLAB WORKDIR CLIENT [VALIDATE [FRESH [serve]]]
 
 CLIENT is one of the names in CLIENTS below (numpy: np.sum along the last
 axis in float32 and float16, np.matmul in float32 through the BLAS numpy
@@ -13,8 +13,8 @@ bfloat16).  The kernels are the committed scripts tests/reveal/kernel_*.py.
    the model file written, the model's keys as recorded in docs/kernels.md,
    the kernel call count printed (and at most max_calls where the client
    says so: np.sum float32 with n = 256, the GEMMs called 2-D).  The
-   kernel is a command per call, or with serve a server started once
-   (tests/reveal/serve_*.py).
+   kernel is a command per call, or with serve (the client's, or the
+   argument `serve`) a server started once (tests/reveal/serve_*.py).
 2. FRESH (default 20000) new rows (sum) or output elements (matmul) made
    here with numpy's generator (seed printed; FPLAB_TEST_SEED replays):
    random rows at many scales, cancelling rows, wide exponent ranges,
@@ -101,7 +101,9 @@ def main():
     fplab, work, name = sys.argv[1], sys.argv[2], sys.argv[3]
     validate = int(sys.argv[4]) if len(sys.argv) > 4 else 20000
     fresh = int(sys.argv[5]) if len(sys.argv) > 5 else 20000
-    c = CLIENTS[name]
+    c = dict(CLIENTS[name])
+    if len(sys.argv) > 6 and sys.argv[6] == "serve":
+        c["serve"] = True
     try:
         import numpy as np
     except ImportError:

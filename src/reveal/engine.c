@@ -1,11 +1,14 @@
 /*
  * engine.c — fl_reveal: the steps in order (see fplab/reveal.h).
  *
- *   validation inputs through the kernel (first chunk twice: determinism)
- *   -> the tree (FPRev) -> the accumulator probes and the model search
- *   -> the model, read back from its own canonical line, replayed on every
- *   validation case; when it does not replay them all, the alternatives
- *   the search kept are replayed too and the closest is reported.
+ *   validation inputs through the kernel (first chunk twice: determinism;
+ *   a GEMM called 2-D tries one batched call) -> the tree (FPRev; batched
+ *   GEMM calls are checked by one 2-D call, and when they sum otherwise
+ *   everything starts again 2-D) -> the accumulator probes and the model
+ *   search -> the model, read back from its own canonical line, replayed
+ *   on every validation case (when it does not replay them all, the
+ *   alternatives the search kept are replayed too and the closest is
+ *   reported) -> the order at other lengths (lengths.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -285,7 +285,6 @@ int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
     char *fam[MAXFAM];
     size_t nfam, ncand = 0, lens[MAXLEN], nlen = 0, T0 = r->T;
     fl_ref_model *cand = NULL;
-    char (*name)[80] = NULL;
     int *alive = NULL, *ok = NULL, rc = 0, was_family;
     size_t *qi = NULL, *qj = NULL;
     uint32_t *lk = NULL, *lm = NULL;
@@ -330,10 +329,9 @@ int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
     /* the candidates: each family, with the model's epilogue and the
      * other start (last/init), that replays every case at T0 */
     cand = calloc(2 * nfam, sizeof *cand);
-    name = calloc(2 * nfam, sizeof *name);
     alive = calloc(2 * nfam, sizeof *alive);
     ok = calloc(2 * nfam, sizeof *ok);
-    if (!cand || !name || !alive || !ok) {
+    if (!cand || !alive || !ok) {
         rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
         goto out;
     }
@@ -354,8 +352,6 @@ int rv_lengths(rv *r, const rv_valid *v, const fl_reveal_tree *t,
                 continue;
             }
             cand[ncand] = x;
-            snprintf(name[ncand], sizeof name[ncand], "%s epilogue=%s", fam[f],
-                     epi);
             alive[ncand] = 1;
             ncand++;
             break;   /* one start per family: the first that replays */
@@ -471,7 +467,6 @@ out:
     for (size_t c = 0; c < ncand; c++)
         fl_ref_model_free(&cand[c]);
     free(cand);
-    free(name);
     free(alive);
     free(ok);
     free(qi);
