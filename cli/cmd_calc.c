@@ -55,7 +55,8 @@ CLI_FORMATS_HELP
 "  --nan PRESET       x86 (default) arm riscv cuda softfloat: NaN results\n"
 "                     and invalid integer conversions (softfloat: Berkeley\n"
 "                     SoftFloat's 8086-SSE, as x86 but fma(0, inf, NaN)\n"
-"                     raises invalid and returns the default NaN)\n"
+"                     raises invalid and returns the default NaN); rules\n"
+"                     real kernels show: sign sign-pos default-neg first\n"
 "  --seed N           stochastic rounding seed (default 0)\n"
 "  --index N          stochastic rounding counter (default 0)\n"
 "  --exact            rint and to_*: raise inexact (IEEE ...Exact)\n"
@@ -196,7 +197,8 @@ int cmd_calc(int argc, char **argv)
             int p = fl_nan_preset_parse(val);
             if (p < 0)
                 return cli_error("calc: --nan: unknown preset '%s' (x86 arm "
-                                 "riscv cuda softfloat)", val);
+                                 "riscv cuda softfloat sign sign-pos "
+                                 "default-neg first)", val);
             c.nan = (uint8_t)p;
         } else if (!strcmp(optname, "--seed") ||
                    !strcmp(optname, "--index")) {

@@ -63,11 +63,13 @@ static void usage(FILE *fp)
 "                     -f8_e5m2; sets N, the variant, the saturation, the\n"
 "                     NaN rule and checks --out-format\n"
 "both:\n"
-"  --in-format F      what the inputs hold (needed for uint bit patterns)\n"
+"  --in-format F      what the inputs hold (needed for uint bit patterns;\n"
+"                     sum, dot, gemm: a model's in= says it too)\n"
 "  --out-format F     output format (default: acc, or the input format)\n"
 "  --seed S           stochastic rounding seed\n"
 "  --ftz --daz        flush tiny results / subnormal inputs to zero\n"
-"  --nan P            NaN preset: x86 (default) arm riscv cuda\n"
+"  --nan P            NaN rule: x86 (default) arm riscv cuda softfloat sign\n"
+"                     sign-pos default-neg first, or any (not modelled)\n"
 "  --saturate         overflow gives the largest finite value\n"
 "  --key NAME         the output's key in .npz/.safetensors (default out)\n"
 "  --threads T        threads (default: all cores; same bits for any T)\n"
@@ -276,12 +278,18 @@ static void shape_of(const tensor *t, char *buf, size_t len)
     tensor_shape_str(t, buf, len);
 }
 
-static int load(input *in, const char *spec, const char *fmt, const char *what)
+/* fmt_bits_only: fmt applies to unsigned bit patterns only (a model's
+ * in=, whose disagreement with a float array the model check reports). */
+static int load2(input *in, const char *spec, const char *fmt, const char *what,
+                 int fmt_bits_only)
 {
     char err[1024];
     memset(in, 0, sizeof *in);
     if (tensor_read(&in->t, spec, err, sizeof err) != 0)
         return cli_error("ref: %s", err), -1;
+    if (fmt_bits_only && tensor_format(&in->t, NULL, what, &in->f, err,
+                                       sizeof err) == 0)
+        fmt = NULL;   /* a float array: its own format */
     if (tensor_format(&in->t, fmt, what, &in->f, err, sizeof err) != 0) {
         tensor_free(&in->t);
         return cli_error("ref: %s", err), -1;
@@ -293,6 +301,11 @@ static int load(input *in, const char *spec, const char *fmt, const char *what)
     }
     tensor_to_bits(&in->t, in->bits);
     return 0;
+}
+
+static int load(input *in, const char *spec, const char *fmt, const char *what)
+{
+    return load2(in, spec, fmt, what, 0);
 }
 
 static void unload(input *in)
@@ -602,6 +615,35 @@ static int build_model(const opts *o, fl_ref_model *m, const fl_format *data,
     return 0;
 }
 
+/* The format the inputs of sum, dot and gemm hold: --in-format, else the
+ * model's in= (a --model file's key, or an option's), else NULL (each
+ * array's own dtype).  *what names the source for messages. */
+static const char *input_format(const opts *o, char *buf, size_t len,
+                                const char **what)
+{
+    fl_ref_model m;
+    char err[1024];
+    const char *r = NULL;
+    *what = "--in-format";
+    if (o->in_format)
+        return o->in_format;
+    fl_ref_model_init(&m);
+    if (o->model && fl_ref_model_parse_file(&m, o->model, err, sizeof err) != 0) {
+        fl_ref_model_free(&m);
+        return NULL;   /* the model's error comes when it is read again */
+    }
+    for (int i = 0; i < o->nsets; i++)
+        if (!strcmp(o->sets[i].key, "in"))
+            fl_ref_model_set(&m, "in", o->sets[i].value, NULL, err, sizeof err);
+    if (m.in_set) {
+        fl_ref_format_spec(&m.in, buf, len);
+        *what = "the model's in=";
+        r = buf;
+    }
+    fl_ref_model_free(&m);
+    return r;
+}
+
 static int run_reduce(const opts *o)
 {
     input in[2];
@@ -616,9 +658,10 @@ static int run_reduce(const opts *o)
 
     fl_ref_model_init(&m);
     for (int i = 0; i < o->nin; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "--in-format (input %d)", i + 1);
-        if (load(&in[i], o->in[i], o->in_format, what) != 0)
+        char what[96], fbuf[64];
+        const char *src, *fmt = input_format(o, fbuf, sizeof fbuf, &src);
+        snprintf(what, sizeof what, "%s (input %d)", src, i + 1);
+        if (load2(&in[i], o->in[i], fmt, what, fmt && !o->in_format) != 0)
             goto out;
         names[i] = in[i].t.source;
         nload++;
@@ -710,9 +753,10 @@ static int run_gemm(const opts *o)
     fl_ref_model_init(&m);
     memset(&cin, 0, sizeof cin);
     for (int i = 0; i < 2; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "--in-format (input %d)", i + 1);
-        if (load(&in[i], o->in[i], o->in_format, what) != 0)
+        char what[96], fbuf[64];
+        const char *src, *fmt = input_format(o, fbuf, sizeof fbuf, &src);
+        snprintf(what, sizeof what, "%s (input %d)", src, i + 1);
+        if (load2(&in[i], o->in[i], fmt, what, fmt && !o->in_format) != 0)
             goto out;
         names[i] = in[i].t.source;
         nload++;

@@ -1,59 +1,56 @@
 /*
  * cmd_reveal.c — `fplab reveal sum|dot|gemm ... --model-out FILE -- CMD
- * ARGS...`: the arithmetic model of a black-box kernel (fplab/reveal.h),
- * the kernel being any command that reads .npy inputs and writes a .npy
- * output.
- *
- * Each call: the inputs go to a private temporary directory, {in}, {in2}
- * and {out} in ARGS become their paths, the command runs in its own
- * process group with stdin from /dev/null and its output kept in a log;
- * past --timeout the whole group is killed.  A command that fails, hangs
- * or writes the wrong shape or dtype stops the reveal (exit 2, its last
- * lines of output shown).  The model file is written (atomically) only
- * when the model replays every validation case.
+ * ARGS...`: the arithmetic model of a black-box kernel (fplab/reveal.h).
+ * The kernel is a command run per call (reading .npy inputs, writing a
+ * .npy output), a server started once (--serve, a line protocol), or a
+ * shared library's function (--kernel-lib PATH:SYMBOL): reveal_kernel.c.
+ * A kernel that fails, crashes, hangs past --timeout or writes the wrong
+ * shape or dtype stops the reveal (exit 2, its last lines of output
+ * shown).  The model file is written (atomically) only when the model
+ * replays every validation case.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "fplab/reveal.h"
-#include "tensor.h"
-
-extern char **environ;
+#include "reveal_kernel.h"
 
 static void usage(FILE *fp)
 {
     fprintf(fp,
 "usage: fplab reveal sum|dot|gemm --n N [--m M --k K] --dtype D\n"
 "                    --model-out FILE [options] -- CMD ARGS...\n"
+"       fplab reveal ... --serve -- CMD ARGS...\n"
+"       fplab reveal ... --kernel-lib LIB.so:SYMBOL [--kernel-arg S]\n"
 "\n"
 "Find the arithmetic model (order, accumulator, rounding, fused products,\n"
-"block FMA, subnormals, output rounding) that reproduces a kernel bit for\n"
-"bit, check it on fresh random and adversarial inputs, and write it as a\n"
-"model file for `fplab ref --model`.\n"
+"block FMA, subnormals, output rounding, NaN rule) that reproduces a kernel\n"
+"bit for bit, check it on fresh random and adversarial inputs, and write it\n"
+"as a model file for `fplab ref --model`.\n"
 "\n"
-"The kernel is CMD ARGS: in ARGS, {in}, {in2} and {out} are replaced by\n"
-".npy paths.  It reads {in} (and {in2}) and writes {out}:\n"
+"The kernel is CMD ARGS, run once per call: in ARGS, {in}, {in2} and {out}\n"
+"are replaced by .npy paths.  It reads {in} (and {in2}) and writes {out}:\n"
 "  sum   {in} (R, N)              -> {out} (R,)   the sum along the last axis\n"
 "  dot   {in}, {in2} (R, N)       -> {out} (R,)   row-wise dot products\n"
 "  gemm  {in} A (M, K), {in2} B (K, N) -> {out} C (M, N) = A @ B\n"
 "With --batch B every array gets a leading axis of B.  R is chosen by\n"
-"reveal (--rows fixes it).  float32 and float16 travel as numpy's dtypes,\n"
-"bfloat16 as uint16 bit patterns; the output's dtype (float32, float16,\n"
-"float64, or uint16 = bfloat16) is the output format.\n"
+"reveal (--rows fixes it).  A gemm kernel called 2-D is tried once with a\n"
+"leading batch axis (3-D arrays of B matrices, B chosen by reveal): when\n"
+"it gives what the 2-D call gave, calls carry many matrices (--no-batch:\n"
+"never).  float32 and float16 travel as numpy's dtypes, bfloat16 as\n"
+"uint16 bit patterns; the output's dtype (float32, float16, float64, or\n"
+"uint16 = bfloat16) is the output format.  With --serve, CMD ARGS start\n"
+"once and answer a line per call: fplab writes\n"
+"  call<TAB>INDEX<TAB>OP<TAB>DTYPE<TAB>IN<TAB>IN2 or -<TAB>OUT\n"
+"on its stdin, it writes OUT and answers `ok` (or `error MESSAGE`) on its\n"
+"stdout; `quit` at the end.  With --kernel-lib, LIB.so's SYMBOL is an\n"
+"fl_reveal_kernel (fplab/reveal.h), run in a worker process started once.\n"
 "\n"
 "options:\n"
 "  --n N            sum, dot: terms per output element; gemm: columns of B\n"
@@ -61,12 +58,22 @@ static void usage(FILE *fp)
 "  --dtype D        float32, float16 or bfloat16 (the inputs)\n"
 "  --model-out FILE where the model goes (only when it replays every case)\n"
 "  --batch B        3-D calls with a leading batch axis of B\n"
+"  --no-batch       gemm: every call 2-D (no batch trial)\n"
 "  --rows R         sum, dot: exactly R rows per call (default: as many as\n"
 "                   fit --max-elems)\n"
+"  --serve          CMD ARGS is a server (the line protocol above)\n"
+"  --kernel-lib LIB.so:SYMBOL   the kernel is a library function\n"
+"  --kernel-arg S   the string the library function gets as `user`\n"
 "  --timeout S      seconds per kernel call before its process group is\n"
 "                   killed (default 300)\n"
 "  --validate C     validation cases (rows; gemm: output elements), default\n"
 "                   100000\n"
+"  --validate-calls V  at most V calls of validation inputs (default 20; 0:\n"
+"                   no limit); fewer cases than --validate when calls are\n"
+"                   small (the count is printed)\n"
+"  --lengths L,...  more lengths (sum, dot: n; gemm: k) to reveal the tree\n"
+"                   at: the order written must fit every one (default: n+1\n"
+"                   and a longer one when the tree at n is no named order)\n"
 "  --seed S         seed of the random inputs (default 1)\n"
 "  --max-elems E    input elements per operand and call (default 16777216)\n"
 "  --plot DIR       the tree as a gnuplot figure DIR/reveal_tree.png\n"
@@ -75,382 +82,8 @@ static void usage(FILE *fp)
 "Exit status: 0 model found and written; 1 the kernel is nondeterministic,\n"
 "its tree cannot be revealed, or no model replays it (the closest model\n"
 "and the first counterexample are printed); 2 bad usage, or the kernel\n"
-"failed, hung, or wrote the wrong shape or dtype (nothing written).\n");
-}
-
-/* ------------------------------------------------------------------------
- * The kernel as a command.
- * ---------------------------------------------------------------------- */
-typedef struct kcmd {
-    char **argv;           /* CMD ARGS as given */
-    int argc;
-    char dir[PATH_MAX];
-    char in[PATH_MAX + 16], in2[PATH_MAX + 16], out[PATH_MAX + 16];
-    char log[PATH_MAX + 16];
-    double timeout;
-    const char *dtype;     /* float32 float16 bfloat16 */
-    fl_format out_fmt;
-    int have_out;
-} kcmd;
-
-/* For the signal handler: the running group and the files to remove. */
-static volatile sig_atomic_t g_child;
-static kcmd *g_kc;
-
-static void cleanup_files(const kcmd *k)
-{
-    if (k == NULL || k->dir[0] == '\0')
-        return;
-    unlink(k->in);
-    unlink(k->in2);
-    unlink(k->out);
-    unlink(k->log);
-    rmdir(k->dir);
-}
-
-/* Everything in the private directory (the kernel may leave files there,
- * e.g. a sidecar next to {out}), then the directory. */
-static void remove_dir(const char *dir, int depth)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    if (d == NULL)
-        return;
-    while ((e = readdir(d)) != NULL) {
-        char p[PATH_MAX + 300];
-        struct stat sb;
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (lstat(p, &sb) == 0 && S_ISDIR(sb.st_mode) && depth < 16)
-            remove_dir(p, depth + 1);
-        else
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
-static void on_signal(int sig)
-{
-    if (g_child > 0)
-        kill(-(pid_t)g_child, SIGKILL);
-    cleanup_files(g_kc);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ARGS with the placeholders replaced (malloc'd, NULL-terminated). */
-static char **expand_args(const kcmd *k)
-{
-    char **v = calloc((size_t)k->argc + 1, sizeof *v);
-    if (v == NULL)
-        return NULL;
-    for (int i = 0; i < k->argc; i++) {
-        const char *s = k->argv[i];
-        size_t cap = strlen(s) + 1, len = 0;
-        char *o;
-        for (const char *p = s; *p; p++)
-            if (*p == '{')
-                cap += sizeof k->in2 + 8;
-        o = malloc(cap);
-        if (o == NULL) {
-            for (int j = 0; j < i; j++)
-                free(v[j]);
-            free(v);
-            return NULL;
-        }
-        while (*s) {
-            const char *rep = NULL;
-            size_t skip = 0;
-            if (!strncmp(s, "{in}", 4)) {
-                rep = k->in;
-                skip = 4;
-            } else if (!strncmp(s, "{in2}", 5)) {
-                rep = k->in2;
-                skip = 5;
-            } else if (!strncmp(s, "{out}", 5)) {
-                rep = k->out;
-                skip = 5;
-            }
-            if (rep) {
-                size_t rl = strlen(rep);
-                memcpy(o + len, rep, rl);
-                len += rl;
-                s += skip;
-            } else {
-                o[len++] = *s++;
-            }
-        }
-        o[len] = '\0';
-        v[i] = o;
-    }
-    return v;
-}
-
-static void free_args(char **v)
-{
-    if (v == NULL)
-        return;
-    for (char **p = v; *p; p++)
-        free(*p);
-    free(v);
-}
-
-/* The last lines of the kernel's output, indented, into buf. */
-static void log_tail(const kcmd *k, char *buf, size_t len)
-{
-    FILE *fp = fopen(k->log, "rb");
-    char tmp[4096];
-    size_t got = 0;
-    long sz;
-    buf[0] = '\0';
-    if (fp == NULL)
-        return;
-    if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0) {
-        long from = sz > (long)sizeof tmp - 1 ? sz - (long)sizeof tmp + 1 : 0;
-        fseek(fp, from, SEEK_SET);
-        got = fread(tmp, 1, sizeof tmp - 1, fp);
-    }
-    fclose(fp);
-    tmp[got] = '\0';
-    if (got == 0)
-        return;
-    {
-        /* the last 8 lines */
-        int lines = 0;
-        char *p = tmp + got;
-        while (p > tmp && p[-1] == '\n')
-            *--p = '\0';
-        while (p > tmp && lines < 8) {
-            p--;
-            if (*p == '\n')
-                lines++;
-        }
-        if (*p == '\n')
-            p++;
-        snprintf(buf, len, "\n  its last output:");
-        for (char *save = NULL, *l = strtok_r(p, "\n", &save); l;
-             l = strtok_r(NULL, "\n", &save)) {
-            size_t w = strlen(buf);
-            for (char *c = l; *c; c++)
-                if ((unsigned char)*c < 0x20 && *c != '\t')
-                    *c = '?';
-            snprintf(buf + w, len - w, "\n    %s", l);
-        }
-    }
-}
-
-/* Run the command once; 0 or -1 with err. */
-static int run_command(kcmd *k, size_t call, char *err, size_t errlen)
-{
-    char **argv = expand_args(k), tail[2048];
-    pid_t pid;
-    int st = 0, fd;
-    double t0 = now_s(), sleep_s = 0.0005;
-    if (argv == NULL) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    unlink(k->out);
-    fd = open(k->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot create %s: %s", k->log, strerror(errno));
-        free_args(argv);
-        return -1;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        snprintf(err, errlen, "cannot start the kernel: %s", strerror(errno));
-        close(fd);
-        free_args(argv);
-        return -1;
-    }
-    if (pid == 0) {
-        int nul = open("/dev/null", O_RDONLY);
-        setpgid(0, 0);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        if (nul >= 0) {
-            dup2(nul, 0);
-            close(nul);
-        }
-        dup2(fd, 1);
-        dup2(fd, 2);
-        close(fd);
-        execvp(argv[0], argv);
-        dprintf(2, "cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    g_child = pid;
-    close(fd);
-    for (;;) {
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR) {
-            st = -1;
-            break;
-        }
-        if (k->timeout > 0 && now_s() - t0 > k->timeout) {
-            kill(-pid, SIGKILL);
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-                ;
-            g_child = 0;
-            log_tail(k, tail, sizeof tail);
-            snprintf(err, errlen, "the command ran past --timeout %g s: its "
-                     "process group was killed%s", k->timeout, tail);
-            free_args(argv);
-            return -1;
-        }
-        {
-            struct timespec ts;
-            ts.tv_sec = 0;
-            ts.tv_nsec = (long)(sleep_s * 1e9);
-            nanosleep(&ts, NULL);
-            if (sleep_s < 0.01)
-                sleep_s *= 1.5;
-        }
-    }
-    /* leftovers of the group (background children) go too */
-    kill(-pid, SIGKILL);
-    g_child = 0;
-    free_args(argv);
-    (void)call;
-    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        log_tail(k, tail, sizeof tail);
-        if (st != -1 && WIFSIGNALED(st))
-            snprintf(err, errlen, "the command was killed by signal %d%s",
-                     WTERMSIG(st), tail);
-        else
-            snprintf(err, errlen, "the command exited with status %d%s",
-                     st == -1 ? -1 : WEXITSTATUS(st), tail);
-        return -1;
-    }
-    return 0;
-}
-
-/* The kernel's input {in} / {in2}: a .npy of float32, float16 or bfloat16
- * (bfloat16 as uint16 bit patterns, numpy having no bfloat16), written
- * atomically by fplab_tensor. */
-static int write_input(const char *path, const char *dtype, const uint64_t *v,
-                       const size_t *shape, int ndim, char *err, size_t errlen)
-{
-    const fl_format *f = !strcmp(dtype, "float32") ? &fl_binary32
-                       : !strcmp(dtype, "float16") ? &fl_binary16 : &fl_bfloat16;
-    tensor t;
-    const tensor *tp = &t;
-    int rc;
-    if (tensor_from_bits(&t, f, ndim, shape, v) != 0) {
-        snprintf(err, errlen, "out of memory for %s", path);
-        return -1;
-    }
-    rc = tensor_write(path, &tp, NULL, 1, 0, err, errlen);
-    tensor_free(&t);
-    return rc;
-}
-
-static int kernel_cb(void *user, fl_reveal_call *c, char *err, size_t errlen)
-{
-    kcmd *k = user;
-    size_t sa[3], sb[3], so[3];
-    int nd = 0, ndo = 0;
-    tensor t;
-    char e[1024];
-    fl_format of;
-    size_t want = fl_reveal_call_outputs(c);
-    if (c->batch) {
-        sa[nd] = sb[nd] = so[ndo++] = c->batch;
-        nd++;
-    }
-    if (c->op == FL_REF_OP_GEMM) {
-        sa[nd] = c->rows;
-        sa[nd + 1] = c->k;
-        sb[nd] = c->k;
-        sb[nd + 1] = c->n;
-        so[ndo++] = c->rows;
-        so[ndo++] = c->n;
-    } else {
-        sa[nd] = sb[nd] = c->rows;
-        sa[nd + 1] = sb[nd + 1] = c->n;
-        so[ndo++] = c->rows;
-    }
-    nd += 2;
-    if (write_input(k->in, k->dtype, c->a, sa, nd, err, errlen) != 0)
-        return -1;
-    if (c->b && write_input(k->in2, k->dtype, c->b, sb, nd, err, errlen) != 0)
-        return -1;
-    if (run_command(k, c->index, err, errlen) != 0)
-        return -1;
-    if (access(k->out, F_OK) != 0) {
-        char tail[2048];
-        log_tail(k, tail, sizeof tail);
-        snprintf(err, errlen, "the command exited 0 but wrote no {out} file%s",
-                 tail);
-        return -1;
-    }
-    if (tensor_read(&t, k->out, e, sizeof e) != 0) {
-        /* the private path means nothing to the user: say {out} */
-        char *p = strstr(e, k->out);
-        if (p) {
-            size_t ol = strlen(k->out);
-            memmove(p + 5, p + ol, strlen(p + ol) + 1);
-            memcpy(p, "{out}", 5);
-        }
-        snprintf(err, errlen, "its output: %s", e);
-        return -1;
-    }
-    switch (t.dtype) {
-    case TENSOR_F32: of = fl_binary32; break;
-    case TENSOR_F16: of = fl_binary16; break;
-    case TENSOR_F64: of = fl_binary64; break;
-    case TENSOR_U16: case TENSOR_BF16: of = fl_bfloat16; break;
-    default:
-        snprintf(err, errlen, "its output has dtype %s: expected float32, "
-                 "float16, float64 or uint16 (bfloat16 bit patterns)",
-                 tensor_dtype_name(t.dtype));
-        tensor_free(&t);
-        return -1;
-    }
-    {
-        int ok = t.ndim == ndo;
-        for (int d = 0; ok && d < ndo; d++)
-            ok = t.shape[d] == so[d];
-        if (!ok) {
-            char got[256], exp[256];
-            tensor x;
-            memset(&x, 0, sizeof x);
-            x.ndim = ndo;
-            for (int d = 0; d < ndo; d++)
-                x.shape[d] = so[d];
-            tensor_shape_str(&t, got, sizeof got);
-            tensor_shape_str(&x, exp, sizeof exp);
-            snprintf(err, errlen, "its output has shape %s, expected %s", got,
-                     exp);
-            tensor_free(&t);
-            return -1;
-        }
-    }
-    if (t.n != want) {
-        snprintf(err, errlen, "its output has %zu elements, expected %zu", t.n,
-                 want);
-        tensor_free(&t);
-        return -1;
-    }
-    tensor_to_bits(&t, c->out);
-    tensor_free(&t);
-    c->out_format = of;
-    return 0;
+"failed, crashed, hung, or wrote the wrong shape or dtype (nothing\n"
+"written).\n");
 }
 
 /* ------------------------------------------------------------------------
@@ -680,20 +313,55 @@ static void cmd_text(char *buf, size_t len, int argc, char **argv)
     }
 }
 
+/* "L1,L2,..." into lengths (at most max); 0 or -1 with a message. */
+static int parse_lengths(const char *v, size_t *len, size_t max, size_t *cnt)
+{
+    char *copy = strdup(v), *save = NULL;
+    *cnt = 0;
+    if (copy == NULL)
+        return cli_error("reveal: out of memory"), -1;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*cnt == max) {
+            free(copy);
+            return cli_error("reveal: --lengths: at most %zu lengths", max), -1;
+        }
+        if (parse_size("--lengths", t, 3, (size_t)1 << 30, &len[*cnt]) != 0) {
+            free(copy);
+            return -1;
+        }
+        (*cnt)++;
+    }
+    free(copy);
+    if (*cnt == 0)
+        return cli_error("reveal: --lengths: '%s' holds no length", v), -1;
+    return 0;
+}
+
+/* "201, 1031 and 2053": the lengths checked besides the first. */
+static void lengths_text(char *buf, size_t len, const fl_reveal_result *res)
+{
+    size_t w = 0;
+    buf[0] = '\0';
+    for (size_t i = 1; i < res->ntree_lengths && w < len; i++)
+        w += (size_t)snprintf(buf + w, len - w, "%s%zu",
+                              i == 1 ? "" : i + 1 == res->ntree_lengths
+                                  ? " and " : ", ", res->tree_lengths[i]);
+}
+
 int cmd_reveal(int argc, char **argv)
 {
     fl_reveal_opts o;
     fl_reveal_result res;
-    kcmd kc;
+    rk_kernel *kern;
     const char *model_out = NULL, *plot = NULL, *dtype = NULL;
-    size_t n = 0, m = 0, k = 0;
-    int have_n = 0, have_m = 0, have_k = 0, dd = -1, rc;
+    const char *lib = NULL, *lib_arg = NULL;
+    size_t n = 0, m = 0, k = 0, lengths[8], nlengths = 0;
+    int have_n = 0, have_m = 0, have_k = 0, dd = -1, rc, serve = 0;
+    int kind = RK_COMMAND;
     double timeout = 300;
-    char cmdline[1024];
-    const char *tmpdir;
+    char cmdline[1024], err[1024];
 
     fl_reveal_opts_init(&o);
-    memset(&kc, 0, sizeof kc);
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
@@ -738,13 +406,32 @@ int cmd_reveal(int argc, char **argv)
             NEED();
             if (parse_size(a, argv[++i], 1, (size_t)1 << 24, &o.batch))
                 return CLI_USAGE;
+        } else if (!strcmp(a, "--no-batch")) {
+            o.batch_trial = 0;
         } else if (!strcmp(a, "--rows")) {
             NEED();
             if (parse_size(a, argv[++i], 1, (size_t)1 << 30, &o.rows))
                 return CLI_USAGE;
+        } else if (!strcmp(a, "--serve")) {
+            serve = 1;
+        } else if (!strcmp(a, "--kernel-lib")) {
+            NEED();
+            lib = argv[++i];
+        } else if (!strcmp(a, "--kernel-arg")) {
+            NEED();
+            lib_arg = argv[++i];
         } else if (!strcmp(a, "--validate")) {
             NEED();
             if (parse_size(a, argv[++i], 1, (size_t)1 << 32, &o.validate))
+                return CLI_USAGE;
+        } else if (!strcmp(a, "--validate-calls")) {
+            NEED();
+            if (parse_size(a, argv[++i], 0, (size_t)1 << 30, &o.validate_calls))
+                return CLI_USAGE;
+        } else if (!strcmp(a, "--lengths")) {
+            NEED();
+            if (parse_lengths(argv[++i], lengths, sizeof lengths /
+                              sizeof lengths[0], &nlengths) != 0)
                 return CLI_USAGE;
         } else if (!strcmp(a, "--max-elems")) {
             NEED();
@@ -802,6 +489,12 @@ int cmd_reveal(int argc, char **argv)
     if (o.op == FL_REF_OP_GEMM && o.rows)
         return cli_error("reveal: --rows applies to sum and dot (gemm's rows "
                          "are --m)");
+    if (o.op != FL_REF_OP_GEMM && !o.batch_trial)
+        return cli_error("reveal: --no-batch applies to gemm (sum and dot "
+                         "choose their rows per call)");
+    if (o.batch && !o.batch_trial)
+        return cli_error("reveal: --no-batch and --batch B contradict each "
+                         "other (--batch fixes 3-D calls of B)");
     if (dtype == NULL)
         return cli_error("reveal: need --dtype float32, float16 or bfloat16");
     if (!strcmp(dtype, "float32") || !strcmp(dtype, "fp32") ||
@@ -821,28 +514,47 @@ int cmd_reveal(int argc, char **argv)
     }
     if (model_out == NULL)
         return cli_error("reveal: need --model-out FILE (where the model goes)");
-    if (dd < 0 || dd + 1 >= argc)
-        return cli_error("reveal: need the kernel command after '--' (e.g. -- "
-                         "python3 k.py {in} {out})");
+    if (lib) {
+        if (serve)
+            return cli_error("reveal: --serve and --kernel-lib are two kinds of "
+                             "kernel: give one");
+        if (dd >= 0)
+            return cli_error("reveal: --kernel-lib names the kernel: no command "
+                             "after '--'");
+        kind = RK_LIB;
+    } else {
+        if (lib_arg)
+            return cli_error("reveal: --kernel-arg goes with --kernel-lib");
+        if (dd < 0 || dd + 1 >= argc)
+            return cli_error("reveal: need the kernel command after '--' (e.g. "
+                             "-- python3 k.py {in} {out}), or --kernel-lib");
+        kind = serve ? RK_SERVE : RK_COMMAND;
+    }
     o.n = n;
     o.m = m;
     o.k = k;
-    kc.argv = argv + dd + 1;
-    kc.argc = argc - dd - 1;
-    {
+    o.lengths = nlengths ? lengths : NULL;
+    o.nlengths = nlengths;
+    if (kind != RK_LIB) {
         int has_in = 0, has_in2 = 0, has_out = 0;
-        for (int i = 0; i < kc.argc; i++) {
-            has_in |= strstr(kc.argv[i], "{in}") != NULL;
-            has_in2 |= strstr(kc.argv[i], "{in2}") != NULL;
-            has_out |= strstr(kc.argv[i], "{out}") != NULL;
+        char **kv = argv + dd + 1;
+        int kn = argc - dd - 1;
+        for (int i = 0; i < kn; i++) {
+            has_in |= strstr(kv[i], "{in}") != NULL;
+            has_in2 |= strstr(kv[i], "{in2}") != NULL;
+            has_out |= strstr(kv[i], "{out}") != NULL;
         }
-        if (!has_in || !has_out)
+        if (serve && (has_in || has_in2 || has_out))
+            return cli_error("reveal: --serve: the server learns the files from "
+                             "its request lines; its command takes no {in}, "
+                             "{in2} or {out}");
+        if (!serve && (!has_in || !has_out))
             return cli_error("reveal: the kernel command must name its input "
                              "{in} and its output {out} in its arguments");
-        if (o.op != FL_REF_OP_SUM && !has_in2)
+        if (!serve && o.op != FL_REF_OP_SUM && !has_in2)
             return cli_error("reveal: %s has two operands: the kernel command "
                              "must name {in2} too", argv[1]);
-        if (o.op == FL_REF_OP_SUM && has_in2)
+        if (!serve && o.op == FL_REF_OP_SUM && has_in2)
             return cli_error("reveal: sum has one operand: {in2} is not given "
                              "to the kernel");
     }
@@ -853,42 +565,33 @@ int cmd_reveal(int argc, char **argv)
             return CLI_USAGE;
         cli_out_abort(&probe);
     }
-    tmpdir = getenv("TMPDIR");
-    if (tmpdir == NULL || tmpdir[0] == '\0')
-        tmpdir = "/tmp";
-    snprintf(kc.dir, sizeof kc.dir, "%s/fplab-reveal-XXXXXX", tmpdir);
-    if (mkdtemp(kc.dir) == NULL)
-        return cli_error("reveal: cannot create a temporary directory in %s: %s",
-                         tmpdir, strerror(errno));
-    snprintf(kc.in, sizeof kc.in, "%s/in.npy", kc.dir);
-    snprintf(kc.in2, sizeof kc.in2, "%s/in2.npy", kc.dir);
-    snprintf(kc.out, sizeof kc.out, "%s/out.npy", kc.dir);
-    snprintf(kc.log, sizeof kc.log, "%s/kernel.log", kc.dir);
-    kc.timeout = timeout;
-    kc.dtype = dtype;
-    g_kc = &kc;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    kern = rk_open(kind, kind == RK_LIB ? NULL : argv + dd + 1,
+                   kind == RK_LIB ? 0 : argc - dd - 1, lib, lib_arg, dtype,
+                   timeout, err, sizeof err);
+    if (kern == NULL)
+        return cli_error("reveal: %s", err);
 
-    cmd_text(cmdline, sizeof cmdline, kc.argc, kc.argv);
+    if (kind == RK_LIB)
+        snprintf(cmdline, sizeof cmdline, "--kernel-lib %s%s%s", lib,
+                 lib_arg ? " --kernel-arg " : "", lib_arg ? lib_arg : "");
+    else {
+        char c2[1024];
+        cmd_text(c2, sizeof c2, argc - dd - 1, argv + dd + 1);
+        snprintf(cmdline, sizeof cmdline, "%s%s", serve ? "--serve " : "", c2);
+    }
     printf("fplab reveal: kernel: %s\n", cmdline);
     fflush(stdout);
     o.log = print_line;
-    fl_reveal(&o, kernel_cb, &kc, &res);
-    g_kc = NULL;
-    remove_dir(kc.dir, 0);
-    g_kc = NULL;
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
+    fl_reveal(&o, rk_call, kern, &res);
+    rk_close(kern);
 
     rc = CLI_OK;
     switch (res.status) {
     case FL_REVEAL_FOUND: {
-        char *line = fl_ref_model_string(&res.model), of[64];
+        char *line = fl_ref_model_string(&res.model), of[64], lt[256];
         cli_out mo;
         fl_ref_format_spec(&res.out, of, sizeof of);
+        lengths_text(lt, sizeof lt, &res);
         printf("model: %s\n", line ? line : "?");
         if (line == NULL || cli_out_open(&mo, model_out) != 0) {
             rc = CLI_USAGE;
@@ -902,9 +605,37 @@ int cmd_reveal(int argc, char **argv)
             else
                 fprintf(mo.fp, "# %s: %zu terms per output element, %s in, %s out\n",
                         argv[1], n, dtype, of);
-            fprintf(mo.fp, "# validation: %zu of %zu cases bit-identical (seed "
-                    "%llu)\n%s\n", res.agreed, res.cases,
-                    (unsigned long long)o.seed, line);
+            if (res.nan_only)
+                fprintf(mo.fp, "# validation: %zu of %zu cases agree, %zu of them "
+                        "bit-identical, %zu a NaN where the kernel has a NaN "
+                        "(nan=any: which NaN is not modelled) (seed %llu)\n",
+                        res.agreed, res.cases, res.agreed - res.nan_only,
+                        res.nan_only, (unsigned long long)o.seed);
+            else
+                fprintf(mo.fp, "# validation: %zu of %zu cases bit-identical "
+                        "(seed %llu)\n", res.agreed, res.cases,
+                        (unsigned long long)o.seed);
+            {
+                const char *nk = o.op == FL_REF_OP_GEMM ? "k" : "n";
+                size_t T = o.op == FL_REF_OP_GEMM ? k : n;
+                if (res.model.order == FL_REF_EXACT)
+                    fprintf(mo.fp, "# order: exact (one rounding of the exact "
+                            "sum): every %s\n", nk);
+                else if (res.order_travels && res.ntree_lengths > 1)
+                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
+                            "every %s): the tree revealed at %s = %zu, and the "
+                            "pair probes and fresh cases at %s = %s agree with "
+                            "it; other lengths are not checked\n", nk, nk, T,
+                            nk, lt);
+                else if (res.order_travels)
+                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
+                            "every %s) with the tree revealed at %s = %zu; "
+                            "other lengths are not checked\n", nk, nk, T);
+                else
+                    fprintf(mo.fp, "# order: covers %s = %zu only (%s)\n", nk, T,
+                            res.travel_note);
+            }
+            fprintf(mo.fp, "%s\n", line);
             if (cli_out_commit(&mo) != 0)
                 rc = CLI_USAGE;
             else
@@ -945,7 +676,7 @@ int cmd_reveal(int argc, char **argv)
         size_t ol = ord ? strcspn(ord, " ") : 0, al = acc ? strcspn(acc + 1, " ") : 0;
         size_t tl = tc ? strcspn(tc + 1, " ") : 0;
         int w;
-        snprintf(title, sizeof title, "fplab reveal: %s", cmdline);
+        snprintf(title, sizeof title, "fplab reveal: %.800s", cmdline);
         w = snprintf(sub, sizeof sub, "%s of %zu terms", argv[1], res.tree.n);
         if (ln && w > 0 && (size_t)w < sizeof sub) {
             size_t u = (size_t)w;

@@ -39,6 +39,9 @@ static void usage(FILE *fp)
 "  --daz      denormals-are-zero on inputs (models vcvtneps2bf16)\n"
 "  --nan-any  compare NaN results as any NaN (default: bit for bit when the\n"
 "             oracle reproduces a NaN preset)\n"
+"  --nan P    run under NaN rule P (fplab calc --nan's names); an oracle\n"
+"             that models NaN bits covers only its own rule (hw: x86,\n"
+"             cuda-host: cuda), mpfr any rule (NaN results as any NaN)\n"
 "  --show K   print the first K mismatches (default 10, at most %d)\n"
 "  --log FILE append one tab-separated line per mode (for reports)\n"
 "  --inject-every N  self-test: corrupt the core's result at every index\n"
@@ -89,7 +92,7 @@ int cmd_verify(int argc, char **argv)
     const char *fmt_s = NULL, *src_s = "binary32", *op_s = NULL;
     const char *rm_s = "rne", *orc_s = "auto", *log_s = NULL;
     int exhaustive = 0, have_random = 0, no_flags = 0, daz = 0, quiet = 0;
-    int nan_any = 0;
+    int nan_any = 0, nan_rule = -1;
     uint64_t random_n = 0, seed = 1, u, inject = 0;
     int threads = online_cores(), show = 10, op, i;
     int modes[FL_RM_COUNT], nmodes = 0, any_run = 0, any_mm = 0;
@@ -121,6 +124,13 @@ int cmd_verify(int argc, char **argv)
         else if (!strcmp(a, "--no-flags")) no_flags = 1;
         else if (!strcmp(a, "--daz")) daz = 1;
         else if (!strcmp(a, "--nan-any")) nan_any = 1;
+        else if (!strcmp(a, "--nan")) {
+            NEEDV();
+            if ((nan_rule = fl_nan_preset_parse(v)) < 0)
+                return cli_error("verify: --nan: '%s' is not a NaN rule (x86 arm "
+                                 "riscv cuda softfloat sign sign-pos default-neg "
+                                 "first)", v);
+        }
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--random")) {
             NEEDV();
@@ -215,7 +225,11 @@ int cmd_verify(int argc, char **argv)
             size_t k;
             for (k = 0; k < fl_oracle_count() && !o; k++) {
                 const fl_oracle *c = fl_oracle_get(k);
-                cfg.job.ctx.nan = (uint8_t)(c->nan_preset >= 0 ? c->nan_preset : FL_NANP_X86);
+                cfg.job.ctx.nan = (uint8_t)(nan_rule >= 0 ? nan_rule
+                                            : c->nan_preset >= 0 ? c->nan_preset
+                                                                 : FL_NANP_X86);
+                if (nan_rule >= 0 && c->nan_preset >= 0 && c->nan_preset != nan_rule)
+                    continue;   /* an oracle of another NaN rule */
                 if (c->can_run(why, sizeof why) && c->supports(&cfg.job, why, sizeof why))
                     o = c;
             }
@@ -224,9 +238,17 @@ int cmd_verify(int argc, char **argv)
             o = fl_oracle_by_name(orc_s);
             if (!o)
                 return cli_error("verify: --oracle: '%s' is not one of mpfr hw cuda-host auto", orc_s);
-            cfg.job.ctx.nan = (uint8_t)(o->nan_preset >= 0 ? o->nan_preset : FL_NANP_X86);
-            if (!o->can_run(why, sizeof why) || !o->supports(&cfg.job, why, sizeof why))
+            cfg.job.ctx.nan = (uint8_t)(nan_rule >= 0 ? nan_rule
+                                        : o->nan_preset >= 0 ? o->nan_preset
+                                                             : FL_NANP_X86);
+            if (nan_rule >= 0 && o->nan_preset >= 0 && o->nan_preset != nan_rule) {
+                snprintf(why, sizeof why, "it models NaN rule %s only",
+                         fl_nan_preset_name(o->nan_preset));
                 o = NULL;
+            } else if (!o->can_run(why, sizeof why) ||
+                       !o->supports(&cfg.job, why, sizeof why)) {
+                o = NULL;
+            }
         }
         if (!o) {
             if (rank == 0)

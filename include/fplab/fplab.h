@@ -133,7 +133,29 @@ typedef enum fl_nan_preset {
                               which raise invalid and return the default
                               NaN; x86 FMA3 returns the NaN addend, quieted,
                               and raises invalid only for a signaling one */
-    FL_NANP_COUNT = 5
+    /* Rules real kernels show (fplab reveal finds them, docs/kernels.md):
+     * each keeps the payload, the sign or nothing of the first NaN
+     * operand and has a default NaN of one sign.  fma(0, inf, quiet NaN)
+     * raises invalid and gives the default NaN, as every preset but x86;
+     * to-integer conversions return x86's values (SIGN, DEFAULT_NEG) or
+     * ARM's (SIGN_POS, FIRST). */
+    FL_NANP_SIGN = 5,   /* "sign": the quiet NaN without payload, with the
+                           sign of the first NaN operand (0x7E00 / 0xFE00);
+                           default NaN negative, as x86's.  x86 arithmetic
+                           whose result is narrowed by a conversion that
+                           keeps only a NaN's sign (PyTorch's float to half:
+                           0x7E00 | sign) */
+    FL_NANP_SIGN_POS = 6,    /* "sign-pos": the same with the positive
+                                default NaN (0x7E00) */
+    FL_NANP_DEFAULT_NEG = 7, /* "default-neg": always the negative default
+                                NaN (0xFE00 / 0xFFC0 / 0xFFC00000), whatever
+                                the operands */
+    FL_NANP_FIRST = 8,  /* "first": the first NaN operand, quieted, payload
+                           kept (as x86), with the positive default NaN
+                           (0x7E00): ARM with FPCR.DN=0 when no operand is
+                           a signaling NaN (ARM takes a signaling one
+                           first) */
+    FL_NANP_COUNT = 9
 } fl_nan_preset;
 
 /* How a format encodes infinities and NaNs (and whether it has -0).  The
@@ -359,7 +381,8 @@ const char *fl_srv_name(int variant);
  * -1 if unknown. */
 int fl_sat_parse(const char *s);
 const char *fl_sat_name(int sat);
-int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda softfloat */
+int fl_nan_preset_parse(const char *s);   /* x86 arm riscv cuda softfloat
+                                             sign sign-pos default-neg first */
 const char *fl_nan_preset_name(int p);
 
 /* ------------------------------------------------------------------------

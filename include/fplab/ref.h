@@ -48,6 +48,39 @@
  *                 ((0+1)+(2+3))+4, every index 0..n-1 exactly once
  *                 ("a+b+c" is "(a+b)+c"); in a model file also
  *                 tree:@path (relative to the model file)
+ *     cascade:A[:pairs|:halves]
+ *                 PyTorch's CPU sum (aten/src/ATen/native/cpu/SumKernel.cpp:
+ *                 vectorized_inner_sum, row_sum, multi_row_sum; the same in
+ *                 1.13 and today): vectors of A accumulator lanes, each
+ *                 vector load taking V = A terms (lane i: term i), or V = 2A
+ *                 (pairs: lane i gets (+0 + t_2i) + t_2i+1, numpy-less
+ *                 float16's load_reduce_vec; halves: t_i + t_i+A,
+ *                 bfloat16's two float vectors); the n/V loads go to 4
+ *                 vector accumulators in turn (load 4i + k to accumulator
+ *                 k), each a cascade: chunks of 2^P loads-of-4 summed from
+ *                 +0 into level 0, level j += level j-1 (then +0 again)
+ *                 while the count of loads-of-4 is a multiple of 2^(jP), P
+ *                 = max(4, ceil(log2 count)/4), 4 levels, the levels added
+ *                 into level 0 at the end; the last loads (count % 4) go
+ *                 to accumulator 0, then acc0 += acc1, acc2, acc3; the
+ *                 n % V tail terms summed from +0, then the A lanes added
+ *                 to it in order; the result added to the output's +0.
+ *                 Rows shorter than V terms are summed by the same row sum
+ *                 over single terms (4 accumulators of terms 4i + k)
+ *     pairswap[:B] chains over pairs of terms, the odd one first, from +0:
+ *                 ((((+0 + t1) + t0) + t3) + t2) ..., a lone last term
+ *                 after a +0 (its missing partner): an accumulator fed by
+ *                 two-product instructions (x86 VDPBF16PS adds the odd
+ *                 product of each pair first, Intel SDM); with :B the
+ *                 first floor(n/B)*B terms make one chain, the rest
+ *                 another, and the two are added (oneDNN's bfloat16 GEMM
+ *                 on the CPU, B = 512, measured with PyTorch 1.13)
+ *     tiles:B:W   tiles of B consecutive terms (the last shorter), each
+ *                 summed in W interleaved lanes that start from +0 (lane
+ *                 j: +0, then the tile's terms j, j+W, ... in order; a
+ *                 lane without a term stays +0), the lanes then added in
+ *                 order, the tile sums added in order (oneDNN's bfloat16
+ *                 GEMM on AMX, tiles:32:2, measured with PyTorch 1.13)
  *     exact       no rounding at all: the exact value, rounded once into
  *                 out (an exact fixed-point accumulator over the whole
  *                 range of the products); acc, acc-rm, products and tc
@@ -67,7 +100,11 @@
  *             and for sum and dot, as a `s = 0; for ...` loop or BLAS
  *             does): the leftmost leaf L of the tree becomes the node
  *             (u + L); alpha applied at the end
- *   ftz daz nan saturate tininess   the context of every operation
+ *   ftz daz nan saturate tininess   the context of every operation;
+ *             nan is a preset of fplab.h (x86 arm riscv cuda softfloat sign
+ *             sign-pos default-neg first) or `any`: a NaN where the kernel
+ *             has one, its payload and sign not modelled (computed with
+ *             x86's rule; compared as any NaN)
  *   seed      stochastic rounding (rm sr): rounding number `slot` of output
  *             element e (flat index, batch included) draws the random bits
  *             fl_sr_bits(seed, e*(3n+7) + slot), slots: leaf i -> i; tree
@@ -118,8 +155,14 @@ typedef enum fl_ref_order {
     FL_REF_SPLITK,      /* arg: S */
     FL_REF_TREE,        /* tree */
     FL_REF_EXACT,
+    FL_REF_CASCADE,     /* arg: lanes A, cascade_load */
+    FL_REF_PAIRSWAP,    /* arg: block B (0: none) */
+    FL_REF_TILES,       /* arg: tile B, order_arg2: lanes W */
     FL_REF_ORDER_COUNT
 } fl_ref_order;
+
+/* cascade:A[:pairs|:halves]: what one vector load gives a lane */
+enum { FL_REF_CASCADE_ONE = 0, FL_REF_CASCADE_PAIRS, FL_REF_CASCADE_HALVES };
 
 enum { FL_REF_LANES_SEQ = 0, FL_REF_LANES_PAIRWISE, FL_REF_LANES_HALVING };
 enum { FL_REF_PRODUCTS_ROUNDED = 0, FL_REF_PRODUCTS_FUSED };
@@ -155,6 +198,12 @@ typedef struct fl_ref_model {
     int nan;                    /* fl_nan_preset */
     int tininess;               /* FL_TINY_AFTER / FL_TINY_BEFORE */
     uint64_t seed;              /* stochastic rounding */
+    int nan_any;                /* nan=any: which NaN is not modelled (the
+                                   operations run with x86's rule; a NaN
+                                   matches any NaN, fplab compare and
+                                   reveal's validation say so) */
+    int cascade_load;           /* order=cascade: FL_REF_CASCADE_* */
+    size_t order_arg2;          /* order=tiles:B:W: W */
 } fl_ref_model;
 
 /* The default model (the canonical line above; in and out not set). */

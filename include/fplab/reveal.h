@@ -28,14 +28,39 @@
  *      agrees bit for bit; otherwise the closest model and the first
  *      counterexample are reported.
  *
+ *   5. checks the order at other lengths (n for sum and dot, k for
+ *      gemm): a named order (a family: pairwise:B, lanes, cascade:A,
+ *      pairswap:B, ...) is kept only where pair probes and fresh inputs
+ *      at n + 1 and a longer length (opts.lengths) agree with it; else
+ *      the order is the tree at n, for n alone.
+ *
  * Kernel contract (the shapes of one call):
  *   sum   a: x [batch][rows][n] -> out [batch][rows], the sum of each row
  *   dot   a, b: [batch][rows][n] -> out [batch][rows], row-wise dot products
  *   gemm  a: A [batch][m][k], b: B [batch][k][n] -> out: C [batch][m][n],
- *         C = A*B
+ *         C = A*B, matrix by matrix
  * All row-major; batch is 1 when the call is 2-D (call->batch == 0).
  * Inputs are in opts.in; the kernel states the format of its output in
- * call->out_format (the same in every call).
+ * call->out_format (the same in every call; call->set_out_format sets it
+ * by name).  What varies from call to call:
+ *   - rows (sum, dot): as many as fit opts.call_elems, unless opts.rows;
+ *   - batch (gemm with opts.batch == 0 and opts.batch_trial): the first
+ *     call is 2-D (batch 0); the second is 3-D with batch >= 2 matrices.
+ *     A kernel that fails it (returns -1, states another format) or gives
+ *     another matrix 0 than the 2-D call gets 2-D calls from then on; one
+ *     that passes gets 3-D calls of any batch >= 2 (and 2-D calls for a
+ *     lone matrix), and one 2-D call of probes checks that 2-D calls sum
+ *     as the batched ones do.  With opts.batch = B every call has batch B;
+ *   - n (sum, dot) or k (gemm): opts' value, except in step 5, whose calls
+ *     have other lengths (opts.lengths; by default n + 1 and a longer
+ *     one, and lengths that tell two candidate orders apart).
+ * A Python callable bound to this callback therefore receives 2-D or 3-D
+ * arrays whose leading and last dimensions change between calls.
+ *
+ * `fplab reveal --kernel-lib LIB.so:SYMBOL` loads SYMBOL, a function of
+ * type fl_reveal_kernel, in a worker process started once: user is the
+ * --kernel-arg string (or NULL); call->in points to the input format;
+ * a crash or a hang (--timeout) stops only the worker.
  */
 #ifndef FPLAB_REVEAL_H
 #define FPLAB_REVEAL_H
@@ -62,7 +87,17 @@ typedef struct fl_reveal_call {
     uint64_t *out;         /* the kernel's results, bit patterns */
     fl_format out_format;  /* set by the kernel */
     size_t index;          /* 0 for the first call, 1 for the next, ... */
+    /* Added fields (after the ones above, which keep their places): */
+    /* Sets out_format from a name fl_format_parse takes ("binary32",
+     * "bfloat16", "fp16", ...): 0, or -1 for an unknown name.  For a
+     * kernel that does not link fplab (a library loaded by `fplab reveal
+     * --kernel-lib`, a Python callable); the same as
+     * fl_reveal_set_out_format. */
+    int (*set_out_format)(struct fl_reveal_call *call, const char *name);
 } fl_reveal_call;
+
+/* call->out_format = the format named (fl_format_parse's names); 0 or -1. */
+int fl_reveal_set_out_format(fl_reveal_call *call, const char *name);
 
 /* Number of output elements and of input elements (per operand) of a call. */
 size_t fl_reveal_call_outputs(const fl_reveal_call *c);
@@ -91,6 +126,18 @@ typedef struct fl_reveal_opts {
     /* Progress and findings, one line at a time (no newline); NULL: quiet. */
     void (*log)(void *user, const char *line);
     void *log_user;
+    /* Added fields (after the ones above, which keep their places; set by
+     * fl_reveal_opts_init): */
+    int batch_trial;       /* gemm with batch 0: try one 3-D call (1, the
+                              default; 0: every call 2-D), see the contract */
+    size_t validate_calls; /* validation calls with data, at most (default
+                              20; 0: no limit): fewer cases than `validate`
+                              when each call holds few (2-D gemm calls) */
+    const size_t *lengths; /* more lengths (sum, dot: n; gemm: k) to reveal */
+    size_t nlengths;       /* the tree at, besides n (k); at most 8 */
+    int lengths_auto;      /* 1 (default): when no named order has the tree
+                              at n, reveal at n+1 and a longer length too
+                              (see fl_reveal_result.order_travels) */
 } fl_reveal_opts;
 
 void fl_reveal_opts_init(fl_reveal_opts *o);
@@ -139,6 +186,23 @@ typedef struct fl_reveal_result {
     double seconds;            /* the whole reveal */
     double kernel_seconds;     /* inside the kernel */
     char message[1024];        /* what happened, when status != FOUND */
+    /* Added fields (after the ones above, which keep their places): */
+    size_t nan_only;           /* of agreed: cases that agree only as a NaN
+                                  against a NaN (model nan=any) */
+    size_t valid_calls;        /* kernel calls that made validation cases
+                                  (at most opts.validate_calls; the
+                                  determinism repeat not counted) */
+    size_t batch_max;          /* gemm: matrices per batched call after the
+                                  batch trial succeeded; 0: 2-D calls (or a
+                                  fixed opts.batch) */
+    size_t tree_lengths[9];    /* the lengths whose trees were revealed */
+    size_t ntree_lengths;      /* (the first is n, or k for gemm) */
+    int order_travels;         /* 1: the model's order is one family that
+                                  fits every tree revealed (a named order,
+                                  or cascade:...): it computes every length;
+                                  0: order=tree:EXPR, n (k) alone */
+    char travel_note[512];     /* when 0: why (the trees at the other
+                                  lengths, no family fits them) */
 } fl_reveal_result;
 
 /* Reveal the kernel.  Returns the status (also in res->status); res must

@@ -242,17 +242,27 @@ static void set_nan_signed(fl_mpfr_res *r, const fl_format *f, int nan_sign)
 }
 
 /* x86 and SoftFloat's 8086-SSE specialisation propagate NaNs with their
- * sign and make their default NaN negative; the other presets give their
- * positive default NaN. */
+ * sign and make their default NaN negative; ARM, RISC-V and CUDA give
+ * their positive default NaN.  Of the rules real kernels show, sign,
+ * sign-pos and first keep the sign, sign and default-neg have a negative
+ * default NaN (fplab.h). */
 static int keeps_nan_sign(const fl_ctx *c)
 {
-    return c->nan == FL_NANP_X86 || c->nan == FL_NANP_SOFTFLOAT;
+    return c->nan == FL_NANP_X86 || c->nan == FL_NANP_SOFTFLOAT ||
+           c->nan == FL_NANP_SIGN || c->nan == FL_NANP_SIGN_POS ||
+           c->nan == FL_NANP_FIRST;
+}
+
+static int default_nan_negative(const fl_ctx *c)
+{
+    return c->nan == FL_NANP_X86 || c->nan == FL_NANP_SOFTFLOAT ||
+           c->nan == FL_NANP_SIGN || c->nan == FL_NANP_DEFAULT_NEG;
 }
 
 /* The NaN of an invalid operation under the context's preset. */
 static void set_nan_ctx(fl_mpfr_res *r, const fl_format *f, const fl_ctx *c)
 {
-    set_nan_signed(r, f, keeps_nan_sign(c));
+    set_nan_signed(r, f, default_nan_negative(c));
 }
 
 static int saturating(const fl_format *f, const fl_ctx *c)
@@ -928,7 +938,8 @@ int fl_mpfr_convert(fl_mpfr_res *r, const fl_format *dst,
             r->flags |= FL_INVALID;
         /* x86 and SoftFloat keep the NaN's sign; the other presets give
          * their default, positive NaN (FINITE: the stand-in, with invalid) */
-        set_nan_signed(r, dst, keeps_nan_sign(c) ? o.sign : 0);
+        set_nan_signed(r, dst, keeps_nan_sign(c) ? o.sign
+                                                 : default_nan_negative(c));
         return 0;
     }
     if (o.kind == K_INF) {
@@ -964,12 +975,14 @@ static uint64_t int_invalid_value(int preset, int width, int is_signed,
     switch (preset) {
     case FL_NANP_X86:
     case FL_NANP_SOFTFLOAT:   /* SoftFloat 8086-SSE: x86's values */
+    case FL_NANP_SIGN:        /* the rules with x86's default NaN */
+    case FL_NANP_DEFAULT_NEG:
         return is_signed ? smin : umax;
     case FL_NANP_RISCV:
         if (what == 0)
             return is_signed ? smax : umax;
         break;
-    default:   /* ARM, CUDA */
+    default:   /* ARM, CUDA, sign-pos, first */
         if (what == 0)
             return 0;
         break;

@@ -108,7 +108,7 @@ static inline uint64_t pfma(const ref_ctx *rc, uint64_t a, uint64_t b,
 static int order_has_arg(int o)
 {
     return o == FL_REF_PAIRWISE || o == FL_REF_BLOCKED || o == FL_REF_LANES ||
-           o == FL_REF_SPLITK;
+           o == FL_REF_SPLITK || o == FL_REF_CASCADE || o == FL_REF_TILES;
 }
 
 int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
@@ -129,7 +129,8 @@ int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
                     "is out of range");
         return -1;
     }
-    if (order_has_arg(m->order) && m->order_arg == 0) {
+    if (order_has_arg(m->order) &&
+        (m->order_arg == 0 || (m->order == FL_REF_TILES && m->order_arg2 == 0))) {
         ref_set_err(err, errlen, "model: the order's parameter must be >= 1");
         return -1;
     }

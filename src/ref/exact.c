@@ -273,7 +273,10 @@ static int special_result(const xstate *s, const ref_ctx *rc, const fl_ctx *c,
 {
     const fl_format *of = &rc->out;
     if (s->nan) {
-        if (rc->m->nan == FL_NANP_X86) {
+        /* the first NaN, converted: x86's payload, or the sign alone
+         * (sign, sign-pos); first keeps the payload as x86 */
+        if (rc->m->nan == FL_NANP_X86 || rc->m->nan == FL_NANP_FIRST ||
+            fl__nan_keep(rc->m->nan) == FL__NAN_KEEP_SIGN) {
             unsigned f = 0;
             *r = fl__nan_convert(of, s->nanf, s->nanb, c, &f);
             *flags |= f;

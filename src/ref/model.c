@@ -127,8 +127,9 @@ void fl_ref_format_spec(const fl_format *f, char *buf, size_t len)
  * ---------------------------------------------------------------------- */
 static const char *const order_names[FL_REF_ORDER_COUNT] = {
     "sequential", "reverse", "pairwise", "numpy", "blocked", "lanes",
-    "splitk", "tree", "exact",
+    "splitk", "tree", "exact", "cascade", "pairswap", "tiles",
 };
+static const char *const cascade_names[] = {"", "pairs", "halves"};
 static const char *const lanes_names[] = {"seq", "pairwise", "halving"};
 static const char *const epi_names[] = {"last", "fma", "init"};
 static const char *const align_names[] = {"trunc", "floor", "rne"};
@@ -217,7 +218,8 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         ref_set_err(err, errlen,
                     "order: unknown order '%s' (sequential reverse pairwise:B "
                     "numpy blocked:K lanes:W[:seq|:pairwise|:halving] "
-                    "splitk:S tree:EXPR tree:@FILE exact)", value);
+                    "splitk:S cascade:A[:pairs|:halves] pairswap[:B] tiles:B:W "
+                    "tree:EXPR tree:@FILE exact)", value);
         return -1;
     }
     switch (k) {
@@ -278,6 +280,73 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
         m->order = k;
         m->order_arg = v;
         m->lanes_combine = comb;
+        break;
+    }
+    case FL_REF_TILES: {
+        char num[32];
+        const char *c2 = arg ? strchr(arg, ':') : NULL;
+        size_t b, w, nl = c2 ? (size_t)(c2 - arg) : 0;
+        if (!arg || !c2 || nl == 0 || nl >= sizeof num) {
+            ref_set_err(err, errlen, "order: '%s' needs tiles:B:W (tiles of B "
+                        "terms in W lanes)", value);
+            return -1;
+        }
+        memcpy(num, arg, nl);
+        num[nl] = '\0';
+        if (parse_count(num, (size_t)1 << 30, &b) != 0 ||
+            parse_count(c2 + 1, (size_t)1 << 20, &w) != 0) {
+            ref_set_err(err, errlen, "order: '%s': B and W must be positive "
+                        "integers", value);
+            return -1;
+        }
+        m->order = k;
+        m->order_arg = b;
+        m->order_arg2 = w;
+        break;
+    }
+    case FL_REF_PAIRSWAP: {
+        size_t v = 0;
+        if (arg && parse_count(arg, (size_t)1 << 40, &v) != 0) {
+            ref_set_err(err, errlen, "order: '%s' needs pairswap or pairswap:B "
+                        "with B a positive integer", value);
+            return -1;
+        }
+        m->order = k;
+        m->order_arg = v;
+        break;
+    }
+    case FL_REF_CASCADE: {
+        char num[32];
+        const char *c2 = arg ? strchr(arg, ':') : NULL;
+        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        int load = FL_REF_CASCADE_ONE;
+        if (!arg || nl == 0 || nl >= sizeof num) {
+            ref_set_err(err, errlen, "order: '%s' needs cascade:A with A the "
+                        "accumulator lanes (a positive integer)", value);
+            return -1;
+        }
+        memcpy(num, arg, nl);
+        num[nl] = '\0';
+        if (parse_count(num, 1024, &v) != 0) {
+            ref_set_err(err, errlen,
+                        "order: '%s': A must be an integer 1..1024", value);
+            return -1;
+        }
+        if (c2) {
+            if (!strcmp(c2 + 1, "pairs"))
+                load = FL_REF_CASCADE_PAIRS;
+            else if (!strcmp(c2 + 1, "halves"))
+                load = FL_REF_CASCADE_HALVES;
+            else {
+                ref_set_err(err, errlen, "order: '%s': a cascade's loads are "
+                            "single terms (cascade:A), pairs or halves, not "
+                            "'%s'", value, c2 + 1);
+                return -1;
+            }
+        }
+        m->order = k;
+        m->order_arg = v;
+        m->cascade_load = load;
         break;
     }
     case FL_REF_TREE: {
@@ -551,13 +620,23 @@ int fl_ref_model_set(fl_ref_model *m, const char *key, const char *value,
         return 0;
     }
     if (!strcmp(key, "nan")) {
-        int p = fl_nan_preset_parse(value);
+        int p;
+        if (!strcmp(value, "any")) {
+            /* the payload is not modelled: x86's rule computes, a NaN
+             * matches any NaN */
+            m->nan = FL_NANP_X86;
+            m->nan_any = 1;
+            return 0;
+        }
+        p = fl_nan_preset_parse(value);
         if (p < 0) {
-            ref_set_err(err, errlen, "nan: unknown preset '%s' (x86 arm riscv cuda)",
-                        value);
+            ref_set_err(err, errlen, "nan: unknown preset '%s' (x86 arm riscv "
+                        "cuda softfloat sign sign-pos default-neg first, or "
+                        "any)", value);
             return -1;
         }
         m->nan = p;
+        m->nan_any = 0;
         return 0;
     }
     if (!strcmp(key, "tininess")) {
@@ -649,6 +728,20 @@ char *fl_ref_model_string(const fl_ref_model *m)
         snprintf(order, sizeof order, "lanes:%zu:%s", m->order_arg,
                  lanes_names[m->lanes_combine]);
         break;
+    case FL_REF_TILES:
+        snprintf(order, sizeof order, "tiles:%zu:%zu", m->order_arg,
+                 m->order_arg2);
+        break;
+    case FL_REF_PAIRSWAP:
+        if (m->order_arg)
+            snprintf(order, sizeof order, "pairswap:%zu", m->order_arg);
+        else
+            snprintf(order, sizeof order, "pairswap");
+        break;
+    case FL_REF_CASCADE:
+        snprintf(order, sizeof order, "cascade:%zu%s%s", m->order_arg,
+                 m->cascade_load ? ":" : "", cascade_names[m->cascade_load]);
+        break;
     case FL_REF_TREE: {
         char *t = m->tree ? ref_tree_print(m->tree) : strdup("?");
         size_t n;
@@ -677,7 +770,7 @@ char *fl_ref_model_string(const fl_ref_model *m)
     in, acc, fl_rm_name(m->acc_rm),                                            \
         m->products == FL_REF_PRODUCTS_FUSED ? "fused" : "rounded", ord, tc,   \
         out, fl_rm_name(m->out_rm), epi_names[m->epilogue], m->ftz, m->daz,    \
-        fl_nan_preset_name(m->nan), m->saturate,                               \
+        m->nan_any ? "any" : fl_nan_preset_name(m->nan), m->saturate,         \
         m->tininess == FL_TINY_BEFORE ? "before" : "after",                    \
         (unsigned long long)m->seed
     need = (size_t)snprintf(NULL, 0, MODEL_FMT, MODEL_ARGS) + 1;

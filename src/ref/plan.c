@@ -126,6 +126,235 @@ static int numpy_pw(ref_plan *p, size_t lo, size_t cnt, int64_t *out)
     }
 }
 
+/* ------------------------------------------------------------------------
+ * order=cascade:A[:pairs|:halves]: PyTorch's CPU sum over a contiguous
+ * row (aten/src/ATen/native/cpu/SumKernel.cpp): vectorized_inner_sum ->
+ * row_sum (4 accumulators) -> multi_row_sum (the cascade of 4 levels).  A
+ * value is W refs (the lanes of a vector, W = A; W = 1 on the scalar path
+ * for rows shorter than one load).  Every `+=` of the source is a node,
+ * +0 starts and resets included (REF_ZERO), so signed zeros come out as
+ * PyTorch's.
+ * ---------------------------------------------------------------------- */
+typedef struct casc {
+    ref_plan *p;
+    size_t W;              /* lanes of a value */
+    size_t V;              /* terms per vector load (vector path) */
+    int load;              /* FL_REF_CASCADE_*; -1: the scalar path */
+} casc;
+
+/* dst += src, lane by lane. */
+static int casc_add(const casc *c, int64_t *dst, const int64_t *src)
+{
+    for (size_t i = 0; i < c->W; i++)
+        if (node(c->p, dst[i], src[i], &dst[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Element q (a load of V terms, or term q on the scalar path) into out. */
+static int casc_elem(const casc *c, size_t q, int64_t *out)
+{
+    if (c->load < 0) {
+        out[0] = (int64_t)q;
+        return 0;
+    }
+    for (size_t i = 0; i < c->W; i++) {
+        int64_t base = (int64_t)(q * c->V), t;
+        switch (c->load) {
+        case FL_REF_CASCADE_PAIRS:    /* load_reduce_vec: (0 + v[2i]) + v[2i+1] */
+            if (node(c->p, REF_ZERO, base + 2 * (int64_t)i, &t) != 0 ||
+                node(c->p, t, base + 2 * (int64_t)i + 1, &out[i]) != 0)
+                return -1;
+            break;
+        case FL_REF_CASCADE_HALVES:   /* first + second */
+            if (node(c->p, base + (int64_t)i, base + (int64_t)(i + c->W),
+                     &out[i]) != 0)
+                return -1;
+            break;
+        default:
+            out[i] = base + (int64_t)i;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* utils::CeilLog2: 1 for x <= 2. */
+static int casc_ceil_log2(size_t x)
+{
+    int k = 0;
+    if (x <= 2)
+        return 1;
+    while (((size_t)1 << k) < x)
+        k++;
+    return k;
+}
+
+/* row_sum over `count` elements: multi_row_sum<4> over count/4 rows of 4
+ * (element 4i + k in accumulator k), the remainder into accumulator 0,
+ * then acc0 += acc1, acc2, acc3.  Result into res (W refs). */
+static int casc_row_sum(const casc *c, size_t count, int64_t *res)
+{
+    enum { NL = 4, NR = 4 };
+    const size_t W = c->W, size = count / NR;
+    const int pw = casc_ceil_log2(size) / NL > 4 ? casc_ceil_log2(size) / NL : 4;
+    const size_t step = (size_t)1 << pw, mask = step - 1;
+    int64_t *acc = malloc((NL * NR + 1) * W * sizeof *acc), *e;
+    size_t i = 0;
+    int rc = -1;
+#define ACC(j, k) (acc + ((size_t)(j) * NR + (size_t)(k)) * W)
+    if (acc == NULL)
+        return -1;
+    e = acc + NL * NR * W;
+    for (size_t z = 0; z < NL * NR * W; z++)
+        acc[z] = REF_ZERO;
+    while (i + step <= size) {
+        for (size_t j = 0; j < step; j++, i++)
+            for (size_t k = 0; k < NR; k++)
+                if (casc_elem(c, i * NR + k, e) || casc_add(c, ACC(0, k), e))
+                    goto out;
+        for (size_t j = 1; j < NL; j++) {
+            for (size_t k = 0; k < NR; k++) {
+                if (casc_add(c, ACC(j, k), ACC(j - 1, k)))
+                    goto out;
+                for (size_t z = 0; z < W; z++)
+                    ACC(j - 1, k)[z] = REF_ZERO;
+            }
+            if ((i & (mask << (j * (size_t)pw))) != 0)
+                break;
+        }
+    }
+    for (; i < size; i++)
+        for (size_t k = 0; k < NR; k++)
+            if (casc_elem(c, i * NR + k, e) || casc_add(c, ACC(0, k), e))
+                goto out;
+    for (size_t j = 1; j < NL; j++)
+        for (size_t k = 0; k < NR; k++)
+            if (casc_add(c, ACC(0, k), ACC(j, k)))
+                goto out;
+    /* row_sum: the remaining elements into accumulator 0, then the four */
+    for (size_t q = size * NR; q < count; q++)
+        if (casc_elem(c, q, e) || casc_add(c, ACC(0, 0), e))
+            goto out;
+    for (size_t k = 1; k < NR; k++)
+        if (casc_add(c, ACC(0, 0), ACC(0, k)))
+            goto out;
+    memcpy(res, ACC(0, 0), W * sizeof *res);
+    rc = 0;
+out:
+#undef ACC
+    free(acc);
+    return rc;
+}
+
+static int cascade_plan(ref_plan *p, size_t n, size_t A, int load,
+                        int64_t *root)
+{
+    casc c;
+    int64_t *lanes, fin = REF_ZERO;
+    size_t V = load == FL_REF_CASCADE_ONE ? A : 2 * A;
+    c.p = p;
+    if (n < V || n < 2) {
+        /* scalar_inner_sum: row_sum over single terms, then out += it */
+        int64_t r1;
+        c.W = 1;
+        c.V = 1;
+        c.load = -1;
+        if (casc_row_sum(&c, n, &r1) != 0)
+            return -1;
+        return node(p, REF_ZERO, r1, root);
+    }
+    c.W = A;
+    c.V = V;
+    c.load = load;
+    lanes = malloc(A * sizeof *lanes);
+    if (lanes == NULL)
+        return -1;
+    if (casc_row_sum(&c, n / V, lanes) != 0) {
+        free(lanes);
+        return -1;
+    }
+    /* final_acc = 0; += the tail terms; += each lane; out += final_acc */
+    for (size_t t = n / V * V; t < n; t++)
+        if (node(p, fin, (int64_t)t, &fin) != 0) {
+            free(lanes);
+            return -1;
+        }
+    for (size_t i = 0; i < A; i++)
+        if (node(p, fin, lanes[i], &fin) != 0) {
+            free(lanes);
+            return -1;
+        }
+    free(lanes);
+    return node(p, REF_ZERO, fin, root);
+}
+
+/* order=pairswap: one chain over terms [lo, hi) from +0, each pair's odd
+ * term first, a lone last term after a +0. */
+static int pairswap_chain(ref_plan *p, size_t lo, size_t hi, int64_t *out)
+{
+    int64_t acc = REF_ZERO;
+    size_t i = lo;
+    for (; i + 1 < hi; i += 2)
+        if (node(p, acc, (int64_t)(i + 1), &acc) != 0 ||
+            node(p, acc, (int64_t)i, &acc) != 0)
+            return -1;
+    if (i < hi && (node(p, acc, REF_ZERO, &acc) != 0 ||
+                   node(p, acc, (int64_t)i, &acc) != 0))
+        return -1;
+    *out = acc;
+    return 0;
+}
+
+static int pairswap_plan(ref_plan *p, size_t n, size_t B, int64_t *root)
+{
+    size_t main = B ? n / B * B : 0;
+    int64_t a, b;
+    if (main == 0 || main == n)
+        return pairswap_chain(p, 0, n, root);
+    if (pairswap_chain(p, 0, main, &a) != 0 ||
+        pairswap_chain(p, main, n, &b) != 0)
+        return -1;
+    return node(p, a, b, root);
+}
+
+/* order=tiles:B:W: tiles of B terms; each tile's W lanes start from +0
+ * (zeroed registers: a lane without a term stays +0), add their terms in
+ * order and are added in order; the tile sums added in order. */
+static int tiles_plan(ref_plan *p, size_t n, size_t B, size_t W, int64_t *root)
+{
+    int64_t *lanes = malloc(W * sizeof *lanes), acc = 0;
+    int first = 1;
+    if (lanes == NULL)
+        return -1;
+    for (size_t lo = 0; lo < n; lo += B) {
+        size_t hi = lo + B < n ? lo + B : n;
+        int64_t t = 0;
+        for (size_t j = 0; j < W; j++) {
+            lanes[j] = REF_ZERO;
+            for (size_t i = lo + j; i < hi; i += W)
+                if (node(p, lanes[j], (int64_t)i, &lanes[j]) != 0) {
+                    free(lanes);
+                    return -1;
+                }
+        }
+        if (chain_refs(p, lanes, W, &t) != 0) {
+            free(lanes);
+            return -1;
+        }
+        if (first)
+            acc = t;
+        else if (node(p, acc, t, &acc) != 0) {
+            free(lanes);
+            return -1;
+        }
+        first = 0;
+    }
+    free(lanes);
+    *root = acc;
+    return 0;
+}
+
 /* Sequential sums of consecutive parts of `part` terms, into refs. */
 static int part_sums(ref_plan *p, size_t n, size_t part, int64_t *refs,
                      size_t *count)
@@ -251,6 +480,15 @@ int ref_plan_build(ref_plan *p, const fl_ref_model *m, size_t n)
         }
         break;
     }
+    case FL_REF_CASCADE:
+        rc = cascade_plan(p, n, m->order_arg, m->cascade_load, &root);
+        break;
+    case FL_REF_PAIRSWAP:
+        rc = pairswap_plan(p, n, m->order_arg, &root);
+        break;
+    case FL_REF_TILES:
+        rc = tiles_plan(p, n, m->order_arg, m->order_arg2, &root);
+        break;
     case FL_REF_TREE: {
         const fl_ref_tree *t = m->tree;
         size_t nn = t->n - 1;
@@ -309,8 +547,9 @@ int fl_ref_order_tree(const fl_ref_model *m, size_t n, int64_t **kid,
         return -1;
     }
     if ((m->order == FL_REF_PAIRWISE || m->order == FL_REF_BLOCKED ||
-         m->order == FL_REF_LANES || m->order == FL_REF_SPLITK) &&
-        m->order_arg == 0) {
+         m->order == FL_REF_LANES || m->order == FL_REF_SPLITK ||
+         m->order == FL_REF_CASCADE || m->order == FL_REF_TILES) &&
+        (m->order_arg == 0 || (m->order == FL_REF_TILES && m->order_arg2 == 0))) {
         ref_set_err(err, errlen, "the order's parameter must be >= 1");
         return -1;
     }

@@ -119,8 +119,21 @@ size_t rv_rows_add(rv_rows *s, const fl_format *in)
 /* ------------------------------------------------------------------------
  * One call.
  * ---------------------------------------------------------------------- */
-int rv_call(rv *r, size_t batch, size_t rows, size_t ncols, size_t k,
-            const uint64_t *a, const uint64_t *b, uint64_t *out)
+int fl_reveal_set_out_format(fl_reveal_call *call, const char *name)
+{
+    fl_format f;
+    char err[128];
+    if (call == NULL || name == NULL ||
+        fl_format_parse(&f, name, err, sizeof err) != 0)
+        return -1;
+    call->out_format = f;
+    return 0;
+}
+
+/* The call; 0, or -1 with what went wrong in msg (nothing recorded). */
+static int call_kernel(rv *r, size_t batch, size_t rows, size_t ncols,
+                       size_t k, const uint64_t *a, const uint64_t *b,
+                       uint64_t *out, char *msg, size_t msglen)
 {
     fl_reveal_call c;
     char e[1024] = "";
@@ -138,19 +151,23 @@ int rv_call(rv *r, size_t batch, size_t rows, size_t ncols, size_t k,
     c.b = r->o->op == FL_REF_OP_SUM ? NULL : b;
     c.out = out;
     c.index = r->res->calls;
+    c.set_out_format = fl_reveal_set_out_format;
     nout = fl_reveal_call_outputs(&c);
     memset(out, 0, nout * sizeof *out);
     t = rv_now();
     rc = r->kernel(r->user, &c, e, sizeof e);
     r->res->kernel_seconds += rv_now() - t;
     r->res->calls++;
-    if (rc != 0)
-        return rv_fail(r, FL_REVEAL_KERNEL_FAILED, "kernel call %zu: %s",
-                       c.index + 1, e[0] ? e : "failed");
-    if (c.out_format.width == 0)
-        return rv_fail(r, FL_REVEAL_KERNEL_FAILED,
-                       "kernel call %zu: the kernel did not state the format "
-                       "of its output", c.index + 1);
+    if (rc != 0) {
+        snprintf(msg, msglen, "kernel call %zu: %s", c.index + 1,
+                 e[0] ? e : "failed");
+        return -1;
+    }
+    if (c.out_format.width == 0) {
+        snprintf(msg, msglen, "kernel call %zu: the kernel did not state the "
+                 "format of its output", c.index + 1);
+        return -1;
+    }
     if (!r->have_out) {
         r->out = c.out_format;
         r->have_out = 1;
@@ -159,21 +176,52 @@ int rv_call(rv *r, size_t batch, size_t rows, size_t ncols, size_t k,
         char x[64], y[64];
         fl_ref_format_spec(&r->out, x, sizeof x);
         fl_ref_format_spec(&c.out_format, y, sizeof y);
-        return rv_fail(r, FL_REVEAL_KERNEL_FAILED,
-                       "kernel call %zu: the output format changed between "
-                       "calls: %s before, %s now", c.index + 1, x, y);
+        snprintf(msg, msglen, "kernel call %zu: the output format changed "
+                 "between calls: %s before, %s now", c.index + 1, x, y);
+        return -1;
     }
     if (r->out.width < 64) {
         uint64_t mask = ~(((uint64_t)1 << r->out.width) - 1);
         for (size_t i = 0; i < nout; i++)
-            if (out[i] & mask)
-                return rv_fail(r, FL_REVEAL_KERNEL_FAILED,
-                               "kernel call %zu: output element %zu has bits "
-                               "above the %d of its format (0x%llx)",
-                               c.index + 1, i, r->out.width,
-                               (unsigned long long)out[i]);
+            if (out[i] & mask) {
+                snprintf(msg, msglen, "kernel call %zu: output element %zu has "
+                         "bits above the %d of its format (0x%llx)",
+                         c.index + 1, i, r->out.width,
+                         (unsigned long long)out[i]);
+                return -1;
+            }
     }
     return 0;
+}
+
+int rv_call(rv *r, size_t batch, size_t rows, size_t ncols, size_t k,
+            const uint64_t *a, const uint64_t *b, uint64_t *out)
+{
+    char msg[1200];
+    if (call_kernel(r, batch, rows, ncols, k, a, b, out, msg, sizeof msg) != 0)
+        return rv_fail(r, FL_REVEAL_KERNEL_FAILED, "%s", msg);
+    return 0;
+}
+
+int rv_call_try(rv *r, size_t batch, size_t rows, size_t ncols, size_t k,
+                const uint64_t *a, const uint64_t *b, uint64_t *out,
+                char *why, size_t whylen)
+{
+    return call_kernel(r, batch, rows, ncols, k, a, b, out, why, whylen);
+}
+
+size_t rv_gemm_per_call(const rv *r)
+{
+    if (r->o->batch)
+        return r->o->batch;
+    return r->bt_auto ? r->bt_max : 1;
+}
+
+int rv_call_gemm(rv *r, size_t mats, const uint64_t *A, const uint64_t *B,
+                 uint64_t *C)
+{
+    size_t batch = r->o->batch ? r->o->batch : mats > 1 ? mats : 0;
+    return rv_call(r, batch, r->o->m, r->o->n, r->T, A, B, C);
 }
 
 size_t rv_rows_per_call(const rv *r)
@@ -250,7 +298,7 @@ static uint64_t hash_vec(const uint64_t *v, size_t n)
 static int run_rows_gemm(rv *r, rv_rows *s)
 {
     const size_t M = r->o->m, N = r->o->n, K = s->T;
-    const size_t B = r->o->batch ? r->o->batch : 1;
+    size_t B = rv_gemm_per_call(r);
     gslot *slot = malloc((s->count ? s->count : 1) * sizeof *slot);
     size_t *colsrc = malloc(N * sizeof *colsrc);   /* probe giving column c */
     uint64_t *colh = malloc(N * sizeof *colh);
@@ -289,6 +337,8 @@ static int run_rows_gemm(rv *r, rv_rows *s)
         slot[p].row = rows++;
         slot[p].col = c;
     }
+    if (!r->o->batch && B > nmat)
+        B = nmat ? nmat : 1;   /* batched calls hold what there is */
     A = malloc(B * M * K * sizeof *A);
     Bm = malloc(B * K * N * sizeof *Bm);
     C = malloc(B * M * N * sizeof *C);
@@ -297,7 +347,7 @@ static int run_rows_gemm(rv *r, rv_rows *s)
         goto out;
     }
     for (size_t m0 = 0, p0 = 0; m0 < nmat && rc == 0; m0 += B) {
-        size_t p = p0;
+        size_t p = p0, used = nmat - m0 < B ? nmat - m0 : B;
         memset(A, 0, B * M * K * sizeof *A);
         memset(Bm, 0, B * K * N * sizeof *Bm);
         for (; p < s->count && slot[p].mat < m0 + B; p++) {
@@ -306,7 +356,7 @@ static int run_rows_gemm(rv *r, rv_rows *s)
             for (size_t kk = 0; kk < K; kk++)
                 Bm[mi * K * N + kk * N + slot[p].col] = s->b[p * K + kk];
         }
-        rc = rv_call(r, r->o->batch, M, N, K, A, Bm, C);
+        rc = rv_call_gemm(r, used, A, Bm, C);
         for (size_t q = p0; q < p && rc == 0; q++) {
             size_t mi = slot[q].mat - m0;
             s->out[q] = C[mi * M * N + slot[q].row * N + slot[q].col];

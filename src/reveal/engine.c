@@ -1,11 +1,14 @@
 /*
  * engine.c — fl_reveal: the steps in order (see fplab/reveal.h).
  *
- *   validation inputs through the kernel (first chunk twice: determinism)
- *   -> the tree (FPRev) -> the accumulator probes and the model search
- *   -> the model, read back from its own canonical line, replayed on every
- *   validation case; when it does not replay them all, the alternatives
- *   the search kept are replayed too and the closest is reported.
+ *   validation inputs through the kernel (first chunk twice: determinism;
+ *   a GEMM called 2-D tries one batched call) -> the tree (FPRev; batched
+ *   GEMM calls are checked by one 2-D call, and when they sum otherwise
+ *   everything starts again 2-D) -> the accumulator probes and the model
+ *   search -> the model, read back from its own canonical line, replayed
+ *   on every validation case (when it does not replay them all, the
+ *   alternatives the search kept are replayed too and the closest is
+ *   reported) -> the order at other lengths (lengths.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,9 @@ void fl_reveal_opts_init(fl_reveal_opts *o)
     o->seed = 1;
     o->validate = 100000;
     o->call_elems = (size_t)1 << 24;
+    o->batch_trial = 1;
+    o->validate_calls = 20;
+    o->lengths_auto = 1;
 }
 
 void fl_reveal_result_free(fl_reveal_result *res)
@@ -77,9 +83,9 @@ static int check_opts(rv *r)
 
 /* Replay a model on the validation cases (all, or the first max). */
 static int replay(rv *r, const rv_valid *v, const fl_ref_model *m, size_t max,
-                  size_t *agreed, size_t *done, char **cx)
+                  size_t *agreed, size_t *done, size_t *nan_only, char **cx)
 {
-    if (rv_valid_replay(r, v, m, max, agreed, done, cx) != 0)
+    if (rv_valid_replay(r, v, m, max, agreed, done, nan_only, cx) != 0)
         return rv_fail(r, FL_REVEAL_MISMATCH, "%s", r->err);
     return 0;
 }
@@ -135,11 +141,11 @@ static int try_exact(rv *r, const rv_valid *v)
             fl_ref_model_free(&m);
             continue;
         }
-        if (rv_valid_replay(r, v, &m, sample, &ok, &dn, NULL) != 0 || ok != dn) {
+        if (rv_valid_replay(r, v, &m, sample, &ok, &dn, NULL, NULL) != 0 || ok != dn) {
             fl_ref_model_free(&m);
             continue;
         }
-        if (rv_valid_replay(r, v, &m, 0, &ok, &dn, NULL) != 0 || ok != dn) {
+        if (rv_valid_replay(r, v, &m, 0, &ok, &dn, NULL, NULL) != 0 || ok != dn) {
             fl_ref_model_free(&m);
             continue;
         }
@@ -199,6 +205,8 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
         rv_log(&r, "reveal %s: %zu terms per output element, %s", op_name(o->op),
                o->n, f);
 
+    r.bt_off = o->op != FL_REF_OP_GEMM || o->batch || !o->batch_trial;
+again:
     /* 1. validation inputs; determinism */
     if (rv_valid_run(&r, &v) != 0)
         goto done;
@@ -209,15 +217,32 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
     }
 
     /* 2. the tree */
-    if (rv_fprev(&r, &res->tree, &sc) != 0) {
+    {
+        int frc = rv_fprev(&r, &res->tree, &sc);
+        if (frc == -2) {
+            /* batched and 2-D calls sum otherwise: all again in 2-D */
+            rv_valid_free(&v);
+            r.bt_auto = 0;
+            r.bt_off = 1;
+            goto again;
+        }
+        if (frc == 0)
+            goto tree_ok;
+    }
+    {
         /* No tree: every +-M probe kept its u's, as an exact accumulator
          * (or one wider than the probes reach) would.  Then the order
          * does not matter: try one rounding of the exact result. */
         if (res->status == FL_REVEAL_UNREVEALED &&
-            try_exact(&r, &v) == 0)
+            try_exact(&r, &v) == 0) {
+            res->tree_lengths[0] = r.T;
+            res->ntree_lengths = 1;
+            res->order_travels = 1;   /* order=exact: no tree at any length */
             goto done;
+        }
         goto done;
     }
+tree_ok:
     res->have_tree = 1;
     {
         char *d = fl_reveal_tree_draw(&res->tree, 48);
@@ -243,14 +268,14 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
     /* 4. validation of the model as its text reads back */
     {
         fl_ref_model best;
-        size_t agreed = 0, done_cases = 0;
+        size_t agreed = 0, done_cases = 0, nan_only = 0;
         char *cx = NULL;
         if (reparse(&r, &model, &best) != 0) {
             fl_ref_model_free(&model);
             goto done;
         }
         fl_ref_model_free(&model);
-        if (replay(&r, &v, &best, 0, &agreed, &done_cases, &cx) != 0) {
+        if (replay(&r, &v, &best, 0, &agreed, &done_cases, &nan_only, &cx) != 0) {
             fl_ref_model_free(&best);
             goto done;
         }
@@ -259,13 +284,13 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
             size_t sample = v.cases < 20000 ? v.cases : 20000;
             size_t base_ok = 0, base_done = 0;
             int bi = -1;
-            replay(&r, &v, &best, sample, &base_ok, &base_done, NULL);
+            replay(&r, &v, &best, sample, &base_ok, &base_done, NULL, NULL);
             for (size_t a = 0; a < nalts; a++) {
                 fl_ref_model x;
                 size_t ok = 0, dn = 0;
                 if (reparse(&r, &alts[a], &x) != 0)
                     continue;
-                if (replay(&r, &v, &x, sample, &ok, &dn, NULL) == 0 &&
+                if (replay(&r, &v, &x, sample, &ok, &dn, NULL, NULL) == 0 &&
                     ok > base_ok) {
                     base_ok = ok;
                     bi = (int)a;
@@ -275,13 +300,14 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
             res->status = FL_REVEAL_FOUND;
             if (bi >= 0) {
                 fl_ref_model x;
-                size_t ok = 0, dn = 0;
+                size_t ok = 0, dn = 0, no2 = 0;
                 char *cx2 = NULL;
                 if (reparse(&r, &alts[bi], &x) == 0 &&
-                    replay(&r, &v, &x, 0, &ok, &dn, &cx2) == 0 && ok > agreed) {
+                    replay(&r, &v, &x, 0, &ok, &dn, &no2, &cx2) == 0 && ok > agreed) {
                     fl_ref_model_free(&best);
                     best = x;
                     agreed = ok;
+                    nan_only = no2;
                     free(cx);
                     cx = cx2;
                     rv_log(&r, "validation: the probes' model missed some "
@@ -294,10 +320,19 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
         }
         res->cases = done_cases;
         res->agreed = agreed;
+        res->nan_only = nan_only;
         res->model = best;
         res->have_model = 1;
-        rv_log(&r, "validation: %zu of %zu cases bit-identical (%.4f%%)", agreed,
-               done_cases, 100.0 * (double)agreed / (double)(done_cases ? done_cases : 1));
+        if (nan_only)
+            rv_log(&r, "validation: %zu of %zu cases agree (%.4f%%): %zu "
+                   "bit-identical, %zu a NaN where the kernel has a NaN "
+                   "(nan=any)", agreed, done_cases,
+                   100.0 * (double)agreed / (double)(done_cases ? done_cases : 1),
+                   agreed - nan_only, nan_only);
+        else
+            rv_log(&r, "validation: %zu of %zu cases bit-identical (%.4f%%)",
+                   agreed, done_cases,
+                   100.0 * (double)agreed / (double)(done_cases ? done_cases : 1));
         if (agreed != done_cases) {
             res->counterexample = cx;
             rv_fail(&r, FL_REVEAL_MISMATCH,
@@ -306,6 +341,9 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
         } else {
             free(cx);
             res->status = FL_REVEAL_FOUND;
+            /* 5. the order at other lengths */
+            if (rv_lengths(&r, &v, &res->tree, &sc, &res->model) != 0)
+                goto done;
         }
     }
 

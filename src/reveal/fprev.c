@@ -353,32 +353,83 @@ static void describe(const rv *r, uint64_t y, char *buf, size_t len)
  * ---------------------------------------------------------------------- */
 enum { NCAL = 7 };
 
+/* The NCAL calibration rows of scale sc into s (at the current r->T). */
+static int cal_rows(rv *r, rv_rows *s, const rv_scale *sc)
+{
+    const size_t T = r->T;
+    for (int k = 0; k < NCAL; k++) {
+        size_t row = rv_rows_add(s, &r->in);
+        size_t i = (size_t)-1, j = (size_t)-1;
+        if (row == (size_t)-1)
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        switch (k) {
+        case 1: i = 0; break;
+        case 2: i = T - 1; break;
+        case 3: j = 0; break;
+        case 4: j = T - 1; break;
+        case 5: i = 0; j = T - 1; break;
+        case 6: i = T - 1; j = 0; break;
+        default: break;
+        }
+        fill_probe(r, sc, rv_row_a(s, row), s->prod ? rv_row_b(s, row) : NULL,
+                   i, j, 0, win_size(r));
+    }
+    return 0;
+}
+
+/* Whether the calibration results y[0..NCAL) hold for scale sc; when not,
+ * why (appended to why). */
+static int cal_holds(const rv *r, const rv_scale *sc, const uint64_t *y,
+                     char *why, size_t whylen)
+{
+    const size_t T = r->T;
+    double cnt, c5, c6;
+    char b1[160];
+    if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)win_size(r)) {
+        describe(r, y[0], b1, sizeof b1);
+        snprintf(why + strlen(why), whylen - strlen(why),
+                 "%s  scale M = 2^%d, u = %s2^%d: %zu u's sum to %s, not "
+                 "%zu u (the kernel flushes or loses u)", why[0] ? "\n" : "",
+                 sc->eM, sc->su < 0 ? "-" : "", sc->eu, win_size(r), b1,
+                 win_size(r));
+        return 0;
+    }
+    for (int k = 1; k <= 4; k++) {
+        double want = ldexp(k <= 2 ? 1.0 : -1.0, sc->eM);
+        double v = fl_to_double(&r->out, y[k]);
+        if (v != want) {
+            describe(r, y[k], b1, sizeof b1);
+            snprintf(why + strlen(why), whylen - strlen(why),
+                     "%s  scale M = 2^%d, u = %s2^%d: %sM at term %zu with "
+                     "%zu u's gives %s, not %sM (the u's are not absorbed)",
+                     why[0] ? "\n" : "", sc->eM, sc->su < 0 ? "-" : "",
+                     sc->eu, k <= 2 ? "+" : "-",
+                     (k == 1 || k == 3) ? (size_t)0 : T - 1,
+                     win_size(r) - (k == 1 || k == 3), b1, k <= 2 ? "+" : "-");
+            return 0;
+        }
+    }
+    if (decode(r, sc, y[5], &c5) != 0 || decode(r, sc, y[6], &c6) != 0 ||
+        c5 != c6 || c5 > (double)(T - 2)) {
+        snprintf(why + strlen(why), whylen - strlen(why),
+                 "%s  scale M = 2^%d, u = %s2^%d: the pair (0, %zu) does not "
+                 "give the same count both ways", why[0] ? "\n" : "",
+                 sc->eM, sc->su < 0 ? "-" : "", sc->eu, T - 1);
+        return 0;
+    }
+    return 1;
+}
+
 static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
 {
     rv_rows s;
-    const size_t T = r->T;
     char why[1024] = "";
     int rc;
-    rv_rows_init(&s, T, r->prod);
+    rv_rows_init(&s, r->T, r->prod);
     for (size_t c = 0; c < ncand; c++)
-        for (int k = 0; k < NCAL; k++) {
-            size_t row = rv_rows_add(&s, &r->in);
-            size_t i = (size_t)-1, j = (size_t)-1;
-            if (row == (size_t)-1) {
-                rv_rows_free(&s);
-                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
-            }
-            switch (k) {
-            case 1: i = 0; break;
-            case 2: i = T - 1; break;
-            case 3: j = 0; break;
-            case 4: j = T - 1; break;
-            case 5: i = 0; j = T - 1; break;
-            case 6: i = T - 1; j = 0; break;
-            default: break;
-            }
-            fill_probe(r, &cand[c], rv_row_a(&s, row),
-                       s.prod ? rv_row_b(&s, row) : NULL, i, j, 0, win_size(r));
+        if (cal_rows(r, &s, &cand[c]) != 0) {
+            rv_rows_free(&s);
+            return -1;
         }
     rv_log(r, "tree: calibrating %zu probe scale%s (%zu rows, 1 call)", ncand,
            ncand == 1 ? "" : "s", s.count);
@@ -389,44 +440,7 @@ static int calibrate(rv *r, rv_scale *cand, size_t ncand, size_t *chosen)
     }
     for (size_t c = 0; c < ncand; c++) {
         const rv_scale *sc = &cand[c];
-        const uint64_t *y = s.out + c * NCAL;
-        double cnt, c5, c6;
-        char b1[160];
-        int ok = 1;
-        if (decode(r, sc, y[0], &cnt) != 0 || cnt != (double)win_size(r)) {
-            describe(r, y[0], b1, sizeof b1);
-            snprintf(why + strlen(why), sizeof why - strlen(why),
-                     "%s  scale M = 2^%d, u = %s2^%d: %zu u's sum to %s, not "
-                     "%zu u (the kernel flushes or loses u)", why[0] ? "\n" : "",
-                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, win_size(r), b1,
-                     win_size(r));
-            ok = 0;
-        }
-        for (int k = 1; ok && k <= 4; k++) {
-            double want = ldexp(k <= 2 ? 1.0 : -1.0, sc->eM);
-            double v = fl_to_double(&r->out, y[k]);
-            if (v != want) {
-                describe(r, y[k], b1, sizeof b1);
-                snprintf(why + strlen(why), sizeof why - strlen(why),
-                         "%s  scale M = 2^%d, u = %s2^%d: %sM at term %zu with "
-                         "%zu u's gives %s, not %sM (the u's are not absorbed)",
-                         why[0] ? "\n" : "", sc->eM, sc->su < 0 ? "-" : "",
-                         sc->eu, k <= 2 ? "+" : "-",
-                         (k == 1 || k == 3) ? (size_t)0 : T - 1,
-                         win_size(r) - (k == 1 || k == 3), b1,
-                         k <= 2 ? "+" : "-");
-                ok = 0;
-            }
-        }
-        if (ok && (decode(r, sc, y[5], &c5) != 0 || decode(r, sc, y[6], &c6) != 0 ||
-                   c5 != c6 || c5 > (double)(T - 2))) {
-            snprintf(why + strlen(why), sizeof why - strlen(why),
-                     "%s  scale M = 2^%d, u = %s2^%d: the pair (0, %zu) does not "
-                     "give the same count both ways", why[0] ? "\n" : "",
-                     sc->eM, sc->su < 0 ? "-" : "", sc->eu, T - 1);
-            ok = 0;
-        }
-        if (ok) {
+        if (cal_holds(r, sc, s.out + c * NCAL, why, sizeof why)) {
             *chosen = c;
             rv_log(r, "tree: probes +-M = +-2^%d against u = %s2^%d hold "
                    "(n u's sum exactly; +-M absorb them at either end)",
@@ -540,7 +554,7 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
                           pmap *mp)
 {
     const size_t M = r->o->m, N = r->o->n, K = r->T;
-    const size_t Bt = r->o->batch ? r->o->batch : 1;
+    size_t Bt = rv_gemm_per_call(r);
     const fl_format *f = &r->in;
     uint64_t ua = rv_pow2(f, sc->au, sc->su < 0), ub = rv_pow2(f, sc->bu, 0);
     uint64_t big = rv_pow2(f, sc->aM, 0), bigj = rv_pow2(f, sc->aM, sc->su > 0);
@@ -555,12 +569,46 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
     qsort(q, nq, sizeof *q, cmp_preq_j);
     cols = malloc((nq ? nq : 1) * sizeof *cols);
     piv = malloc((K ? K : 1) * sizeof *piv);
+    if (cols == NULL || piv == NULL) {
+        rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < nq; k++)
+        if (ncols == 0 || cols[ncols - 1] != q[k].j)
+            cols[ncols++] = q[k].j;
+    if (!r->o->batch) {
+        /* batched calls hold the matrices there are: count them (the
+         * pivots of each chunk of N columns, M to a matrix) */
+        size_t need_mats = 0, qk = 0;
+        unsigned char *seen = calloc(K, 1);
+        if (seen == NULL) {
+            rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+            goto out;
+        }
+        for (size_t c0 = 0; c0 < ncols; c0 += N) {
+            size_t c1 = c0 + N < ncols ? c0 + N : ncols, np = 0, q0 = qk;
+            while (qk < nq && q[qk].j <= cols[c1 - 1]) {
+                if (!seen[q[qk].i]) {
+                    seen[q[qk].i] = 1;
+                    np++;
+                }
+                qk++;
+            }
+            for (size_t z = q0; z < qk; z++)
+                seen[q[z].i] = 0;
+            need_mats += (np + M - 1) / M;
+        }
+        free(seen);
+        if (Bt > need_mats)
+            Bt = need_mats ? need_mats : 1;
+    }
+    ncols = 0;
     rowi = malloc(Bt * M * sizeof *rowi);
     colj = malloc(Bt * N * sizeof *colj);
     A = malloc(Bt * M * K * sizeof *A);
     B = malloc(Bt * K * N * sizeof *B);
     C = malloc(Bt * M * N * sizeof *C);
-    if (!cols || !piv || !rowi || !colj || !A || !B || !C) {
+    if (!rowi || !colj || !A || !B || !C) {
         rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
         goto out;
     }
@@ -613,14 +661,14 @@ static int run_pairs_gemm(rv *r, const rv_scale *sc, preq *q, size_t nq,
                 }
                 mats++;
                 if (inmat == Bt || (p1 == np && c1 == ncols)) {
-                    /* zero the unused matrices of the call */
-                    for (size_t z = inmat; z < Bt; z++) {
+                    /* zero the unused matrices of a fixed batch */
+                    for (size_t z = inmat; z < Bt && r->o->batch; z++) {
                         memset(A + z * M * K, 0, M * K * sizeof *A);
                         memset(B + z * K * N, 0, K * N * sizeof *B);
                         for (size_t rr = 0; rr < M; rr++)
                             rowi[z * M + rr] = (size_t)-1;
                     }
-                    rc = rv_call(r, r->o->batch, M, N, K, A, B, C);
+                    rc = rv_call_gemm(r, inmat, A, B, C);
                     for (size_t z = 0; z < inmat && rc == 0; z++)
                         for (size_t rr = 0; rr < M && rc == 0; rr++) {
                             size_t ii = rowi[z * M + rr];
@@ -1212,6 +1260,83 @@ static int check_all(rv *r, const fl_reveal_tree *t, const pmap *mp)
     return rc;
 }
 
+/* The tree was revealed through batched (3-D) calls: one 2-D call of pair
+ * probes (M x N pairs, or M with windows) must count as the tree says,
+ * else the kernel sums a 2-D call otherwise: -2, nothing recorded (the
+ * engine starts again with 2-D calls).  0, or -1 with a failure. */
+static int check_2d(rv *r, const fl_reveal_tree *t, const rv_scale *sc)
+{
+    const size_t M = r->o->m, N = r->o->n, K = r->T;
+    size_t ni = M < K ? M : K, nj = win_count(r) == 1 ? (N < K ? N : K) : 1;
+    size_t nq = 0, calls0 = r->res->calls;
+    preq *q = malloc(ni * nj * sizeof *q);
+    pmap mp;
+    fl_reveal_status st = r->res->status;
+    char msg[sizeof r->res->message];
+    uint64_t z = 0x2D2D2D2Dull ^ r->o->seed;
+    int rc;
+    if (q == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    memset(&mp, 0, sizeof mp);
+    /* ni pivots spread over the terms against nj distinct random terms
+     * (one matrix: the same nj columns for every pivot) */
+    {
+        size_t *js = malloc(nj * sizeof *js);
+        unsigned char *used = calloc(K, 1);
+        if (js == NULL || used == NULL) {
+            free(js);
+            free(used);
+            free(q);
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        }
+        for (size_t c = 0; c < nj; c++) {
+            size_t j;
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            j = (size_t)((z >> 33) % K);
+            while (used[j])
+                j = (j + 1) % K;
+            used[j] = 1;
+            js[c] = j;
+        }
+        for (size_t a = 0; a < ni; a++) {
+            size_t i = (a * K) / ni;
+            for (size_t c = 0; c < nj; c++)
+                if (js[c] != i) {
+                    q[nq].i = i;
+                    q[nq].j = js[c];
+                    nq++;
+                }
+        }
+        free(js);
+        free(used);
+    }
+    memcpy(msg, r->res->message, sizeof msg);
+    r->bt_auto = 0;
+    rc = win_count(r) == 1 ? run_pairs_gemm(r, sc, q, nq, &mp)
+                           : run_pairs_rows(r, sc, q, nq, &mp);
+    r->bt_auto = 1;
+    free(q);
+    if (rc == 0)
+        rc = check_all(r, t, &mp);
+    pmap_free(&mp);
+    if (rc != 0 && r->res->status != FL_REVEAL_UNREVEALED)
+        return -1;          /* the kernel failed, out of memory */
+    if (rc != 0) {
+        rv_log(r, "batch: 2-D calls of %zu pair probes do not count as the "
+               "tree of the batched calls says (%s): the kernel sums 2-D calls "
+               "otherwise; the reveal starts again with 2-D calls", nq,
+               r->res->message);
+        r->res->status = st;
+        memcpy(r->res->message, msg, sizeof msg);
+        return -2;
+    }
+    rv_log(r, "batch: %zu 2-D call%s of %zu pair probes count%s as the tree "
+           "says", r->res->calls - calls0,
+           r->res->calls - calls0 == 1 ? "" : "s", nq,
+           r->res->calls - calls0 == 1 ? "s" : "");
+    return 0;
+}
+
 int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
 {
     rv_scale cand[16];
@@ -1267,7 +1392,7 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
         b.npend = b.pendcap = 0;
         /* probes per round that fit about two calls */
         if (r->o->op == FL_REF_OP_GEMM) {
-            size_t Bt = r->o->batch ? r->o->batch : 1;
+            size_t Bt = rv_gemm_per_call(r);
             budget = 2 * Bt * r->o->m * r->o->n / 2;
         } else {
             budget = 2 * rv_rows_per_call(r);
@@ -1338,5 +1463,96 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
                round == 1 ? "" : "s", r->res->calls - calls0);
     builder_free(&b);
     pmap_free(&mp);
+    if (rc == 0 && r->bt_auto) {
+        rc = check_2d(r, t, scale);
+        if (rc != 0)
+            fl_reveal_tree_free(t);
+    }
     return rc;
+}
+
+/* ------------------------------------------------------------------------
+ * Pairs at another length (reveal's lengths stage).
+ * ---------------------------------------------------------------------- */
+int rv_fprev_at(rv *r, const rv_scale *sc, const size_t *qi, const size_t *qj,
+                size_t nq, uint32_t *l, int *holds, char *why, size_t whylen)
+{
+    const size_t ws = win_size(r), nw = win_count(r);
+    const int grid = r->o->op == FL_REF_OP_GEMM && nw == 1 && !r->bt_auto &&
+                     !r->o->batch;
+    rv_rows s;
+    int rc;
+    *holds = 0;
+    why[0] = '\0';
+    rv_rows_init(&s, r->T, r->prod);
+    if (cal_rows(r, &s, sc) != 0) {
+        rv_rows_free(&s);
+        return -1;
+    }
+    for (size_t k = 0; k < nq && !grid; k++)
+        for (size_t w = 0; w < nw; w++) {
+            size_t row = rv_rows_add(&s, &r->in);
+            size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
+            if (row == (size_t)-1) {
+                rv_rows_free(&s);
+                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+            }
+            fill_probe(r, sc, rv_row_a(&s, row), s.prod ? rv_row_b(&s, row) : NULL,
+                       qi[k], qj[k], w * ws, hi);
+        }
+    rc = rv_run_rows(r, &s);
+    if (rc != 0) {
+        rv_rows_free(&s);
+        return -1;
+    }
+    if (!cal_holds(r, sc, s.out, why, whylen)) {
+        rv_rows_free(&s);
+        return 0;
+    }
+    *holds = 1;
+    if (!grid) {
+        for (size_t k = 0; k < nq; k++) {
+            double tot = 0, c;
+            for (size_t w = 0; w < nw; w++) {
+                if (decode(r, sc, s.out[NCAL + k * nw + w], &c) != 0) {
+                    l[k] = 0;   /* no count: no tree predicts it */
+                    goto next;
+                }
+                tot += c;
+            }
+            l[k] = (uint32_t)(r->T - (size_t)tot);
+        next:;
+        }
+        rv_rows_free(&s);
+        return 0;
+    }
+    rv_rows_free(&s);
+    {
+        /* 2-D gemm: M x N pairs per matrix (run_pairs_gemm) */
+        preq *q = malloc((nq ? nq : 1) * sizeof *q);
+        pmap mp;
+        fl_reveal_status st = r->res->status;
+        char msg[sizeof r->res->message];
+        if (q == NULL)
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        memset(&mp, 0, sizeof mp);
+        for (size_t k = 0; k < nq; k++) {
+            q[k].i = qi[k];
+            q[k].j = qj[k];
+        }
+        memcpy(msg, r->res->message, sizeof msg);
+        rc = run_pairs_gemm(r, sc, q, nq, &mp);
+        free(q);
+        if (rc != 0 && r->res->status != FL_REVEAL_UNREVEALED) {
+            pmap_free(&mp);
+            return -1;
+        }
+        r->res->status = st;
+        memcpy(r->res->message, msg, sizeof msg);
+        for (size_t k = 0; k < nq; k++)
+            if (!pmap_get(&mp, qi[k], qj[k], &l[k]))
+                l[k] = 0;
+        pmap_free(&mp);
+        return 0;
+    }
 }

@@ -743,7 +743,9 @@ static long sim(rv *r, probe_set *ps, simbuf *sb, const fl_ref_model *m,
     if (rc != 0)
         return -1;
     for (size_t k = 0; k < cnt; k++)
-        ok += same(&r->out, ps->rows.out[lo + k], sb->out[k], mode);
+        ok += same(&r->out, ps->rows.out[lo + k], sb->out[k], mode) ||
+              (m->nan_any && fl_is_nan(&r->out, ps->rows.out[lo + k]) &&
+               fl_is_nan(&r->out, sb->out[k]));
     return ok;
 }
 
@@ -787,23 +789,34 @@ static int param_ok(size_t n, size_t p)
     return (p & (p - 1)) == 0 || n % p == 0 || (p <= 64 && p % 8 == 0);
 }
 
-/* The first named order, by preference, with the tree's shape (0 or 1
- * entries: one name is enough, the tree itself is the other candidate). */
-static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
+/* The named orders (families: every n) with the tree's shape, by
+ * preference: the fixed names, pairwise:B, lanes:W:seq|pairwise|halving,
+ * blocked:K, splitk:S, cascade:A[:pairs|:halves], pairswap[:B],
+ * tiles:B:W.  Up to
+ * max specs (malloc'd) into out; *has_zero of each when hz != NULL.
+ * first_only: stop at the first. */
+static size_t family_orders(const fl_reveal_tree *t, char **out, int *hz,
+                            size_t max, int first_only)
 {
-    size_t n = t->n;
+    size_t n = t->n, cnt = 0;
     char spec[64];
-    int hz;
+    int z;
     static const char *const fixed[] = {"sequential", "reverse", "numpy"};
-    if (max == 0)
-        return 0;
+    static const char *const loads[] = {"", ":pairs", ":halves"};
+#define TRY(S) do {                                                        \
+        if (cnt < max && try_named(t, (S), &z)) {                          \
+            out[cnt] = strdup(S);                                          \
+            if (out[cnt] == NULL)                                          \
+                return cnt;                                                \
+            if (hz)                                                        \
+                hz[cnt] = z;                                               \
+            cnt++;                                                         \
+            if (first_only || cnt == max)                                  \
+                return cnt;                                                \
+        }                                                                  \
+    } while (0)
     for (int k = 0; k < 3; k++)
-        if (try_named(t, fixed[k], &hz)) {
-            out[0].spec = strdup(fixed[k]);
-            out[0].has_zero = hz;
-            out[0].name = out[0].spec;
-            return 1;
-        }
+        TRY(fixed[k]);
     for (int fam = 0; fam < 6; fam++)
         for (size_t p = fam == 0 ? 1 : 2; p <= n; p++) {
             if (!param_ok(n, p))
@@ -816,14 +829,44 @@ static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
             case 4: snprintf(spec, sizeof spec, "blocked:%zu", p); break;
             default: snprintf(spec, sizeof spec, "splitk:%zu", p); break;
             }
-            if (try_named(t, spec, &hz)) {
-                out[0].spec = strdup(spec);
-                out[0].has_zero = hz;
-                out[0].name = out[0].spec;
-                return 1;
-            }
+            TRY(spec);
         }
-    return 0;
+    for (size_t A = 4; A <= 32; A *= 2)
+        for (int l = 0; l < 3; l++) {
+            snprintf(spec, sizeof spec, "cascade:%zu%s", A, loads[l]);
+            TRY(spec);
+        }
+    TRY("pairswap");
+    for (size_t B = 64; B <= 8192; B *= 2) {
+        snprintf(spec, sizeof spec, "pairswap:%zu", B);
+        TRY(spec);
+    }
+    for (size_t B = 8; B <= 256; B *= 2)
+        for (size_t W = 2; W <= 16 && W < B; W *= 2) {
+            snprintf(spec, sizeof spec, "tiles:%zu:%zu", B, W);
+            TRY(spec);
+        }
+#undef TRY
+    return cnt;
+}
+
+size_t rv_family_orders(const fl_reveal_tree *t, char **out, size_t max)
+{
+    return family_orders(t, out, NULL, max, 0);
+}
+
+/* The first named order, by preference, with the tree's shape (0 or 1
+ * entries: one name is enough, the tree itself is the other candidate). */
+static size_t named_orders(const fl_reveal_tree *t, ocand *out, size_t max)
+{
+    char *spec = NULL;
+    int hz = 0;
+    if (max == 0 || family_orders(t, &spec, &hz, 1, 1) == 0)
+        return 0;
+    out[0].spec = spec;
+    out[0].has_zero = hz;
+    out[0].name = spec;
+    return 1;
 }
 
 /* tc shapes: a chain of blocks of B terms (sequential), or S such chains
@@ -947,16 +990,22 @@ static const char *fmt_name(const fl_format *f, char *buf, size_t len)
     return buf;
 }
 
+/* One finding: what the probes showed (obs, may be NULL) and the model's
+ * choice.  A choice that does not reproduce every probe of its stage is
+ * called the closest, with its count: no line claims more than its
+ * numbers show. */
 static void note_stage(rv *r, const char *what, const stage_res *sr,
-                       const char *text)
+                       const char *obs, const char *choice)
 {
     if (sr->rows == 0)
         return;
     if (sr->full)
-        rv_log(r, "  %-15s %s", what, text);
+        rv_log(r, "  %-15s %s%s%s", what, obs ? obs : "", obs ? ": " : "",
+               choice);
     else
-        rv_log(r, "  %-15s %s (closest: %ld of %zu probes agree)", what, text,
-               sr->best, sr->rows);
+        rv_log(r, "  %-15s %s%sno candidate reproduces all %zu probes of this "
+               "stage; the closest, %s, agrees on %ld", what, obs ? obs : "",
+               obs ? "; " : "", sr->rows, choice, sr->best);
 }
 
 /* The largest k whose 2^E + 2^(E-k) survived, over the scales whose
@@ -1235,16 +1284,16 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             char txt[300];
             if (k >= km)
                 snprintf(txt, sizeof txt, "at least %d bits (2^E + 2^(E-k) "
-                         "survives for every k <= %d the input can hold): %s",
-                         k + 1, k, fmt_name(&m.acc, fa, sizeof fa));
+                         "survives for every k <= %d the input can hold)",
+                         k + 1, k);
             else
                 snprintf(txt, sizeof txt, "%d bits (2^E + 2^(E-k) survives for "
-                         "k <= %d, not k = %d): %s", k + 1, k, k + 1,
-                         fmt_name(&m.acc, fa, sizeof fa));
-            note_stage(r, "accumulator", &sr[ST_PREC], txt);
+                         "k <= %d, not k = %d)", k + 1, k, k + 1);
+            note_stage(r, "accumulator", &sr[ST_PREC], txt,
+                       fmt_name(&m.acc, fa, sizeof fa));
             snprintf(txt, sizeof txt, "%s (acc-rm=%s)", rm_words(m.acc_rm),
                      fl_rm_name(m.acc_rm));
-            note_stage(r, "rounding", &sr[ST_PREC], txt);
+            note_stage(r, "rounding", &sr[ST_PREC], NULL, txt);
         }
     } else {
         /* block FMA: window and alignment, then the block's rounding */
@@ -1283,7 +1332,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                      m.tc.norm == 0 ? "products not normalised before the "
                                       "alignment" : "products normalised first",
                      m.tc.neab, al[m.tc.align], no[m.tc.norm]);
-            note_stage(r, "block window", &sr[ST_TC1], txt);
+            note_stage(r, "block window", &sr[ST_TC1], NULL, txt);
         }
         /* the block's rounding and result format */
         nc = 0;
@@ -1322,7 +1371,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             snprintf(txt, sizeof txt, "each block's result rounded %s into %s "
                      "(tc rm:%s, acc=%s)", rm_words(m.tc.rm),
                      fmt_name(&m.acc, fa, sizeof fa), fl_rm_name(m.tc.rm), fa);
-            note_stage(r, "block rounding", &sr[ST_TC2], txt);
+            note_stage(r, "block rounding", &sr[ST_TC2], NULL, txt);
         }
     }
 
@@ -1375,7 +1424,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                          m.products == FL_REF_PRODUCTS_FUSED ? "fused" : "rounded",
                          win == 2 ? "; the fused side of each first addition "
                                     "as the probes show it (order=tree)" : "");
-                note_stage(r, "products", &sr[ST_PROD], txt);
+                note_stage(r, "products", &sr[ST_PROD], NULL, txt);
                 if (both)
                     rv_log(r, "  %-15s note: at some first addition both "
                            "products kept their low bits (an exact two-product "
@@ -1458,7 +1507,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                  : m.ftz ? "tiny results flushed to zero"
                  : m.daz ? "subnormal inputs read as zero"
                          : "kept, no flush to zero", m.ftz, m.daz);
-        note_stage(r, "subnormals", &sr[ST_SUB], buf);
+        note_stage(r, "subnormals", &sr[ST_SUB], NULL, buf);
         if (joint) {
             rv_log(r, "  %-15s every product of two %s inputs is exact in %s "
                    "unless it underflows; the underflow probes say %s%s",
@@ -1491,7 +1540,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
         snprintf(buf, sizeof buf, "%s -> %s rounded %s (out-rm=%s)",
                  fmt_name(&m.acc, fa, sizeof fa), fmt_name(&r->out, fo, sizeof fo),
                  rm_words(m.out_rm), fl_rm_name(m.out_rm));
-        note_stage(r, "output", &sr[ST_OUT], buf);
+        note_stage(r, "output", &sr[ST_OUT], NULL, buf);
     } else {
         rv_log(r, "  %-15s %s, the accumulator itself (no final rounding)",
                "output", fmt_name(&r->out, fo, sizeof fo));
@@ -1534,22 +1583,24 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             win %= (int)(2 * noc);
         {
             uint64_t z = ps.rows.out[ps.lo[ST_ZERO]];
-            snprintf(buf, sizeof buf, "%s (%s)",
-                     fl_is_zero(&r->out, z) && !(z & r->out.sign_mask)
-                         ? "+0: a row of -0 sums to +0"
-                         : "none: a row of -0 sums to -0",
-                     win >= 0 && (win % 2 == 1) ? "epilogue=init"
-                     : win >= 0 && oc[win / 2].has_zero ? "in the order"
-                                                        : "epilogue=last");
-            note_stage(r, "start value", &sr[ST_ZERO], buf);
+            char ob[160];
+            rv_bits_str(&r->out, z, ob, sizeof ob);
+            snprintf(buf, sizeof buf, "a row of -0 sums to %s", ob);
+            note_stage(r, "start value", &sr[ST_ZERO], buf,
+                       win >= 0 && (win % 2 == 1) ? "a +0 start (epilogue=init)"
+                       : win >= 0 && oc[win / 2].has_zero
+                           ? "a +0 start in the order"
+                           : "no +0 start (epilogue=last)");
         }
     }
 
-    /* ---- stage 6: NaN ---- */
+    /* ---- stage 6: NaN: the presets of fplab.h, by preference; when none
+     * reproduces every NaN probe, nan=any (which NaN not modelled) ---- */
     nc = 0;
     {
-        static const char *const np[] = {"x86", "arm", "riscv", "cuda"};
-        for (int q = 0; q < 4; q++) {
+        static const char *const np[] = {"x86", "arm", "riscv", "cuda", "sign",
+                                         "sign-pos", "default-neg", "first"};
+        for (int q = 0; q < 8; q++) {
             memset(&cand[nc], 0, sizeof cand[nc]);
             cand[nc].k[0] = "nan";
             cand[nc].v[0] = np[q];
@@ -1559,12 +1610,29 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                       CMP_BITS, &sr[ST_NAN], &win) != 0)
             goto out;
         if (sr[ST_NAN].rows) {
-            uint64_t d = ps.rows.out[ps.lo[ST_NAN]];
-            char b[160];
-            rv_bits_str(&r->out, d, b, sizeof b);
-            snprintf(buf, sizeof buf, "inf - inf gives %s; nan=%s reproduces "
-                     "every NaN probe", b, fl_nan_preset_name(m.nan));
-            note_stage(r, "NaN", &sr[ST_NAN], buf);
+            const uint64_t *y = ps.rows.out + ps.lo[ST_NAN];
+            char b0[96], b1[96], b2[96], ch[300];
+            rv_bits_str(&r->out, y[0], b0, sizeof b0);
+            rv_bits_str(&r->out, y[1], b1, sizeof b1);
+            rv_bits_str(&r->out, y[2], b2, sizeof b2);
+            snprintf(buf, sizeof buf, "inf - inf gives %s, a +NaN term with a "
+                     "payload %s, a -NaN term %s", b0, b1, b2);
+            if (sr[ST_NAN].full) {
+                snprintf(ch, sizeof ch, "nan=%s reproduces all %zu NaN probes",
+                         fl_nan_preset_name(m.nan), sr[ST_NAN].rows);
+                note_stage(r, "NaN", &sr[ST_NAN], buf, ch);
+            } else {
+                rv_log(r, "  %-15s %s; no NaN rule reproduces all %zu NaN "
+                       "probes (the closest, nan=%s, agrees on %ld): the "
+                       "model says nan=any (a NaN where the kernel has one; "
+                       "which NaN is not modelled)", "NaN", buf,
+                       sr[ST_NAN].rows, fl_nan_preset_name(m.nan),
+                       sr[ST_NAN].best);
+                if (set_key(&m, "nan", "any") != 0) {
+                    rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+                    goto out;
+                }
+            }
         }
     }
 
@@ -1581,7 +1649,9 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             /* the first disagreeing stage */
             size_t bad = 0;
             for (size_t k = 0; k < ps.rows.count; k++) {
-                if (!same(&r->out, ps.rows.out[k], sb.out[k], CMP_BITS)) {
+                if (!same(&r->out, ps.rows.out[k], sb.out[k], CMP_BITS) &&
+                    !(m.nan_any && fl_is_nan(&r->out, ps.rows.out[k]) &&
+                      fl_is_nan(&r->out, sb.out[k]))) {
                     bad = k;
                     break;
                 }
@@ -1598,8 +1668,9 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                     break;
                 }
         } else {
-            rv_log(r, "probes: all %zu agree with the model bit for bit",
-                   ps.rows.count);
+            rv_log(r, "probes: all %zu agree with the model %s",
+                   ps.rows.count, m.nan_any ? "(bit for bit, a NaN as any NaN: "
+                   "nan=any)" : "bit for bit");
         }
     }
 

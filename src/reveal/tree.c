@@ -716,3 +716,54 @@ char *fl_reveal_tree_expr(const fl_reveal_tree *t)
     }
     return s.p;
 }
+
+/* ------------------------------------------------------------------------
+ * Where two terms meet: the size of their lowest common ancestor.
+ * ---------------------------------------------------------------------- */
+int rv_tree_lca_sizes(const fl_reveal_tree *t, const size_t *qi,
+                      const size_t *qj, size_t nq, uint32_t *l)
+{
+    size_t tot = t->n + t->nnodes;
+    size_t *par = malloc(tot * sizeof *par), *dep = malloc(tot * sizeof *dep);
+    size_t *size = malloc(tot * sizeof *size);
+    if (par == NULL || dep == NULL || size == NULL) {
+        free(par);
+        free(dep);
+        free(size);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++)
+        size[i] = 1;
+    par[tot - 1] = (size_t)-1;
+    for (size_t j = 0; j < t->nnodes; j++) {
+        size[t->n + j] = 0;
+        for (size_t q = t->first[j]; q < t->first[j + 1]; q++) {
+            par[t->kids[q]] = t->n + j;
+            size[t->n + j] += size[t->kids[q]];
+        }
+    }
+    dep[tot - 1] = 0;
+    for (size_t j = t->nnodes; j-- > 0;)
+        for (size_t q = t->first[j]; q < t->first[j + 1]; q++)
+            dep[t->kids[q]] = dep[t->n + j] + 1;
+    for (size_t k = 0; k < nq; k++) {
+        size_t i = qi[k], j = qj[k];
+        if (i >= t->n || j >= t->n || i == j) {
+            l[k] = 0;
+            continue;
+        }
+        while (dep[i] > dep[j])
+            i = par[i];
+        while (dep[j] > dep[i])
+            j = par[j];
+        while (i != j) {
+            i = par[i];
+            j = par[j];
+        }
+        l[k] = (uint32_t)size[i];
+    }
+    free(par);
+    free(dep);
+    free(size);
+    return 0;
+}

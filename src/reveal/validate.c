@@ -293,36 +293,12 @@ void rv_valid_free(rv_valid *v)
     memset(v, 0, sizeof *v);
 }
 
-/* Chunk geometry: per_chunk rows (sum/dot) or matrices (gemm). */
-static void geometry(const rv *r, rv_valid *v)
-{
-    size_t want = r->o->validate;
-    if (r->o->op == FL_REF_OP_GEMM) {
-        size_t mn = r->o->m * r->o->n, mats = (want + mn - 1) / mn;
-        size_t B = r->o->batch ? r->o->batch : 1;
-        if (mats == 0)
-            mats = 1;
-        v->per_chunk = B;
-        v->chunks = (mats + B - 1) / B;
-        v->cases = v->chunks * B * mn;
-    } else {
-        size_t per = rv_rows_per_call(r);
-        if (!r->o->rows && per > want)
-            per = want + (r->o->batch ? (r->o->batch - want % r->o->batch) %
-                                            r->o->batch : 0);
-        if (per == 0)
-            per = 1;
-        v->per_chunk = per;
-        v->chunks = (want + per - 1) / per;
-        if (v->chunks == 0)
-            v->chunks = 1;
-        v->cases = v->chunks * per;
-    }
-}
-
+/* Units: validation inputs come in units, a matrix (gemm: M*N outputs)
+ * or a row (sum, dot: one output), each a pure function of (seed, unit
+ * index).  A chunk holds units [u0, u0 + count). */
 typedef struct chunk {
-    uint64_t *a, *b;       /* sum/dot: rows; gemm: A and B of the call */
-    size_t count;          /* outputs */
+    uint64_t *a, *b;       /* sum/dot: rows; gemm: A and B of the units */
+    size_t count;          /* units */
 } chunk;
 
 static void chunk_free(chunk *c)
@@ -332,106 +308,249 @@ static void chunk_free(chunk *c)
     memset(c, 0, sizeof *c);
 }
 
-static int make_chunk(rv *r, const rv_valid *v, size_t ci, chunk *c)
+/* Units [u0, u0 + cnt), padded with zero units to `alloc` (>= cnt). */
+static int make_units(rv *r, const rv_valid *v, size_t u0, size_t cnt,
+                      size_t alloc, chunk *c)
 {
     const size_t T = r->T;
     memset(c, 0, sizeof *c);
     if (r->o->op == FL_REF_OP_GEMM) {
-        size_t M = r->o->m, N = r->o->n, B = v->per_chunk;
+        size_t M = r->o->m, N = r->o->n;
         uint64_t *col = malloc(T * sizeof *col);
-        c->a = malloc(B * M * T * sizeof *c->a);
-        c->b = malloc(B * T * N * sizeof *c->b);
+        c->a = calloc(alloc * M * T, sizeof *c->a);
+        c->b = calloc(alloc * T * N, sizeof *c->b);
         if (c->a == NULL || c->b == NULL || col == NULL) {
             free(col);
             chunk_free(c);
             return -1;
         }
-        for (size_t b = 0; b < B; b++)
-            gen_mat(&r->in, v->seed, ci * B + b, M, T, N, c->a + b * M * T,
+        for (size_t b = 0; b < cnt; b++)
+            gen_mat(&r->in, v->seed, u0 + b, M, T, N, c->a + b * M * T,
                     c->b + b * T * N, col);
         free(col);
-        c->count = B * M * N;
+        c->count = cnt;
         return 0;
     }
-    c->count = v->per_chunk;
-    c->a = malloc(c->count * T * sizeof *c->a);
-    c->b = r->prod ? malloc(c->count * T * sizeof *c->b) : NULL;
+    c->a = calloc(alloc * T, sizeof *c->a);
+    c->b = r->prod ? calloc(alloc * T, sizeof *c->b) : NULL;
     if (c->a == NULL || (r->prod && c->b == NULL)) {
         chunk_free(c);
         return -1;
     }
-    for (size_t k = 0; k < c->count; k++)
-        gen_row(&r->in, v->seed, ci * v->per_chunk + k, T, c->a + k * T,
+    for (size_t k = 0; k < cnt; k++)
+        gen_row(&r->in, v->seed, u0 + k, T, c->a + k * T,
                 r->prod ? c->b + k * T : NULL);
+    c->count = cnt;
     return 0;
 }
 
-static int call_chunk(rv *r, const rv_valid *v, const chunk *c, uint64_t *out)
+/* The kernel on units [u0, u0 + cnt) in one call, outputs to out (cnt *
+ * unit values).  sum/dot: rows in the fixed shape (--rows, --batch) or as
+ * many as given; gemm: the fixed batch, 3-D batched calls (bt_auto), or a
+ * lone matrix 2-D.  try_batch: a 3-D call of cnt >= 2 matrices whose
+ * failure is only described in why (0 ok, -1 failed: why). */
+static int call_units(rv *r, const rv_valid *v, size_t u0, size_t cnt,
+                      uint64_t *out, int try_batch, char *why, size_t whylen)
 {
-    if (r->o->op == FL_REF_OP_GEMM)
-        return rv_call(r, r->o->batch, r->o->m, r->o->n, r->T, c->a, c->b, out);
-    {
-        size_t B = r->o->batch ? r->o->batch : 1;
-        return rv_call(r, r->o->batch, v->per_chunk / B, r->T, 0, c->a, c->b, out);
+    chunk c;
+    int rc;
+    size_t alloc = cnt;
+    uint64_t *tmp = NULL;
+    if (r->o->op == FL_REF_OP_GEMM && r->o->batch)
+        alloc = r->o->batch;
+    else if (r->o->op != FL_REF_OP_GEMM)
+        alloc = v->per_call;   /* the fixed shape: whole calls */
+    if (alloc < cnt)
+        alloc = cnt;
+    if (make_units(r, v, u0, cnt, alloc, &c) != 0)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (alloc != cnt) {
+        tmp = malloc(alloc * v->unit * sizeof *tmp);
+        if (tmp == NULL) {
+            chunk_free(&c);
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        }
     }
+    if (r->o->op == FL_REF_OP_GEMM) {
+        if (try_batch)
+            rc = rv_call_try(r, cnt, r->o->m, r->o->n, r->T, c.a, c.b, out, why,
+                             whylen);
+        else
+            rc = rv_call_gemm(r, cnt, c.a, c.b, tmp ? tmp : out);
+    } else {
+        size_t B = r->o->batch ? r->o->batch : 1;
+        rc = rv_call(r, r->o->batch, alloc / B, r->T, 0, c.a, c.b,
+                     tmp ? tmp : out);
+    }
+    if (rc == 0 && tmp)
+        memcpy(out, tmp, cnt * v->unit * sizeof *out);
+    free(tmp);
+    chunk_free(&c);
+    return rc;
+}
+
+/* Determinism: units [0, cnt) again must give the same bits. */
+static int check_again(rv *r, const rv_valid *v, size_t cnt)
+{
+    size_t nout = cnt * v->unit;
+    uint64_t *again = malloc(nout * sizeof *again);
+    if (again == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (call_units(r, v, 0, cnt, again, 0, NULL, 0) != 0) {
+        free(again);
+        return -1;
+    }
+    for (size_t k = 0; k < nout; k++)
+        if (again[k] != v->kout[k]) {
+            char x[160], y[160];
+            rv_bits_str(&r->out, v->kout[k], x, sizeof x);
+            rv_bits_str(&r->out, again[k], y, sizeof y);
+            free(again);
+            return rv_fail(r, FL_REVEAL_NONDETERMINISTIC,
+                           "the kernel is nondeterministic: two calls on the "
+                           "same input (%zu output elements) differ first at "
+                           "element %zu: %s, then %s; a nondeterministic "
+                           "kernel has no model", nout, k, x, y);
+        }
+    free(again);
+    rv_log(r, "determinism: 2 calls on the same %zu-element input: "
+           "bit-identical", nout);
+    return 0;
+}
+
+/* gemm with 2-D calls: one 3-D call of units [0, cnt) must give unit 0 as
+ * the 2-D call did; then calls carry up to bt_max matrices.  0, or -1
+ * with a failure recorded (out of memory). */
+static int batch_trial(rv *r, rv_valid *v, size_t cnt)
+{
+    char why[1200] = "";
+    uint64_t *out = malloc(cnt * v->unit * sizeof *out);
+    size_t calls0 = r->res->calls;
+    if (out == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (call_units(r, v, 0, cnt, out, 1, why, sizeof why) != 0) {
+        char *nl = strchr(why, '\n');
+        if (nl)
+            *nl = '\0';
+        free(out);
+        rv_log(r, "batch: a 3-D call of %zu matrices failed (%s): the kernel "
+               "takes no batch axis; calls stay 2-D", cnt, why);
+        r->bt_off = 1;
+        (void)calls0;
+        return 0;
+    }
+    for (size_t k = 0; k < v->unit; k++)
+        if (out[k] != v->kout[k]) {
+            char x[160], y[160];
+            rv_bits_str(&r->out, v->kout[k], x, sizeof x);
+            rv_bits_str(&r->out, out[k], y, sizeof y);
+            rv_log(r, "batch: a 3-D call of %zu matrices gave matrix 0 "
+                   "otherwise than the 2-D call (element %zu: %s, then %s): "
+                   "calls stay 2-D", cnt, k, x, y);
+            free(out);
+            r->bt_off = 1;
+            return 0;
+        }
+    memcpy(v->kout, out, cnt * v->unit * sizeof *out);
+    free(out);
+    r->bt_auto = 1;
+    rv_log(r, "batch: a 3-D call of %zu matrices gave matrix 0 bit for bit as "
+           "the 2-D call: from now on up to %zu matrices per call", cnt,
+           r->bt_max);
+    return 0;
 }
 
 int rv_valid_run(rv *r, rv_valid *v)
 {
-    chunk c;
-    uint64_t *again = NULL;
+    const size_t cap = r->o->validate_calls ? r->o->validate_calls : (size_t)-1;
     double t0 = rv_now();
-    size_t calls0 = r->res->calls;
+    size_t calls0 = r->res->calls, want, done = 0, data_calls = 0, per;
     memset(v, 0, sizeof *v);
     v->seed = r->o->seed ^ 0x7A11DA7E5EEDull;
-    geometry(r, v);
-    v->kout = malloc(v->cases * sizeof *v->kout);
+    if (r->o->op == FL_REF_OP_GEMM) {
+        size_t mn = r->o->m * r->o->n, mk = r->o->m * r->T, kn = r->T * r->o->n;
+        size_t big = mk > kn ? mk : kn;
+        v->unit = mn;
+        want = (r->o->validate + mn - 1) / mn;
+        if (want == 0)
+            want = 1;
+        r->bt_max = r->o->call_elems / (big ? big : 1);
+        if (r->bt_max < 1)
+            r->bt_max = 1;
+        if (r->o->batch)   /* whole calls of the fixed batch */
+            want = (want + r->o->batch - 1) / r->o->batch * r->o->batch;
+        per = rv_gemm_per_call(r);
+    } else {
+        v->unit = 1;
+        want = r->o->validate;
+        per = rv_rows_per_call(r);
+        if (!r->o->rows && per > want)
+            per = want + (r->o->batch ? (r->o->batch - want % r->o->batch) %
+                                            r->o->batch : 0);
+        if (per == 0)
+            per = 1;
+        want = (want + per - 1) / per * per;
+    }
+    v->per_call = per;
+    v->kout = malloc(want * v->unit * sizeof *v->kout);
     if (v->kout == NULL)
         return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory for %zu cases",
-                       v->cases);
-    for (size_t ci = 0; ci < v->chunks; ci++) {
-        size_t per_out = v->cases / v->chunks;
-        if (make_chunk(r, v, ci, &c) != 0)
-            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
-        if (call_chunk(r, v, &c, v->kout + ci * per_out) != 0) {
-            chunk_free(&c);
+                       want * v->unit);
+    /* the first call; for gemm with 2-D calls, the batch trial */
+    {
+        size_t first = per < want ? per : want;
+        if (call_units(r, v, 0, first, v->kout, 0, NULL, 0) != 0)
             return -1;
-        }
-        if (ci == 0) {
-            /* determinism: the same input again */
-            again = malloc(per_out * sizeof *again);
-            if (again == NULL) {
-                chunk_free(&c);
-                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+        done = first;
+        data_calls = 1;
+        if (r->o->op == FL_REF_OP_GEMM && !r->o->batch && !r->bt_off &&
+            r->o->batch_trial && r->bt_max >= 2) {
+            size_t tcnt = want < r->bt_max ? want : r->bt_max;
+            if (tcnt < 2)
+                tcnt = 2;
+            if (tcnt > want) {
+                /* the trial's second matrix is a validation case too */
+                uint64_t *nk = realloc(v->kout, tcnt * v->unit * sizeof *nk);
+                if (nk == NULL)
+                    return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+                v->kout = nk;
+                want = tcnt;
             }
-            if (call_chunk(r, v, &c, again) != 0) {
-                free(again);
-                chunk_free(&c);
+            if (batch_trial(r, v, tcnt) != 0)
                 return -1;
+            if (r->bt_auto) {
+                done = tcnt;
+                data_calls = 2;
+                per = r->bt_max;
+                v->per_call = per;
             }
-            for (size_t k = 0; k < per_out; k++)
-                if (again[k] != v->kout[k]) {
-                    char x[160], y[160];
-                    rv_bits_str(&r->out, v->kout[k], x, sizeof x);
-                    rv_bits_str(&r->out, again[k], y, sizeof y);
-                    free(again);
-                    chunk_free(&c);
-                    return rv_fail(r, FL_REVEAL_NONDETERMINISTIC,
-                                   "the kernel is nondeterministic: two calls on "
-                                   "the same input (%zu output elements) differ "
-                                   "first at element %zu: %s, then %s; a "
-                                   "nondeterministic kernel has no model",
-                                   per_out, k, x, y);
-                }
-            free(again);
-            rv_log(r, "determinism: 2 calls on the same %zu-element input: "
-                   "bit-identical", per_out);
         }
-        chunk_free(&c);
+        if (check_again(r, v, done) != 0)
+            return -1;
     }
-    rv_log(r, "validation inputs: %zu cases (%s), %zu calls, %.2f s", v->cases,
-           r->o->op == FL_REF_OP_GEMM ? "output elements" : "rows",
-           r->res->calls - calls0, rv_now() - t0);
+    /* the rest, at most `cap` calls with data in all */
+    while (done < want && data_calls < cap) {
+        size_t cnt = want - done < per ? want - done : per;
+        if (call_units(r, v, done, cnt, v->kout + done * v->unit, 0, NULL, 0) != 0)
+            return -1;
+        done += cnt;
+        data_calls++;
+    }
+    v->units = done;
+    v->cases = done * v->unit;
+    r->res->valid_calls = data_calls;
+    r->res->batch_max = r->bt_auto ? r->bt_max : 0;
+    if (done < want)
+        rv_log(r, "validation inputs: %zu cases (%s) in %zu calls, at most %zu "
+               "calls with data (validate_calls; %zu cases asked for), %zu "
+               "calls, %.2f s", v->cases,
+               r->o->op == FL_REF_OP_GEMM ? "output elements" : "rows",
+               data_calls, cap, r->o->validate, r->res->calls - calls0,
+               rv_now() - t0);
+    else
+        rv_log(r, "validation inputs: %zu cases (%s), %zu calls, %.2f s",
+               v->cases, r->o->op == FL_REF_OP_GEMM ? "output elements" : "rows",
+               r->res->calls - calls0, rv_now() - t0);
     return 0;
 }
 
@@ -475,24 +594,31 @@ static void terms_str(const fl_format *f, const uint64_t *a, const uint64_t *b,
 
 int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
                     size_t max_cases, size_t *agreed, size_t *replayed,
-                    char **cx)
+                    size_t *nan_only, char **cx)
 {
-    const size_t per_out = v->cases / v->chunks, T = r->T;
-    uint64_t *mo = malloc(per_out * sizeof *mo);
+    const size_t T = r->T;
+    /* blocks of units: a call's worth (gemm: at most 256 matrices) */
+    size_t blk = v->per_call ? v->per_call : 1;
+    uint64_t *mo;
     chunk c;
     char err[512];
-    size_t ok = 0, done = 0;
+    size_t ok = 0, done = 0, nan_ok = 0;
+    if (r->o->op == FL_REF_OP_GEMM && blk > 256)
+        blk = 256;
     if (cx)
         *cx = NULL;
+    mo = malloc(blk * v->unit * sizeof *mo);
     if (mo == NULL) {
         snprintf(r->err, sizeof r->err, "out of memory");
         return -1;
     }
-    for (size_t ci = 0; ci < v->chunks; ci++) {
+    for (size_t u0 = 0; u0 < v->units; u0 += blk) {
+        size_t cnt = v->units - u0 < blk ? v->units - u0 : blk;
+        size_t nout = cnt * v->unit;
         int rc;
         if (max_cases && done >= max_cases)
             break;
-        if (make_chunk(r, v, ci, &c) != 0) {
+        if (make_units(r, v, u0, cnt, cnt, &c) != 0) {
             free(mo);
             snprintf(r->err, sizeof r->err, "out of memory");
             return -1;
@@ -503,14 +629,14 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
             fl_ctx cc = fl_ctx_make(FL_RNE);
             unsigned fl = 0;
             one = fl_from_i32(&m->acc, 1, &cc, &fl);
-            fl_ref_gemm_shape_init(&s, 0, 0, v->per_chunk, r->o->m, r->o->n, T);
+            fl_ref_gemm_shape_init(&s, 0, 0, cnt, r->o->m, r->o->n, T);
             rc = fl_ref_gemm(m, &s, one, c.a, c.b, 0, NULL, mo, r->o->nthreads,
                              NULL, err, sizeof err);
         } else if (r->prod) {
-            rc = fl_ref_dot(m, c.a, c.b, per_out, T, mo, r->o->nthreads, NULL,
+            rc = fl_ref_dot(m, c.a, c.b, cnt, T, mo, r->o->nthreads, NULL,
                             err, sizeof err);
         } else {
-            rc = fl_ref_sum(m, c.a, per_out, T, mo, r->o->nthreads, NULL, err,
+            rc = fl_ref_sum(m, c.a, cnt, T, mo, r->o->nthreads, NULL, err,
                             sizeof err);
         }
         if (rc != 0) {
@@ -519,10 +645,15 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
             snprintf(r->err, sizeof r->err, "the model cannot run: %s", err);
             return -1;
         }
-        for (size_t k = 0; k < per_out; k++) {
-            const uint64_t kv = v->kout[ci * per_out + k];
+        for (size_t k = 0; k < nout; k++) {
+            const uint64_t kv = v->kout[u0 * v->unit + k];
             if (kv == mo[k]) {
                 ok++;
+                continue;
+            }
+            if (m->nan_any && fl_is_nan(&r->out, kv) && fl_is_nan(&r->out, mo[k])) {
+                ok++;
+                nan_ok++;
                 continue;
             }
             if (cx && *cx == NULL) {
@@ -534,7 +665,7 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
                 if (r->o->op == FL_REF_OP_GEMM) {
                     size_t M = r->o->m, N = r->o->n, b = k / (M * N);
                     size_t i = (k % (M * N)) / N, j = k % N;
-                    gemm_classes(v->seed, ci * v->per_chunk + b, i, j, &ca, &cb);
+                    gemm_classes(v->seed, u0 + b, i, j, &ca, &cb);
                     terms_str(&r->in, c.a + b * M * T + i * T,
                               c.b + b * T * N + j, T, (ptrdiff_t)N, tb, sizeof tb);
                     need = 1200;
@@ -542,10 +673,10 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
                     if (s)
                         snprintf(s, need, "matrix %zu, element (%zu, %zu) (A row "
                                  "%s, B column %s): %s\n  kernel %s\n  model  %s",
-                                 ci * v->per_chunk + b, i, j, cls_name[ca],
-                                 cls_name[cb], tb, kb, mb);
+                                 u0 + b, i, j, cls_name[ca], cls_name[cb], tb, kb,
+                                 mb);
                 } else {
-                    size_t row = ci * v->per_chunk + k;
+                    size_t row = u0 + k;
                     ca = cls_of(v->seed, row);
                     terms_str(&r->in, c.a + k * T, r->prod ? c.b + k * T : NULL,
                               T, 1, tb, sizeof tb);
@@ -558,11 +689,55 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
                 *cx = s;
             }
         }
-        done += per_out;
+        done += nout;
         chunk_free(&c);
     }
     free(mo);
     *agreed = ok;
     *replayed = done;
+    if (nan_only)
+        *nan_only = nan_ok;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Values at another length.
+ * ---------------------------------------------------------------------- */
+int rv_valid_check_at(rv *r, const fl_ref_model *ms, size_t nm, int *ok,
+                      size_t *cases)
+{
+    rv_valid v;
+    uint64_t *out = NULL;
+    memset(&v, 0, sizeof v);
+    v.seed = (r->o->seed ^ 0x1E4C7A11ull) + 0x9E3779B97F4A7C15ull * r->T;
+    if (r->o->op == FL_REF_OP_GEMM) {
+        v.unit = r->o->m * r->o->n;
+        v.units = r->o->batch ? r->o->batch : r->bt_auto
+                  ? (r->bt_max < 8 ? r->bt_max : 8) : 1;
+    } else {
+        size_t per = rv_rows_per_call(r);
+        v.unit = 1;
+        v.units = r->o->rows ? per : per < 2000 ? per : 2000;
+        if (r->o->batch && !r->o->rows)
+            v.units -= v.units % r->o->batch;
+        if (v.units == 0)
+            v.units = per;
+    }
+    v.per_call = v.units;
+    v.cases = v.units * v.unit;
+    v.kout = out = malloc(v.cases * sizeof *out);
+    if (out == NULL)
+        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (call_units(r, &v, 0, v.units, out, 0, NULL, 0) != 0) {
+        free(out);
+        return -1;
+    }
+    for (size_t c = 0; c < nm; c++) {
+        size_t agreed = 0, done = 0;
+        ok[c] = rv_valid_replay(r, &v, &ms[c], 0, &agreed, &done, NULL, NULL) == 0 &&
+                agreed == done && done == v.cases;
+    }
+    *cases = v.cases;
+    free(out);
     return 0;
 }

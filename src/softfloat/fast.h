@@ -791,13 +791,15 @@ uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags);
 
 /* f is binary16 (the preset, or a descriptor equal to it in every
- * parameter) and c nearest even without ftz, daz or saturation. */
+ * parameter) and c nearest even without ftz, daz or saturation, with a NaN
+ * rule whose NaN choices fl__h16_nan2 and fl__h16_fma_special know (x86,
+ * ARM, RISC-V, CUDA, SoftFloat: the others go to the generic code). */
 FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFFFFFF00FFull) == 0;
+           (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT;
 }
 
 /* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of

@@ -47,14 +47,15 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_rest(const fl_format *f,
          * 3e (softfloat_mulAddF16, label infProdArg: invalid, then
          * propagateNaN_ZC(defaultNaNF16UI, C), which keeps the default NaN
          * because it is the first operand): under the SoftFloat preset the
-         * result is the default NaN, not the addend. */
+         * result is the default NaN, not the addend, and so under ARM's
+         * (FPMulAdd returns FPDefaultNaN) and every other preset but x86
+         * (the ARM, RISC-V and CUDA results are their default NaN anyway). */
         if (c->nan != FL_NANP_X86 &&
             !fl__is_nan_cls(x.cls) && !fl__is_nan_cls(y.cls) &&
             ((x.cls == FL_U_INF && y.cls == FL_U_ZERO) ||
              (x.cls == FL_U_ZERO && y.cls == FL_U_INF))) {
             *flags |= FL_INVALID;
-            if (c->nan == FL_NANP_SOFTFLOAT)
-                res = fl_default_nan(f, c->nan);
+            res = fl_default_nan(f, c->nan);
         }
         return res;
     }

@@ -656,7 +656,9 @@ const char *fl_sat_name(int sat)
 }
 
 static const char *const nan_names[FL_NANP_COUNT] = {"x86", "arm", "riscv",
-                                                     "cuda", "softfloat"};
+                                                     "cuda", "softfloat",
+                                                     "sign", "sign-pos",
+                                                     "default-neg", "first"};
 
 int fl_nan_preset_parse(const char *s)
 {

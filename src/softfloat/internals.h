@@ -209,10 +209,33 @@ static inline FPLAB_HOSTDEV int fl__nan_propagates(int preset)
     return preset == FL_NANP_X86 || preset == FL_NANP_SOFTFLOAT;
 }
 
+/* What a preset keeps of the first NaN operand (nan.c): the NaN itself,
+ * quieted (x86, SoftFloat, first), only its sign on the canonical quiet
+ * NaN (sign, sign-pos), or nothing: the default NaN (the others). */
+enum { FL__NAN_KEEP_NONE = 0, FL__NAN_KEEP_SIGN = 1, FL__NAN_KEEP_PAYLOAD = 2 };
+static inline FPLAB_HOSTDEV int fl__nan_keep(int preset)
+{
+    switch (preset) {
+    case FL_NANP_X86: case FL_NANP_SOFTFLOAT: case FL_NANP_FIRST:
+        return FL__NAN_KEEP_PAYLOAD;
+    case FL_NANP_SIGN: case FL_NANP_SIGN_POS:
+        return FL__NAN_KEEP_SIGN;
+    default:
+        return FL__NAN_KEEP_NONE;
+    }
+}
+
+/* 1 when the preset's default NaN is negative (x86's 0xFE00). */
+static inline FPLAB_HOSTDEV int fl__nan_default_neg(int preset)
+{
+    return preset == FL_NANP_X86 || preset == FL_NANP_SOFTFLOAT ||
+           preset == FL_NANP_SIGN || preset == FL_NANP_DEFAULT_NEG;
+}
+
 /* NaN results.  fl__nan_result picks the NaN an operation returns given its
- * operands (at least one is a NaN), following c->nan: x86 and SoftFloat
- * propagate the first NaN operand (quieted), the others return the default
- * NaN.  Raises invalid if any operand is a signaling NaN.  n = number of
+ * operands (at least one is a NaN), following c->nan (fl__nan_keep): x86,
+ * SoftFloat and first propagate the first NaN operand (quieted), sign and
+ * sign-pos its sign, the others return the default NaN.  Raises invalid if any operand is a signaling NaN.  n = number of
  * operands. */
 FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
                                       const uint64_t *ops, int n,
@@ -220,8 +243,9 @@ FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
 /* An invalid operation on non-NaN operands: default NaN, invalid raised. */
 FPLAB_HOSTDEV uint64_t fl__invalid(const fl_format *f, const fl_ctx *c,
                                    unsigned *flags);
-/* A NaN converted from format src to dst (payload kept under x86 and
- * SoftFloat, else the default NaN); raises invalid for a signaling NaN. */
+/* A NaN converted from format src to dst (payload kept under the presets
+ * that keep it, the sign alone under sign and sign-pos, else the default
+ * NaN); raises invalid for a signaling NaN. */
 FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
                                        const fl_format *src, uint64_t a,
                                        const fl_ctx *c, unsigned *flags);

@@ -8,6 +8,14 @@
  * SoftFloat's 8086-SSE / ARM-VFPv2-defaultNaN / RISCV specializations and
  * NVIDIA's cuda_fp16.hpp for the values.
  *
+ * The rules real kernels show (sign, sign-pos, default-neg, first; see
+ * fplab.h) are combinations of the same two choices, what is kept of the
+ * first NaN operand (fl__nan_keep: the NaN, its sign, nothing) and the
+ * sign of the default NaN (fl__nan_default_neg).  "sign" is x86
+ * arithmetic narrowed by a conversion that keeps only the sign, as
+ * PyTorch's float-to-half (c10 fp16_ieee_from_fp32_value returns
+ * sign | 0x7E00 for every NaN).
+ *
  * The SoftFloat preset is SoftFloat 3e's 8086-SSE specialisation, which
  * agrees with x86 here: softfloat_propagateNaNF16UI(a, b) returns a if it
  * is a NaN, else b, quieted (| 0x0200), raising invalid if either is
@@ -52,16 +60,13 @@ FPLAB_HOSTDEV uint64_t fl__nan_of_sign(const fl_format *f, int sign)
 FPLAB_HOSTDEV uint64_t fl_default_nan(const fl_format *f, int preset)
 {
     if (f->nan_style != FL_NANSTYLE_IEEE)
-        return fl__nan_of_sign(f, fl__nan_propagates(preset));
-    switch (preset) {
-    case FL_NANP_X86:
-    case FL_NANP_SOFTFLOAT:
-        return f->sign_mask | f->exp_mask | quiet_bit(f);
-    case FL_NANP_CUDA:
+        return fl__nan_of_sign(f, fl__nan_default_neg(preset));
+    if (preset == FL_NANP_CUDA)
         return f->exp_mask | f->frac_mask;
-    default: /* ARM default-NaN mode, RISC-V canonical NaN */
-        return f->exp_mask | quiet_bit(f);
-    }
+    /* x86, SoftFloat, sign, default-neg: negative; ARM default-NaN mode,
+     * RISC-V canonical NaN, sign-pos, first: positive */
+    return (fl__nan_default_neg(preset) ? f->sign_mask : 0) | f->exp_mask |
+           quiet_bit(f);
 }
 
 static FPLAB_HOSTDEV int raw_class(const fl_format *f, uint64_t a)
@@ -81,9 +86,14 @@ FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
         if (first < 0 && fl__is_nan_cls(k))
             first = i;
     }
-    if (fl__nan_propagates(c->nan) && first >= 0)
-        return f->nan_style == FL_NANSTYLE_IEEE ? ops[first] | quiet_bit(f)
-                                                : ops[first];
+    if (first >= 0) {
+        const int keep = fl__nan_keep(c->nan);
+        if (keep == FL__NAN_KEEP_PAYLOAD)
+            return f->nan_style == FL_NANSTYLE_IEEE ? ops[first] | quiet_bit(f)
+                                                    : ops[first];
+        if (keep == FL__NAN_KEEP_SIGN)
+            return fl__nan_of_sign(f, (ops[first] & f->sign_mask) != 0);
+    }
     return fl_default_nan(f, c->nan);
 }
 
@@ -107,12 +117,13 @@ FPLAB_HOSTDEV uint64_t fl__nan_convert(const fl_format *dst,
     if (raw_class(src, a) == FL_U_SNAN ||
         dst->nan_style == FL_NANSTYLE_FINITE)
         *flags |= FL_INVALID;
-    if (!fl__nan_propagates(c->nan))
+    if (fl__nan_keep(c->nan) == FL__NAN_KEEP_NONE)
         return fl_default_nan(dst, c->nan);
-    if (dst->nan_style != FL_NANSTYLE_IEEE)
+    if (dst->nan_style != FL_NANSTYLE_IEEE ||
+        fl__nan_keep(c->nan) == FL__NAN_KEEP_SIGN)
         return fl__nan_of_sign(dst, sign);
-    /* x86 (and SoftFloat) keep the sign and the leading payload bits,
-     * quieted. */
+    /* x86, SoftFloat and first keep the sign and the leading payload
+     * bits, quieted. */
     frac = dfb >= sfb ? frac << (dfb - sfb) : frac >> (sfb - dfb);
     return (sign ? dst->sign_mask : 0) | dst->exp_mask |
            (frac & dst->frac_mask) | quiet_bit(dst);

@@ -50,6 +50,16 @@ static FPLAB_HOSTDEV int invalid_kind(int preset, int is_signed, int which)
          * i32_fromNaN -0x7FFFFFFF - 1, and so for both overflows) */
                     { { INV_MAX,  INV_MAX, INV_MAX },
                       { INV_MIN,  INV_MIN, INV_MIN } },
+        /* sign, sign-pos, default-neg, first: x86's values for the rules
+         * with x86's negative default NaN, ARM's for the others */
+                    { { INV_MAX,  INV_MAX, INV_MAX },
+                      { INV_MIN,  INV_MIN, INV_MIN } },
+                    { { INV_ZERO, INV_MAX, INV_ZERO },
+                      { INV_ZERO, INV_MAX, INV_MIN } },
+                    { { INV_MAX,  INV_MAX, INV_MAX },
+                      { INV_MIN,  INV_MIN, INV_MIN } },
+                    { { INV_ZERO, INV_MAX, INV_ZERO },
+                      { INV_ZERO, INV_MAX, INV_MIN } },
     };
     if (preset < 0 || preset >= FL_NANP_COUNT) preset = FL_NANP_X86;
     return table[preset][is_signed != 0][which];
