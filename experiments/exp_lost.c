@@ -426,7 +426,7 @@ static int lost_bits_sweep(lab_ctx *L)
     static const char *const cut_what[3] = {
         "updates of every size are kept by", "every update below 2^-(N+1) spacings is lost by",
         "every update below 2^-N spacings is lost by"};
-    lab_say(L, "\nMeasured, with N random bits");
+    lab_say(L, "\nMeasured, with N random bits,");
     for (int q = 2; q >= 0; q--) {
         char lst[512];
         size_t p = 0;
