@@ -451,7 +451,8 @@ static int lost_bits_sweep(lab_ctx *L)
     lab_say(L, "Fastest truncates ν·2^N, so when |w| grows (ν = u) an update with u·2^N "
                "< 1 truncates to 0 and is lost whatever R: kept only if u >= 2^-N (its "
                "smallest kept u·2^N: %.4g); the other three round ν·2^N to the nearest "
-               "integer, which reaches 1 from u·2^N = 1/2 on (their smallest kept u·2^N: "
+               "integer (ties to even, to odd and up), which reaches 1 from u·2^N = 1/2 on "
+               "(their smallest kept u·2^N: "
                "%.4g), so they lose only the updates below 2^-(N+1).  Full width expects "
                "%.1f of the updates below 2^-N that fastest lost when |w| grows.  ",
             tuk[FL_SRV_FASTEST][0], uk_others,

@@ -1535,8 +1535,9 @@ def check_lost_bits(A, d, s0, s1):
     fg = R["pool"][("fastest", "grows")]
     m = A.take1("Fastest truncates ν·2^N, so when |w| grows (ν = u) an update with u·2^N < 1 "
                 "truncates to 0 and is lost whatever R: kept only if u >= 2^-N (its smallest kept "
-                "u·2^N: {N}); the other three round ν·2^N to the nearest integer, which reaches 1 "
-                "from u·2^N = 1/2 on (their smallest kept u·2^N: {N}), so they lose only the "
+                "u·2^N: {N}); the other three round ν·2^N to the nearest integer (ties to even, to "
+                "odd and up), which reaches 1 from u·2^N = 1/2 on (their smallest kept u·2^N: "
+                "{N}), so they lose only the "
                 "updates below 2^-(N+1).  Full width expects {N} of the updates below 2^-N that "
                 "fastest lost when |w| grows.", "bits rule", start=s0, end=s1)
     if m:
@@ -4074,6 +4075,8 @@ def readme_lost_bits(A, d):
     A.ok(R["cut"][("fastest", "grows")] == 2 and
          all(R["cut"][(v, dn)] == 1 for v in SRV[:3] for dn in DIRS) and
          R["cut"][("fastest", "shrinks")] == 0, "README: the cut-offs do not follow")
+    A.ok(R["shrink"][3] >= 3 and R["shrink"][2] <= 4.5,
+         "README: fastest does not keep small updates that shrink |w| with probability 2^-N")
     k = -int(m.group(1))
     row = [r for r in R["rows"] if r[1] == k]
     if A.ok(len(row) == 1, "README: 2^%d is not a row of the bits table" % k):
