@@ -1244,6 +1244,565 @@ def check_lost(A, d, span):
         A.ok(b_dw < gap_b / 2 and all(r[4] == 1.0 for r in rr),
              "bfloat16 weight should stay at 1")
         A.ok(half_round(1 - h_dw) == 1.0, "binary16: 1 - dw does not round back to 1")
+    check_lost_bits(A, d, s0, s1)
+
+
+# ---- 4c. stochastic rounding with N supplied random bits --------------------
+
+SRV = ["stochastic", "stochastic-odd", "fast", "fastest"]
+DIRS = ["grows", "shrinks"]
+BITS_MIN_EXPECT = 10
+# columns of one direction in lost_bits.dat (after variant nbits ratio n dw_zero)
+BCOL = ["n", "kept", "fkept", "e", "umin", "umax", "ukmin", "nlo", "klo", "elo",
+        "nmid", "kmid", "emid"]
+
+
+def srv_away(v, nu, nb):
+    """P3109 3.1's probability (over the 2^nb values of R) that the
+    magnitude rounds away from zero, for the discarded fraction nu (a
+    Fraction in [0, 1)), transcribed from docs/formats.md's table: the
+    count of R in [0, 2^nb) that satisfy the variant's inequality."""
+    M = 2 ** nb
+    y = nu * M
+    fl = y.numerator // y.denominator
+    if v == "fastest":                        # floor(nu 2^N) + R >= 2^N
+        cnt = fl
+    elif v == "fast":                         # floor(nu 2^(N+1)) + 2R + 1 >= 2^(N+1)
+        f2 = (nu * 2 * M).numerator // (nu * 2 * M).denominator
+        cnt = (f2 + 1) // 2
+    else:                                     # RNE / RNO(nu 2^N) + R >= 2^N
+        frac = y - fl
+        if frac > Fraction(1, 2):
+            rn = fl + 1
+        elif frac < Fraction(1, 2):
+            rn = fl
+        else:
+            even = fl if fl % 2 == 0 else fl + 1
+            rn = even if v == "stochastic" else (fl if fl % 2 == 1 else fl + 1)
+        cnt = rn
+    return Fraction(min(max(cnt, 0), M), M)
+
+
+def srv_kept(v, u, nb, grows):
+    """The probability that an update of u < 1 spacings is kept: the
+    magnitude rounds away (|w| grows, nu = u) or toward zero (|w|
+    shrinks, nu = 1 - u)."""
+    return srv_away(v, u, nb) if grows else 1 - srv_away(v, 1 - u, nb)
+
+
+def nlist(ns):
+    """'1–5, 7' as the report writes a set of N, or 'none'."""
+    ns = sorted(ns)
+    out = []
+    i = 0
+    while i < len(ns):
+        j = i
+        while j + 1 < len(ns) and ns[j + 1] == ns[j] + 1:
+            j += 1
+        if j == i:
+            out.append("%d" % ns[i])
+        elif j == i + 1:
+            out.append("%d, %d" % (ns[i], ns[j]))
+        else:
+            out.append("%d–%d" % (ns[i], ns[j]))
+        i = j + 1
+    return ", ".join(out) if out else "none"
+
+
+def lost_bits_data(d):
+    """lost_bits.dat as {(variant, N): [row per ratio]}, each row a dict
+    with ratio, n, dwz and per direction a dict of BCOL; plus the
+    parameters."""
+    D = Dat(os.path.join(d, "lost_bits.dat"))
+    pr = D.header["params"]
+    P = {}
+    P["nb"] = int(re.search(r"nbits=1\.\.(\d+)", pr).group(1))
+    m = re.search(r"ratios=2\^(-?\d+)\.\.2\^(-?\d+) step 2\^1 n=2\^\((-?\d+)-k\) at r=2\^k "
+                  r"clamped to \[(\d+),(\d+)\]", pr)
+    P["klo"], P["khi"], P["kfull"], P["nmin"], P["nmax"] = (int(m.group(i)) for i in range(1, 6))
+    P["variants"] = re.search(r"variants=(\S+)", pr).group(1).split(",")
+    cells = {}
+    for bi, blk in enumerate(D.blocks):
+        for r in blk:
+            row = {"variant": r[0], "N": int(r[1]), "r": float(r[2]), "n": int(r[3]),
+                   "dwz": int(r[4]), "block": bi}
+            for di in range(2):
+                vals = r[5 + 13 * di: 18 + 13 * di]
+                row[DIRS[di]] = {k: (float(x) if k in ("e", "umin", "umax", "ukmin", "elo",
+                                                       "emid") else int(x))
+                                 for k, x in zip(BCOL, vals)}
+            cells.setdefault((r[0], int(r[1])), []).append(row)
+    return D, P, cells
+
+
+def lost_bits_derive(P, cells):
+    """Everything the report's part c says, from the data: pooled class
+    counts, cut-offs, the shrinking fastest's z, the bits-needed table."""
+    nb = P["nb"]
+    R = {"pool": {}, "cut": {}, "tuk": {}}
+    for v in SRV:
+        for dn in DIRS:
+            tn = [0, 0]
+            tk = [0, 0]
+            te = [0.0, 0.0]
+            tuk = math.inf
+            for N in range(1, nb + 1):
+                for row in cells[(v, N)]:
+                    c = row[dn]
+                    tn[0] += c["nlo"]
+                    tk[0] += c["klo"]
+                    te[0] += c["elo"]
+                    tn[1] += c["nmid"]
+                    tk[1] += c["kmid"]
+                    te[1] += c["emid"]
+                    tuk = min(tuk, c["ukmin"] * 2.0 ** N)
+            R["pool"][(v, dn)] = (tn, tk, te)
+            R["tuk"][(v, dn)] = tuk
+            R["cut"][(v, dn)] = 0 if tk[0] else 1 if tk[1] else 2
+    # fastest, |w| shrinking: kept fraction of the updates below 2^-(N+1)
+    # against 2^-N, per N with at least BITS_MIN_EXPECT expected
+    zmax = 0.0
+    nzn = 0
+    kfs = nfs = 0
+    for N in range(1, nb + 1):
+        nn = sum(row["shrinks"]["nlo"] for row in cells[("fastest", N)])
+        kk = sum(row["shrinks"]["klo"] for row in cells[("fastest", N)])
+        nfs += nn
+        kfs += kk
+        p = 2.0 ** -N
+        if nn * p < BITS_MIN_EXPECT:
+            continue
+        nzn += 1
+        zmax = max(zmax, abs((kk - nn * p) / math.sqrt(nn * p * (1 - p))))
+    R["shrink"] = (kfs, nfs, zmax, nzn)
+    # bits needed per ratio
+    ref = cells[(SRV[0], 1)]
+    rows = []
+    for i, row in enumerate(ref):
+        g, s = row["grows"], row["shrinks"]
+        if g["e"] < BITS_MIN_EXPECT or s["e"] < BITS_MIN_EXPECT or not g["umin"] < 1:
+            continue
+        k = round(math.log2(row["r"]))
+        cols = []
+        for vi, (v, dn) in enumerate([(x, "grows") for x in SRV] + [("fastest", "shrinks")]):
+            a = nb
+            while a >= 1 and cells[(v, a)][i][dn]["kept"] > 0:
+                a -= 1
+            ratio = (cells[(v, a + 1)][i][dn]["kept"] / row[dn]["e"]) if a < nb else None
+            cols.append((a, ratio))
+        rows.append((i, k, g, cols))
+    R["rows"] = rows
+    return R
+
+
+def check_lost_bits(A, d, s0, s1):
+    D, P, cells = lost_bits_data(d)
+    nb = P["nb"]
+    nr = P["khi"] - P["klo"] + 1
+    A.ok(P["variants"] == SRV, "lost_bits.dat variants %r" % P["variants"])
+    A.ok(len(D.blocks) == len(SRV) * nb, "lost_bits.dat: %d blocks" % len(D.blocks))
+    # the data's shape and its own arithmetic: one check per kind and
+    # block, naming the first cell that fails it
+    for vi, v in enumerate(SRV):
+        for N in range(1, nb + 1):
+            rows = cells.get((v, N), [])
+            A.ok(len(rows) == nr and all(r["block"] == vi * nb + N - 1 for r in rows),
+                 "lost_bits.dat: block of %s N = %d" % (v, N))
+            bad = {}
+
+            def fail(kind, what):
+                bad.setdefault(kind, what)
+            lo, mid = 2.0 ** -(N + 1), 2.0 ** -N
+            for i, row in enumerate(rows):
+                k = P["klo"] + i
+                ref = cells[(SRV[0], 1)][i]
+                want_n = min(P["nmax"], max(P["nmin"], 2 ** max(0, P["kfull"] - k)))
+                if not (row["r"] == 2.0 ** k and row["n"] == want_n):
+                    fail("grid", "ratio or n at r = 2^%d" % k)
+                if not (row["dwz"] == ref["dwz"] and
+                        row["n"] == row["dwz"] + row["grows"]["n"] + row["shrinks"]["n"]):
+                    fail("count", "update counts at r = 2^%d" % k)
+                for dn in DIRS:
+                    c, rc = row[dn], ref[dn]
+                    at = "r = 2^%d, |w| %s" % (k, dn)
+                    # the same updates in every block: count, full width, u range
+                    if not all(c[x] == rc[x] for x in ("n", "fkept", "e", "umin", "umax")):
+                        fail("same", "not the same updates as the first block at " + at)
+                    if not (0 <= c["klo"] <= c["nlo"] and 0 <= c["kmid"] <= c["nmid"] and
+                            c["nlo"] + c["nmid"] <= c["n"] and
+                            c["klo"] + c["kmid"] <= c["kept"] <= c["n"]):
+                        fail("counts", "class counts at " + at)
+                    if not c["n"]:
+                        continue
+                    # the classes against the u range, and the sums of u in a
+                    # class against its edges (printed with 9 decimals)
+                    if not ((not c["umax"] < lo or c["nlo"] == c["n"]) and
+                            (not c["umax"] < mid or c["nlo"] + c["nmid"] == c["n"]) and
+                            (not c["umin"] >= lo or c["nlo"] == 0) and
+                            (not c["umin"] >= mid or c["nlo"] + c["nmid"] == 0)):
+                        fail("class", "u range against the classes at " + at)
+                    if not ((c["elo"] < c["nlo"] * lo + 1e-9 or c["nlo"] == 0) and
+                            c["nmid"] * lo <= c["emid"] + 1e-9 and
+                            (c["emid"] < c["nmid"] * mid + 1e-9 or c["nmid"] == 0)):
+                        fail("sums", "sum of u outside its class's edges at " + at)
+                    if not (c["n"] * min(1, c["umin"]) <= c["e"] * (1 + 1e-9) + 1e-6 and
+                            c["e"] <= c["n"] * min(1, c["umax"]) * (1 + 1e-9) + 1e-6):
+                        fail("e", "full width's expectation outside n min(1, u) at " + at)
+                    if not (math.isinf(c["ukmin"]) == (c["kept"] == 0) and
+                            (c["kept"] == 0 or c["umin"] <= c["ukmin"] <= c["umax"])):
+                        fail("ukmin", "smallest kept u at " + at)
+                    # full width keeps each update with probability min(1, u):
+                    # its count is a sum of Bernoulli draws of variance at most e
+                    if abs(c["fkept"] - c["e"]) > 5 * math.sqrt(c["e"]) + 1:
+                        fail("full", "full width kept %d, expected %.2f at %s"
+                             % (c["fkept"], c["e"], at))
+                    if k >= -14:
+                        # dw normal: dw = w 2^k exactly, u = m 2^(k+10) with m in
+                        # [1, 2) (growing), or up to 2^(k+11) at m = 1 (shrinking)
+                        top_ok = c["umax"] < 2.0 ** (k + 11) if dn == "grows" else \
+                            c["umax"] <= 2.0 ** (k + 11)
+                        if not (c["umin"] >= 2.0 ** (k + 10) and top_ok):
+                            fail("urange", "u outside [r 2^10, r 2^11] at " + at)
+            for kind in ("grid", "count", "same", "counts", "class", "sums", "e", "ukmin",
+                         "full", "urange"):
+                A.ok(kind not in bad, "lost_bits: %s N = %d: %s" % (v, N, bad.get(kind)))
+    R = lost_bits_derive(P, cells)
+
+    m = A.take1("**Stochastic rounding with N supplied random bits (binary16).**  Hardware rounds "
+                "with the random bits it is given, and P3109 Release 3.1 defines four ways to use N "
+                "of them (stochastic, stochastic-odd, fast, fastest: docs/formats.md).  The weights "
+                "and updates of the sweep above (at each ratio r = 2^k, k = {I} .. {I}, the first n "
+                "weights of the same stream: n = {I} for r >= 2^{I}, doubling per halving of r up "
+                "to {I}), with the sum w + dw rounded by fl_round_sr_bits_array with N = 1 .. {I} "
+                "random bits R = fl_sr_bits(seed, i) & (2^N - 1) (i the update's index; the same R "
+                "for every variant and N), and by full-width stochastic rounding (as above: as many "
+                "random bits as the sum discards) on the same updates.  The variants round the "
+                "magnitude, so an update that makes |w| grow (dw > 0; every w here is positive) and "
+                "one that makes it shrink (dw < 0) are counted apart: an update of u = |dw|/gap "
+                "spacings leaves the discarded fraction ν = u when |w| grows and ν = 1 - u when it "
+                "shrinks.  Full width keeps it with probability min(1, u); the sum of that "
+                "probability over updates is what full width *expects*.", "bits intro",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), P["klo"], "bits: first ratio")
+        A.num(m.group(2), P["khi"], "bits: last ratio")
+        A.num(m.group(3), P["nmin"], "bits: n")
+        A.num(m.group(4), P["kfull"] - round(math.log2(P["nmin"])), "bits: n doubles from")
+        A.num(m.group(5), P["nmax"], "bits: largest n")
+        A.num(m.group(6), nb, "bits: N")
+        # every weight positive: no update is counted in both directions
+        # (checked above), and w from the stream is m 2^e with m >= 1
+    m = A.take1("Where the kept fraction falls to 0, over N = 1 .. {I} and every ratio (an update "
+                "counts once per N): the updates below 2^-(N+1) spacings and those from 2^-(N+1) "
+                "to 2^-N, how many each variant kept and how many full width expects; *smallest "
+                "kept* is the smallest u·2^N of an update the variant kept:", "bits table intro",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), nb, "bits: N")
+    A.take1("| variant | \\|w\\| | u < 2^-(N+1): kept of updates | full width expects | "
+            "2^-(N+1) <= u < 2^-N: kept of updates | full width expects | smallest kept u·2^N |",
+            "bits table header", start=s0, end=s1)
+    for v in SRV:
+        for dn in DIRS:
+            tn, tk, te = R["pool"][(v, dn)]
+            mm = A.take1("| %s | %s | {I} of {I} | {N} | {I} of {I} | {N} | {C} |" % (v, dn),
+                         "bits row %s %s" % (v, dn), start=s0, end=s1)
+            if mm:
+                for g, val in zip(range(1, 7), (tk[0], tn[0], te[0], tk[1], tn[1], te[1])):
+                    A.num(mm.group(g), val, "bits row %s %s column %d" % (v, dn, g), slack=1e-6)
+                tuk = R["tuk"][(v, dn)]
+                A.word(mm.group(7), "–" if math.isinf(tuk) else "%.4g" % tuk,
+                       "bits row %s %s smallest kept" % (v, dn))
+    # the cut-offs, grouped as the report groups them
+    what = {2: "every update below 2^-N spacings is lost by",
+            1: "every update below 2^-(N+1) spacings is lost by",
+            0: "updates of every size are kept by"}
+    parts = []
+    for q in (2, 1, 0):
+        lst = []
+        for v in SRV:
+            g, s = R["cut"][(v, "grows")] == q, R["cut"][(v, "shrinks")] == q
+            if g or s:
+                lst.append("%s (%s)" % (v, "both" if g and s else "|w| grows" if g else "|w| shrinks"))
+        parts.append("%s %s" % (what[q], ", ".join(lst) if lst else "no variant"))
+    m = A.take1("Measured, with N random bits, {S}.  Fastest truncates", "bits cut-offs",
+                start=s0, end=s1)
+    if m:
+        A.word(m.group(1), "; ".join(parts), "bits: cut-offs")
+    # the rule and its support: fastest (|w| grows) keeps nothing below
+    # 2^-N, the others nothing below 2^-(N+1) in either direction
+    uk_others = min(R["tuk"][(v, dn)] for v in SRV[:3] for dn in DIRS)
+    fg = R["pool"][("fastest", "grows")]
+    m = A.take1("Fastest truncates ν·2^N, so when |w| grows (ν = u) an update with u·2^N < 1 "
+                "truncates to 0 and is lost whatever R: kept only if u >= 2^-N (its smallest kept "
+                "u·2^N: {N}); the other three round ν·2^N to the nearest integer (ties to even, to "
+                "odd and up), which reaches 1 from u·2^N = 1/2 on (their smallest kept u·2^N: "
+                "{N}), so they lose only the "
+                "updates below 2^-(N+1).  Full width expects {N} of the updates below 2^-N that "
+                "fastest lost when |w| grows.", "bits rule", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), R["tuk"][("fastest", "grows")], "bits: fastest smallest kept", rel=1e-3)
+        A.num(m.group(2), uk_others, "bits: others smallest kept", rel=1e-3)
+        A.num(m.group(3), fg[2][0] + fg[2][1], "bits: full width expects below 2^-N", slack=1e-6)
+        A.ok(R["cut"][("fastest", "grows")] == 2 and R["tuk"][("fastest", "grows")] >= 1,
+             "bits: fastest (|w| grows) kept an update below 2^-N")
+        A.ok(all(R["cut"][(v, dn)] == 1 for v in SRV[:3] for dn in DIRS) and uk_others >= 0.5,
+             "bits: stochastic, stochastic-odd or fast kept an update below 2^-(N+1), or none "
+             "between 2^-(N+1) and 2^-N")
+        A.ok(fg[2][0] + fg[2][1] >= BITS_MIN_EXPECT,
+             "bits: too few updates below 2^-N to show fastest loses them")
+    kfs, nfs, zmax, nzn = R["shrink"]
+    te_s = R["pool"][("fastest", "shrinks")][2][0]
+    m = A.take1("When |w| shrinks, fastest keeps updates of every size: ν = 1 - u truncated to N "
+                "bits is at most 1 - 2^-N for every u > 0, so an update below 2^-N is kept with "
+                "probability 2^-N, whatever its size.  Measured: it kept {I} of its {I} updates "
+                "below 2^-(N+1), {N} times what full width expects, and at each of the {I} N where "
+                "at least {I} of them are kept in expectation, the kept fraction lies within {N} "
+                "binomial sampling errors of 2^-N (largest |z|).  Those extra steps toward zero are "
+                "the bias of docs/formats.md's table; the long run below shows what it does to a "
+                "weight.", "bits shrinking fastest", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), kfs, "bits: fastest shrinking kept")
+        A.num(m.group(2), nfs, "bits: fastest shrinking updates")
+        A.num(m.group(3), kfs / te_s if te_s > 0 else 0.0, "bits: times full width", rel=1e-6)
+        A.num(m.group(4), nzn, "bits: N with a z")
+        A.num(m.group(5), BITS_MIN_EXPECT, "bits: min expected")
+        A.num(m.group(6), zmax, "bits: largest |z| of fastest shrinking", slack=1e-4)
+        # the claim: kept with probability 2^-N (the formula's value for
+        # 0 < u <= 2^-N), shown where the count can show it
+        A.ok(R["cut"][("fastest", "shrinks")] == 0 and nzn >= 3 and zmax <= 4.5,
+             "bits: fastest (|w| shrinks) does not keep small updates with probability 2^-N")
+        A.ok(all(srv_kept("fastest", Fraction(1, 2 ** (N + 1 + j)), N, False) == Fraction(1, 2 ** N)
+                 for N in range(1, nb + 1) for j in range(4)),
+             "P3109 formula: fastest, shrinking, u < 2^-N")
+    m = A.take1("**How many bits an update needs.**  For each ratio with some u below 1 where full "
+                "width expects at least {I} kept updates in each direction: the range of u (|w| "
+                "grows), full width's expected kept fraction, and for each variant the largest N at "
+                "which it kept none of the updates that grow |w| (it kept some at every larger N; "
+                "-: it kept some at every N), with the kept fraction at the next N divided by full "
+                "width's expectation in brackets:", "bits needed intro", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), BITS_MIN_EXPECT, "bits needed: min expected")
+    A.take1("| r | u (\\|w\\| grows) | full width expects | stochastic | stochastic-odd | fast | "
+            "fastest | fastest, \\|w\\| shrinks |", "bits needed header", start=s0, end=s1)
+    agree = [0] * 4
+    miss = []
+    early = True
+    for i, k, g, cols in R["rows"]:
+        mm = A.take1("| 2^%d | {N} .. {N} | {N} |{C}|{C}|{C}|{C}|{C}|" % k,
+                     "bits needed row 2^%d" % k, start=s0, end=s1)
+        if mm:
+            A.num(mm.group(1), g["umin"], "bits needed u_min", rel=1e-6)
+            A.num(mm.group(2), g["umax"], "bits needed u_max", rel=1e-6)
+            A.num(mm.group(3), g["e"] / g["n"], "bits needed expected fraction", rel=1e-6)
+            for j, (a, ratio) in enumerate(cols):
+                cell = mm.group(4 + j).strip()
+                # the bracket is printed with 2 decimals: compare as numbers
+                mc = re.fullmatch(r"(\S+)(?: \((%s)\))?" % NUM, cell)
+                if A.ok(mc is not None, "bits needed cell '%s'" % cell):
+                    A.word(mc.group(1), "%d" % a if a >= 1 else "-", "bits needed N at 2^%d" % k)
+                    if ratio is None:
+                        A.ok(mc.group(2) is None, "bits needed: bracket without a next N")
+                    else:
+                        A.num(mc.group(2) or "nan", ratio, "bits needed ratio at 2^%d" % k)
+        for j, v in enumerate(SRV):
+            a = cols[j][0]
+            want = max(1, -k - 10 if v == "fastest" else -k - 11)
+            if a + 1 == want:
+                agree[j] += 1
+            else:
+                miss.append("%s at 2^%d (u_max %.4g)" % (v, k, g["umax"]))
+                early &= a + 1 == want - 1 and g["umax"] >= 2.0 ** (k + 11)
+    m = A.take1(pat("So an update of ratio r (u from r·2^10 to r·2^11 spacings) needs N = -log2(r) - "
+                    "10 random bits with fastest and one fewer, -log2(r) - 11 (at least 1), with "
+                    "the others: measured at {I}, {I}, {I} and {I} of the {I} ratios (stochastic, "
+                    "stochastic-odd, fast, fastest)") + r"([^\n]*?)\.$", "bits needed summary",
+                regex=True, start=s0, end=s1)
+    if m:
+        for j in range(4):
+            A.num(m.group(1 + j), agree[j], "bits needed agreement " + SRV[j])
+        A.num(m.group(5), len(R["rows"]), "bits needed rows")
+        tail = ""
+        if miss:
+            tail = "; not at " + ", ".join(miss)
+            if early:
+                tail += (", where dw, rounded in binary16's subnormal range, reaches u = r·2^11, "
+                         "the next octave's size, and the variant keeps some updates one bit earlier")
+        A.word(m.group(6), tail, "bits needed exceptions")
+        # the law needs its support: every ratio that departs from it is one
+        # whose updates reach the next octave (the clause above), and the
+        # clause holds for each
+        A.ok(not miss or early, "bits needed: a ratio departs from -log2(r) - 10 / - 11 "
+             "unexplained")
+        A.ok(sum(agree) >= 2 * len(R["rows"]), "bits needed: the rule holds at fewer than "
+             "half the cells")
+        # and the subnormal clause: where it is invoked, dw is subnormal for
+        # some weight (r|w| < 2^-14 for |w| >= 1 needs r < 2^-14)
+        A.ok(all(k < -14 for i, k, g, cols in R["rows"]
+                 if any(cols[j][0] + 1 != max(1, (-k - 10 if j == 3 else -k - 11))
+                        for j in range(4))), "bits needed: exception where dw is normal")
+    dsk = max([P["klo"] + i for i, row in enumerate(cells[(SRV[0], 1)]) if row["dwz"] > 0]
+              or [P["klo"] - 1])
+    A.take1("*Figure lost_bits*", "lost_bits figure", start=s0, end=s1)
+    m = A.take1("Binary16 weights, w + dw rounded with N supplied random bits: the fraction of "
+                "updates kept against r = |dw|/|w|, one panel per P3109 variant, for N = 2, 4, 6, "
+                "8, 10, 12 (colours; solid: the updates that make |w| grow), against full-width "
+                "stochastic rounding's expected fraction (black).  A curve in the bottom band (one "
+                "row per N) kept none: where it rises is where its variant starts keeping updates "
+                "(the table above gives that N for every ratio).  Dashed, in the fastest panel: "
+                "the updates that make |w| shrink, kept with probability 2^-N however small.  "
+                "Grey: dw itself rounds to zero in binary16 for some weights (r <= 2^{I}).",
+                "lost_bits caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), dsk, "lost_bits caption: dw = 0 edge")
+        # |w| >= 1: dw = r|w| rounds to zero for some weight only if r does
+        A.ok(half_round(2.0 ** dsk) == 0 and half_round(2.0 ** (dsk + 1) * (1 + 2 ** -10)) > 0,
+             "lost_bits caption: dw = 0 edge against binary16")
+    check_lost_bits_run(A, d, s0, s1)
+
+
+def check_lost_bits_run(A, d, s0, s1):
+    D = Dat(os.path.join(d, "lost_bits_run.dat"))
+    steps = int(D.param("steps"))
+    reps = int(D.param("runs"))
+    nb = int(re.search(r"nbits=1\.\.(\d+)", D.header["params"]).group(1))
+    rows = {}
+    for r in D.blocks[0]:
+        ends = [float(x) for x in r[9:]]
+        rows[(r[0], r[1], int(r[2]))] = {
+            "w0": float(r[3]), "dw": float(r[4]), "exact": float(r[5]), "dm": float(r[6]),
+            "dse": float(r[7]), "kept": float(r[8]), "ends": ends}
+    A.ok(len(rows) == 2 * (len(SRV) * nb + 1), "lost_bits_run.dat rows")
+    gap = 1 - HALF_BELOW_ONE                             # 2^-11, by struct
+    run_w0 = {"shrinks": 1.0, "grows": 0.5}
+    run_dw = {"shrinks": half_round(-1e-4), "grows": half_round(1e-4)}
+    u = Fraction(abs(run_dw["shrinks"])) / Fraction(gap)
+    stat = {}
+    for key, x in rows.items():
+        run = key[0]
+        what = "lost_bits_run %s %s N = %d" % key
+        A.ok(len(x["ends"]) == reps, what + ": runs")
+        A.ok(x["w0"] == run_w0[run] and x["dw"] == run_dw[run] and
+             x["exact"] == run_w0[run] + steps * run_dw[run], what + ": setup")
+        diffs = [(e - x["exact"]) / abs(x["dw"]) for e in x["ends"]]
+        mm, sd = mean_sd(diffs)
+        se = sd / math.sqrt(reps)
+        A.ok(abs(mm - x["dm"]) <= 1e-6 + 1e-9 * abs(mm) and abs(se - x["dse"]) <= 1e-6 + 1e-9 * se,
+             what + ": mean/se of the end values")
+        # each end value is a binary16 number, and each kept step moves w by
+        # one spacing: inside [0.5, 1] the steps kept are |end - w0|/2^-11
+        A.ok(all(half_round(e) == e for e in x["ends"]), what + ": an end value not in binary16")
+        inside = all(0.5 <= e <= 1 for e in x["ends"])
+        # u stays |dw|/2^-11 while w is in [0.5, 1) growing or in (0.5, 1]
+        # shrinking (below 0.5 and above 1 the spacing halves or doubles)
+        same_u = all((0.5 <= e < 1) if run == "grows" else (0.5 < e <= 1) for e in x["ends"])
+        if inside:
+            A.ok(abs(statistics.fmean(abs(e - x["w0"]) / gap for e in x["ends"]) - x["kept"]) < 1e-6,
+                 what + ": kept steps against the end values")
+        stat[key] = (mm, se)
+        # the variant's kept probability by P3109's formula (u = |dw|/2^-11,
+        # constant while w stays in the binade): the runs that never left
+        # it keep a binomial count
+        if same_u and key[1] != "full":
+            p = srv_kept(key[1], u, key[2], run == "grows")
+            ex = float(p) * reps * steps
+            var = ex * (1 - float(p))
+            got = x["kept"] * reps
+            A.ok(abs(got - ex) <= 4.5 * math.sqrt(var) + 1e-9,
+                 what + ": %d steps kept, P3109's formula gives %.1f" % (got, ex))
+    sp = gap / abs(run_dw["shrinks"])
+    m = A.take1("**A weight receiving many small updates, with N random bits.**  Experiment b's "
+                "weight, w = 1 receiving {I} updates dw = {N} (-1e-4 in binary16; |w| shrinks, exact "
+                "end {N}), and its mirror, w = 0.5 receiving {I} updates dw = {N} (|w| grows, exact "
+                "end {N}).  Binary16's numbers in [0.5, 1) are 2^{I} apart, so each update is u = "
+                "{N} spacings.  Each run is repeated {I} times with independent random bits (R = "
+                "fl_sr_bits(seed, i) & (2^N - 1), the same bits for every variant and N), w + dw "
+                "rounded by fl_add in mode FL_RSB.  The end value's difference from the exact end, "
+                "in updates ((w - exact)/|dw|, mean ± standard error over the runs): full width {N} "
+                "± {N} when |w| shrinks and {N} ± {N} when it grows; each variant and N:",
+                "bits run intro", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), steps, "bits run steps")
+        A.num(m.group(2), run_dw["shrinks"], "bits run dw", rel=1e-8)
+        A.num(m.group(3), rows[("shrinks", "full", 0)]["exact"], "bits run exact end", rel=1e-6)
+        A.num(m.group(4), steps, "bits run steps")
+        A.num(m.group(5), run_dw["grows"], "bits run dw", rel=1e-8)
+        A.num(m.group(6), rows[("grows", "full", 0)]["exact"], "bits run exact end", rel=1e-6)
+        A.num(m.group(7), math.log2(gap), "bits run spacing")
+        A.num(m.group(8), float(u), "bits run u")
+        A.num(m.group(9), reps, "bits run repetitions")
+        for g, key in ((10, ("shrinks", "full", 0)), (12, ("grows", "full", 0))):
+            A.num(m.group(g), stat[key][0], "bits run full width mean")
+            A.num(m.group(g + 1), stat[key][1], "bits run full width se")
+    A.take1("| N | shrinks: stochastic | stochastic-odd | fast | fastest | grows: stochastic | "
+            "stochastic-odd | fast | fastest |", "bits run header", start=s0, end=s1)
+    for N in range(1, nb + 1):
+        mm = A.take1("| %d |" % N + " {N} ± {N} |" * 8, "bits run row %d" % N, start=s0, end=s1)
+        if mm:
+            g = 1
+            for run in ("shrinks", "grows"):
+                for v in SRV:
+                    A.num(mm.group(g), stat[(run, v, N)][0], "bits run %s %s %d mean" % (run, v, N))
+                    A.num(mm.group(g + 1), stat[(run, v, N)][1], "bits run %s %s %d se" % (run, v, N))
+                    g += 2
+    cls = {q: {v: [] for v in SRV} for q in range(4)}
+    for v in SRV:
+        for N in range(1, nb + 1):
+            (ms, ss), (mg, sg) = stat[("shrinks", v, N)], stat[("grows", v, N)]
+            sl, sh = ms < -2 * ss and ms < -sp, ms > 2 * ss and ms > sp
+            gl, gh = mg < -2 * sg and mg < -sp, mg > 2 * sg and mg > sp
+            q = 0 if sl and gl else 1 if sh and gh else 2 if sl and gh else 3 if sh and gl else None
+            if q is not None:
+                cls[q][v].append(N)
+    heads = ["Closer to zero than the exact end in both runs (the shrinking run below its exact "
+             "end, the growing one below its; each by more than 2 standard errors and more than "
+             "one spacing, {N} updates):", "Farther from zero in both:",
+             "Too far in both directions:", "Too little in both:"]
+    for q in range(4):
+        body = ";".join(" %s at %s" % (v, ("N = " + nlist(cls[q][v])) if cls[q][v] else "no N")
+                        for v in SRV)
+        m = A.take1(heads[q] + "{S}.  ", "bits run class %d" % q, start=s0, end=s1)
+        if m:
+            if q == 0:
+                A.num(m.group(1), sp, "bits run one spacing")
+            A.word(m.group(2 if q == 0 else 1), body, "bits run class %d lists" % q)
+    nlist_f = cls[0]["fastest"]
+    nsup = 0
+    for N in nlist_f:
+        ks = rows[("shrinks", "fastest", N)]["kept"] / steps
+        kg = rows[("grows", "fastest", N)]["kept"] / steps
+        nsup += ks > float(u) and kg < float(u)
+    m = A.take1("Why fastest ends closer to zero: it keeps an update that shrinks |w| with "
+                "probability ceil(u·2^N)/2^N and one that grows it with floor(u·2^N)/2^N, so it "
+                "takes more steps toward zero and fewer away from it than u = {N} per update; "
+                "measured, its kept fraction per step is above u in the shrinking run and below u "
+                "in the growing one at {I} of the {I} N listed for it.", "bits run cause",
+                start=s0, end=s1)
+    if m:
+        A.num(m.group(1), float(u), "bits run u")
+        A.num(m.group(2), nsup, "bits run cause count")
+        A.num(m.group(3), len(nlist_f), "bits run fastest N")
+        A.ok(nsup == len(nlist_f) and nlist_f, "bits run: fastest's closer-to-zero ends without "
+             "more kept steps toward zero and fewer away")
+        # the formula named, exactly: ceil / floor of u 2^N over 2^N
+        for N in range(1, nb + 1):
+            c = math.ceil(u * 2 ** N)
+            f = math.floor(u * 2 ** N)
+            A.ok(srv_kept("fastest", u, N, False) == Fraction(c, 2 ** N) and
+                 srv_kept("fastest", u, N, True) == Fraction(f, 2 ** N),
+                 "P3109 formula: fastest at u = %s, N = %d" % (u, N))
+    A.take1("*Figure lost_bits_run*", "lost_bits_run figure", start=s0, end=s1)
+    m = A.take1("The long run with N random bits: the end value minus the exact end, in updates of "
+                "1e-4 (mean over {I} runs, bars ±2 standard errors; symmetric logarithmic axis), "
+                "against N, per variant; grey band: full width's mean ±2 standard errors.  Left: "
+                "w = 1 receiving {I} updates of -1e-4 (|w| shrinks); right: w = 0.5 receiving {I} "
+                "of +1e-4 (|w| grows).  Below 0 in both panels is closer to zero: fastest at N = "
+                "{S}.", "lost_bits_run caption", start=s0, end=s1)
+    if m:
+        A.num(m.group(1), reps, "bits run caption runs")
+        A.num(m.group(2), steps, "bits run caption steps")
+        A.num(m.group(3), steps, "bits run caption steps")
+        A.word(m.group(4), nlist(nlist_f), "bits run caption fastest N")
 
 
 # ---- 5. accumulation ---------------------------------------------------------
@@ -3500,6 +4059,46 @@ def readme_training(A, d, sets):
             A.ok(pair[k].verdict == "equivalent", "README: %s is %s, not equivalent" % (k[0], pair[k].verdict))
 
 
+def readme_lost_bits(A, d):
+    """The README's sentence on stochastic rounding with N supplied bits."""
+    D, P, cells = lost_bits_data(d)
+    R = lost_bits_derive(P, cells)
+    m = A.take1("With N supplied random bits (P3109's four variants), every update below\n"
+                "  2^-N spacings is lost by fastest when |w| grows, and below 2^-(N+1) by\n"
+                "  the other three, so an update of 2^-{I} of its weight needs {I} random\n"
+                "  bits with fastest and {I} with the others; fastest, which keeps an update\n"
+                "  that shrinks |w| with probability at least 2^-N, leaves the weight of 1\n"
+                "  (and its mirror growing from 0.5) closer to zero than exact\n  at N = {S}.",
+                "README bits")
+    if not m:
+        return
+    A.ok(R["cut"][("fastest", "grows")] == 2 and
+         all(R["cut"][(v, dn)] == 1 for v in SRV[:3] for dn in DIRS) and
+         R["cut"][("fastest", "shrinks")] == 0, "README: the cut-offs do not follow")
+    A.ok(R["shrink"][3] >= 3 and R["shrink"][2] <= 4.5,
+         "README: fastest does not keep small updates that shrink |w| with probability 2^-N")
+    k = -int(m.group(1))
+    row = [r for r in R["rows"] if r[1] == k]
+    if A.ok(len(row) == 1, "README: 2^%d is not a row of the bits table" % k):
+        cols = row[0][3]
+        A.num(m.group(2), cols[3][0] + 1, "README: bits for fastest")
+        A.ok(cols[0][0] == cols[1][0] == cols[2][0], "README: the others need different bits")
+        A.num(m.group(3), cols[0][0] + 1, "README: bits for the others")
+    # the long run's classes, as the report derives them
+    run = Dat(os.path.join(d, "lost_bits_run.dat"))
+    st = {}
+    for r in run.blocks[0]:
+        ends = [float(x) for x in r[9:]]
+        diffs = [(e - float(r[5])) / abs(float(r[4])) for e in ends]
+        mm, sd = mean_sd(diffs)
+        st[(r[0], r[1], int(r[2]))] = (mm, sd / math.sqrt(len(ends)))
+    sp = (1 - HALF_BELOW_ONE) / abs(half_round(1e-4))
+    closer = [N for N in range(1, P["nb"] + 1)
+              if all(st[(run_, "fastest", N)][0] < -2 * st[(run_, "fastest", N)][1] and
+                     st[(run_, "fastest", N)][0] < -sp for run_ in ("shrinks", "grows"))]
+    A.word(m.group(4), nlist(closer), "README: fastest closer to zero")
+
+
 def check_readme(path, d):
     """The README's 'What the lab shows' against a full lab output: its
     numbers and claims, as for the report.  Returns an Audit."""
@@ -3522,13 +4121,13 @@ def check_readme(path, d):
     n = S.n
     # the run's log in the code block: counts only (the times vary)
     logs = re.findall(r"^experiment (\w+) +\d+\.\d+ s, (\d+) data file\(s\)$", A.text, re.M)
-    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 2, "accum": 1, "training": 10,
+    want = {"atlas": 3, "rounding": 3, "gradhist": 4, "lost": 4, "accum": 1, "training": 10,
             "scaling": 5, "trainaccum": 3, "trainsr": 3, "trainlm": 4}
     A.ok(dict((k, int(v)) for k, v in logs) == want, "README log: data files per experiment")
     A.take(r"^experiment \w+ +\d+\.\d+ s, \d+ data file\(s\)$", "README log", regex=True, count=10)
-    A.take("wrote out/REPORT.md (0 experiment(s) failed, 18/18 figures)", "README log end")
+    A.take("wrote out/REPORT.md (0 experiment(s) failed, 20/20 figures)", "README log end")
     A.take(r"^lab_audit: out: 10 sections, \d+ checks, 0 failures$", "README audit line", regex=True)
-    m = A.take1("(ten experiments,\neighteen gnuplot figures", "README counts")
+    m = A.take1("(ten experiments,\ntwenty gnuplot figures", "README counts")
     A.take1("`python3 tests/lab_audit.py out --readme README.md` checks this section\n"
             "against a full run with seed 1.", "README audit sentence")
     # the times are measurements of a machine, not of the data: only their
@@ -3656,6 +4255,7 @@ def check_readme(path, d):
         A.num(m.group(6), math.log2(rows_l[zn][0]), "dw none-zero edge")
         A.num(m.group(7), max(zs), "largest |z|", slack=1e-4)
         A.num(m.group(8), len(zs), "z count")
+    readme_lost_bits(A, d)
     arows = [[float(x) for x in r] for r in ac.blocks[0]]
     ev = {r[0]: (int(r[1]), float(r[2]), float(r[3])) for r in ac.blocks[1]}
     last = arows[-1]

@@ -79,7 +79,7 @@ repro)
         n=$((n + 1))
         expect "$(basename "$f") identical" cmp -s "$f" "$W/b/$(basename "$f")"
     done
-    expect "38 data files and the report compared" test "$n" -eq 39
+    expect "40 data files and the report compared" test "$n" -eq 41
     expect "seed in header" grep -q '^# seed: 7$' "$W/a/accum.dat"
     expect "other seed differs" sh -c "! cmp -s '$W/a/rounding_sr.dat' '$W/c/rounding_sr.dat'"
     # 3 runs + n files + 3 checks
@@ -93,7 +93,7 @@ smoke)
     expect "REPORT.md written" test -s "$R"
     expect "ten sections" grep -q '^## 10\. ' "$R"
     expect "no failed experiment" sh -c "! grep -q 'experiment failed' '$R'"
-    figs="atlas rounding_sr gradhist gradhist_underflow lost_ratio lost_run accum training_default training_deep training_tiny training_adam scaling scaling_blocks scaling_train training_accum training_sr training_lm trainlm_flush"
+    figs="atlas rounding_sr gradhist gradhist_underflow lost_ratio lost_run lost_bits lost_bits_run accum training_default training_deep training_tiny training_adam scaling scaling_blocks scaling_train training_accum training_sr training_lm trainlm_flush"
     if grep -q 'gnuplot not found' "$R"; then
         for s in $figs; do
             expect "figure $s noted as skipped" grep -q "Figure $s\* (not drawn" "$R"
@@ -106,7 +106,7 @@ smoke)
         done
     fi
     expect "no temporary files left" sh -c "! ls '$W/out' | grep -q '\.tmp'"
-    if grep -q 'gnuplot not found' "$R"; then finish $((5 + 18)); else finish $((5 + 54)); fi
+    if grep -q 'gnuplot not found' "$R"; then finish $((5 + 20)); else finish $((5 + 60)); fi
     ;;
 *)
     echo "unknown mode $MODE" >&2
