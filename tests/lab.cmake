@@ -60,6 +60,13 @@ if(FPLAB_AUDIT_PYTHON)
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/lab_audit_test.sh ${FPLAB_AUDIT_PYTHON}
             ${CMAKE_CURRENT_SOURCE_DIR}/lab_audit.py ${CMAKE_CURRENT_BINARY_DIR}/lab_smoke.d/out
             ${CMAKE_CURRENT_BINARY_DIR}/lab_audit.d ${PROJECT_SOURCE_DIR}/plots)
+  # a report without figures (--no-plots: lab_repro's run a) is audited too
+  set_tests_properties(lab_repro PROPERTIES FIXTURES_SETUP lab_noplots_output)
+  add_test(NAME lab_audit_noplots
+    COMMAND ${FPLAB_AUDIT_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/lab_audit.py
+            ${CMAKE_CURRENT_BINARY_DIR}/lab_repro.d/a)
+  set_tests_properties(lab_audit_noplots PROPERTIES LABELS "cli;amp" TIMEOUT 300
+                       FIXTURES_REQUIRED lab_noplots_output)
 else()
   add_test(NAME lab_audit
     COMMAND sh -c "echo 'no python3: the report audit is not run'; exit 77")

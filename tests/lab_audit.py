@@ -4420,7 +4420,7 @@ def main(argv):
     # image and caption lines are matched above
     A.take(r"^Data:(?: `[\w.]+`)+$", "data lines", regex=True, count=None)
     A.take(r"^!\[\w+\]\(\w+\.png\)$", "images", regex=True, count=None) if "![" in A.text else None
-    A.take(r"\(\[SVG\]\(\w+\.svg\)\): |\(not drawn: [^)]*\): ", "figure links", regex=True,
+    A.take(r"\(\[SVG\]\(\w+\.svg\)\): |\(not drawn: (?:[^()]|\([^()]*\))*\): ", "figure links", regex=True,
            count=None) if "*Figure" in A.text else None
     bad = A.uncovered_numbers()
     A.fails.extend(bad)
