@@ -308,39 +308,57 @@ static void chunk_free(chunk *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Units [u0, u0 + cnt), padded with zero units to `alloc` (>= cnt). */
-static int make_units(rv *r, const rv_valid *v, size_t u0, size_t cnt,
-                      size_t alloc, chunk *c)
+/* Units [u0, u0 + cnt) written over the first cnt units of c (which
+ * holds at least cnt); the rest of c is left as it is.  0, or -1 out of
+ * memory. */
+static int fill_units(rv *r, const rv_valid *v, size_t u0, size_t cnt, chunk *c)
 {
     const size_t T = r->T;
-    memset(c, 0, sizeof *c);
     if (r->o->op == FL_REF_OP_GEMM) {
         size_t M = r->o->m, N = r->o->n;
         uint64_t *col = malloc(T * sizeof *col);
-        c->a = calloc(alloc * M * T, sizeof *c->a);
-        c->b = calloc(alloc * T * N, sizeof *c->b);
-        if (c->a == NULL || c->b == NULL || col == NULL) {
-            free(col);
-            chunk_free(c);
+        if (col == NULL)
             return -1;
-        }
         for (size_t b = 0; b < cnt; b++)
             gen_mat(&r->in, v->seed, u0 + b, M, T, N, c->a + b * M * T,
                     c->b + b * T * N, col);
         free(col);
-        c->count = cnt;
-        return 0;
+    } else {
+        for (size_t k = 0; k < cnt; k++)
+            gen_row(&r->in, v->seed, u0 + k, T, c->a + k * T,
+                    r->prod ? c->b + k * T : NULL);
     }
-    c->a = calloc(alloc * T, sizeof *c->a);
-    c->b = r->prod ? calloc(alloc * T, sizeof *c->b) : NULL;
-    if (c->a == NULL || (r->prod && c->b == NULL)) {
+    c->count = cnt;
+    return 0;
+}
+
+/* Room for `alloc` units, all +0. */
+static int alloc_units(rv *r, size_t alloc, chunk *c)
+{
+    const size_t T = r->T;
+    int two = r->o->op == FL_REF_OP_GEMM || r->prod;
+    size_t na = r->o->op == FL_REF_OP_GEMM ? r->o->m * T : T;
+    size_t nb = r->o->op == FL_REF_OP_GEMM ? T * r->o->n : T;
+    memset(c, 0, sizeof *c);
+    c->a = calloc(alloc * na, sizeof *c->a);
+    c->b = two ? calloc(alloc * nb, sizeof *c->b) : NULL;
+    if (c->a == NULL || (two && c->b == NULL)) {
         chunk_free(c);
         return -1;
     }
-    for (size_t k = 0; k < cnt; k++)
-        gen_row(&r->in, v->seed, u0 + k, T, c->a + k * T,
-                r->prod ? c->b + k * T : NULL);
-    c->count = cnt;
+    return 0;
+}
+
+/* Units [u0, u0 + cnt), padded with zero units to `alloc` (>= cnt). */
+static int make_units(rv *r, const rv_valid *v, size_t u0, size_t cnt,
+                      size_t alloc, chunk *c)
+{
+    if (alloc_units(r, alloc, c) != 0)
+        return -1;
+    if (fill_units(r, v, u0, cnt, c) != 0) {
+        chunk_free(c);
+        return -1;
+    }
     return 0;
 }
 
@@ -484,9 +502,13 @@ int rv_valid_run(rv *r, rv_valid *v)
         v->unit = 1;
         want = r->o->validate;
         per = rv_rows_per_call(r);
-        if (!r->o->rows && per > want)
-            per = want + (r->o->batch ? (r->o->batch - want % r->o->batch) %
-                                            r->o->batch : 0);
+        if (!r->o->rows && per > 0) {
+            /* the fewest calls that hold `want` rows, with the rows
+             * spread evenly over them (in whole blocks of the batch) */
+            size_t B = r->o->batch ? r->o->batch : 1, calls = (want + per - 1) / per;
+            per = (want + calls - 1) / calls;
+            per = (per + B - 1) / B * B;
+        }
         if (per == 0)
             per = 1;
         want = (want + per - 1) / per * per;
@@ -598,6 +620,9 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
 {
     const size_t T = r->T;
     /* blocks of units: a call's worth (gemm: at most 256 matrices) */
+    /* blocks of units, their inputs regenerated into one buffer reused
+     * from block to block: a call's worth, at most 256 matrices (gemm) or
+     * about 2^20 terms (sum, dot: rows of T terms) */
     size_t blk = v->per_call ? v->per_call : 1;
     uint64_t *mo;
     chunk c;
@@ -605,10 +630,20 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
     size_t ok = 0, done = 0, nan_ok = 0;
     if (r->o->op == FL_REF_OP_GEMM && blk > 256)
         blk = 256;
+    if (r->o->op != FL_REF_OP_GEMM) {
+        size_t rows = ((size_t)1 << 20) / (T ? T : 1);
+        if (rows < 64)
+            rows = 64;
+        if (blk > rows)
+            blk = rows;
+    }
+    if (v->units < blk)
+        blk = v->units ? v->units : 1;
     if (cx)
         *cx = NULL;
     mo = malloc(blk * v->unit * sizeof *mo);
-    if (mo == NULL) {
+    if (mo == NULL || alloc_units(r, blk, &c) != 0) {
+        free(mo);
         snprintf(r->err, sizeof r->err, "out of memory");
         return -1;
     }
@@ -618,7 +653,8 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
         int rc;
         if (max_cases && done >= max_cases)
             break;
-        if (make_units(r, v, u0, cnt, cnt, &c) != 0) {
+        if (fill_units(r, v, u0, cnt, &c) != 0) {
+            chunk_free(&c);
             free(mo);
             snprintf(r->err, sizeof r->err, "out of memory");
             return -1;
@@ -690,8 +726,8 @@ int rv_valid_replay(rv *r, const rv_valid *v, const fl_ref_model *m,
             }
         }
         done += nout;
-        chunk_free(&c);
     }
+    chunk_free(&c);
     free(mo);
     *agreed = ok;
     *replayed = done;
