@@ -219,8 +219,6 @@ static PyObject *fget_float(PyObject *self, void *what)
 {
     const fl_format *f = &((FormatObject *)self)->f;
     const char *w = what;
-    fl_ctx c = FL_CTX_INIT;
-    unsigned fl = 0;
     if (!strcmp(w, "max"))
         return PyFloat_FromDouble(value_of(f, f->max_bits));
     if (!strcmp(w, "min")) {
@@ -239,12 +237,12 @@ static PyObject *fget_float(PyObject *self, void *what)
     }
     if (!strcmp(w, "eps") || !strcmp(w, "precision") ||
         !strcmp(w, "resolution")) {
-        /* eps: the distance from 1 to the next value (finfo.eps);
+        /* eps: 2^(1-p), the distance from 1 to the next value of the
+         * binade (finfo.eps; `fplab info`'s machine epsilon -- also where
+         * 1 is the largest finite value, as in P3109's K = 3, P = 1);
          * precision: int(-log10(eps)) decimal digits (finfo.precision);
          * resolution: 10**-precision */
-        uint64_t one = fl_from_double(f, 1.0, &c, &fl);
-        uint64_t up = fl_next_up(f, one, &c, &fl);
-        double eps = value_of(f, up) - 1.0;
+        double eps = ldexp(1.0, 1 - f->prec);
         if (!strcmp(w, "eps"))
             return PyFloat_FromDouble(eps);
         int digits = (int)floor(-log10(eps));
