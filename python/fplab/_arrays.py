@@ -150,6 +150,11 @@ def rbits_array(r, shape, where, what="x", size_only=False):
         a = np.asarray(r, dtype=np.uint64)
     elif isinstance(r, (np.ndarray, np.generic, list, tuple)):
         a = np.asarray(r)
+        if isinstance(r, (list, tuple)) and a.dtype.kind in "fO" and all(
+                isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 64
+                for v in np.asarray(r, dtype=object).ravel()):
+            # Python ints above 2**63 make numpy choose float64
+            a = np.asarray(r, dtype=np.uint64)
         if a.dtype.kind not in "ui":
             raise TypeError("%s: rbits is %s: the random bits are an unsigned "
                             "integer array (uint8 .. uint64)" % (where, a.dtype))
