@@ -337,17 +337,6 @@ static int parse_lengths(const char *v, size_t *len, size_t max, size_t *cnt)
     return 0;
 }
 
-/* "201, 1031 and 2053": the lengths checked besides the first. */
-static void lengths_text(char *buf, size_t len, const fl_reveal_result *res)
-{
-    size_t w = 0;
-    buf[0] = '\0';
-    for (size_t i = 1; i < res->ntree_lengths && w < len; i++)
-        w += (size_t)snprintf(buf + w, len - w, "%s%zu",
-                              i == 1 ? "" : i + 1 == res->ntree_lengths
-                                  ? " and " : ", ", res->tree_lengths[i]);
-}
-
 int cmd_reveal(int argc, char **argv)
 {
     fl_reveal_opts o;
@@ -588,78 +577,40 @@ int cmd_reveal(int argc, char **argv)
     rc = CLI_OK;
     switch (res.status) {
     case FL_REVEAL_FOUND: {
-        char *line = fl_ref_model_string(&res.model), of[64], lt[256];
+        /* the outcome, the model file and the call count: composed by the
+         * library (fl_reveal_*_text), as fplab.reveal reports them */
+        char *outcome = fl_reveal_outcome_text(&res);
+        char *file = fl_reveal_model_file_text(&o, &res, cmdline);
         cli_out mo;
-        fl_ref_format_spec(&res.out, of, sizeof of);
-        lengths_text(lt, sizeof lt, &res);
-        printf("model: %s\n", line ? line : "?");
-        if (line == NULL || cli_out_open(&mo, model_out) != 0) {
+        printf("%s", outcome ? outcome : "model: ?\n");
+        if (outcome == NULL || file == NULL || cli_out_open(&mo, model_out) != 0) {
+            if (outcome == NULL || file == NULL)
+                cli_error("reveal: out of memory");
             rc = CLI_USAGE;
         } else {
-            fprintf(mo.fp, "# fplab %s reveal: the arithmetic model of a kernel, "
-                    "validated bit for bit\n# kernel: %s\n", FPLAB_VERSION,
-                    cmdline);
-            if (o.op == FL_REF_OP_GEMM)
-                fprintf(mo.fp, "# gemm: A %zu x %zu, B %zu x %zu, %s in, %s out%s\n",
-                        m, k, k, n, dtype, of, o.batch ? " (batched calls)" : "");
-            else
-                fprintf(mo.fp, "# %s: %zu terms per output element, %s in, %s out\n",
-                        argv[1], n, dtype, of);
-            if (res.nan_only)
-                fprintf(mo.fp, "# validation: %zu of %zu cases agree, %zu of them "
-                        "bit-identical, %zu a NaN where the kernel has a NaN "
-                        "(nan=any: which NaN is not modelled) (seed %llu)\n",
-                        res.agreed, res.cases, res.agreed - res.nan_only,
-                        res.nan_only, (unsigned long long)o.seed);
-            else
-                fprintf(mo.fp, "# validation: %zu of %zu cases bit-identical "
-                        "(seed %llu)\n", res.agreed, res.cases,
-                        (unsigned long long)o.seed);
-            {
-                const char *nk = o.op == FL_REF_OP_GEMM ? "k" : "n";
-                size_t T = o.op == FL_REF_OP_GEMM ? k : n;
-                if (res.model.order == FL_REF_EXACT)
-                    fprintf(mo.fp, "# order: exact (one rounding of the exact "
-                            "sum): every %s\n", nk);
-                else if (res.order_travels && res.ntree_lengths > 1)
-                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
-                            "every %s): the tree revealed at %s = %zu, and the "
-                            "pair probes and fresh cases at %s = %s agree with "
-                            "it; other lengths are not checked\n", nk, nk, T,
-                            nk, lt);
-                else if (res.order_travels)
-                    fprintf(mo.fp, "# order: a family (fplab ref computes it for "
-                            "every %s) with the tree revealed at %s = %zu; "
-                            "other lengths are not checked\n", nk, nk, T);
-                else
-                    fprintf(mo.fp, "# order: covers %s = %zu only (%s)\n", nk, T,
-                            res.travel_note);
-            }
-            fprintf(mo.fp, "%s\n", line);
+            fputs(file, mo.fp);
             if (cli_out_commit(&mo) != 0)
                 rc = CLI_USAGE;
             else
                 printf("wrote %s\n", model_out);
         }
-        free(line);
+        free(outcome);
+        free(file);
         break;
     }
     case FL_REVEAL_MISMATCH:
     case FL_REVEAL_NONDETERMINISTIC:
-    case FL_REVEAL_UNREVEALED:
+    case FL_REVEAL_UNREVEALED: {
+        char *outcome;
         fflush(stdout);
         fprintf(stderr, "fplab: reveal: %s\n", res.message);
-        if (res.have_model) {
-            char *line = fl_ref_model_string(&res.model);
-            printf("closest model (%zu of %zu cases): %s\n", res.agreed,
-                   res.cases, line ? line : "?");
-            free(line);
-        }
-        if (res.counterexample)
-            printf("first counterexample: %s\n", res.counterexample);
+        outcome = fl_reveal_outcome_text(&res);
+        printf("%s", outcome ? outcome : "");
+        free(outcome);
         printf("no model written (%s untouched)\n", model_out);
         rc = CLI_MISMATCH;
         break;
+    }
     default:
         fflush(stdout);
         fprintf(stderr, "fplab: reveal: %s\n", res.message);
@@ -699,8 +650,11 @@ int cmd_reveal(int argc, char **argv)
         if (write_plot(plot, &res.tree, title, sub, png, sizeof png) == 0)
             printf("wrote %s\n", png);
     }
-    printf("kernel calls: %zu (%.2f s in the kernel); reveal total %.2f s\n",
-           res.calls, res.kernel_seconds, res.seconds);
+    {
+        char *calls = fl_reveal_calls_text(&res);
+        printf("%s", calls ? calls : "");
+        free(calls);
+    }
     fl_reveal_result_free(&res);
     return rc;
 }

@@ -164,6 +164,64 @@ static size_t validate_cases(void)
 static const char *g_spec2;
 static int g_no_lengths;
 static const char *(*g_after)(const fl_reveal_result *res, const truth *t);
+static const fl_reveal_opts *g_opts;   /* the reveal's, for g_after */
+
+/* The library's closing text of a found result (fl_reveal_*_text): the
+ * outcome is "model: LINE", three notes, the model file their '#' lines
+ * under a two-line header and then the canonical line, the call count;
+ * NULL, or what is wrong. */
+static const char *summary_text(const fl_reveal_opts *o,
+                                const fl_reveal_result *res, const char *line)
+{
+    static char why[256];
+    char *out = fl_reveal_outcome_text(res), *notes = fl_reveal_notes_text(o, res);
+    char *file = fl_reveal_model_file_text(o, res, "a\nkernel");
+    char *calls = fl_reveal_calls_text(res), want[4096];
+    const char *w = NULL;
+    size_t nl = 0;
+    if (!out || !notes || !file || !calls) {
+        w = "out of memory";
+        goto done;
+    }
+    snprintf(want, sizeof want, "model: %s\n", line);
+    if (strcmp(out, want))
+        w = "the outcome is not 'model: LINE'";
+    for (const char *p = notes; *p; p++)
+        nl += *p == '\n';
+    if (!w && nl != 3)
+        w = "the notes are not three lines";
+    if (!w && strncmp(file, "# fplab ", 8))
+        w = "the model file does not start with its header";
+    if (!w && !strstr(file, "\n# kernel: a?kernel\n"))
+        w = "the model file's kernel line is not one line";
+    snprintf(want, sizeof want, "\n%s\n", line);
+    if (!w && (strlen(file) < strlen(want) ||
+               strcmp(file + strlen(file) - strlen(want), want)))
+        w = "the model file does not end with the canonical line";
+    if (!w && strncmp(calls, "kernel calls: ", 14))
+        w = "no kernel calls line";
+    if (!w && strncmp(notes + strcspn(notes, "\n") + 1, "validation: ", 12))
+        w = "the second note is not the validation";
+done:
+    if (w)
+        snprintf(why, sizeof why, "%s", w);
+    free(out);
+    free(notes);
+    free(file);
+    free(calls);
+    return w ? why : NULL;
+}
+
+/* The notes of the result hold s; NULL or a failure message. */
+static const char *notes_have(const fl_reveal_result *res, const char *s)
+{
+    char *notes = fl_reveal_notes_text(g_opts, res);
+    int ok = notes && strstr(notes, s);
+    if (!ok && verbose)
+        printf("notes: %s\n", notes ? notes : "(none)");
+    free(notes);
+    return ok ? NULL : "the notes lack what they must say";
+}
 
 static void check(const char *name, fl_ref_op op, const char *in, size_t n,
                   size_t m, size_t k, size_t batch, const char *spec,
@@ -241,6 +299,14 @@ static void check(const char *name, fl_ref_op op, const char *in, size_t n,
                 ok = 0;
             }
         }
+        if (ok) {
+            const char *why = summary_text(&o, &res, line);
+            if (why) {
+                printf("FAIL %s: %s\n", name, why);
+                ok = 0;
+            }
+        }
+        g_opts = &o;
         if (ok && after) {
             const char *why = after(&res, &t);
             if (why) {
@@ -532,7 +598,8 @@ static const char *after_nan_any(const fl_reveal_result *res, const truth *t)
         return "no validation case agreed only as NaN vs NaN";
     if (!strstr(g_log, "no NaN rule reproduces"))
         return "the report does not say that no NaN rule reproduces the probes";
-    return NULL;
+    return notes_have(res, "a NaN where the kernel has a NaN (nan=any: which "
+                           "NaN is not modelled) (seed 12345)");
 }
 
 static int group_nan(void)
@@ -630,7 +697,7 @@ static const char *after_travels(const fl_reveal_result *res, const truth *t)
     (void)t;
     if (!res->order_travels || res->ntree_lengths < 3)
         return "the order was not checked at two more lengths";
-    return NULL;
+    return notes_have(res, "order: a family (fplab ref computes it for every ");
 }
 
 static const char *after_stays(const fl_reveal_result *res, const truth *t)
@@ -640,7 +707,7 @@ static const char *after_stays(const fl_reveal_result *res, const truth *t)
         !res->travel_note[0])
         return "a family was written although the kernel's trees differ "
                "at other lengths";
-    return NULL;
+    return notes_have(res, "order: covers n = 64 only (");
 }
 
 static int group_lengths(void)

@@ -211,6 +211,36 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
                            void *user, fl_reveal_result *res);
 void fl_reveal_result_free(fl_reveal_result *res);
 
+/* The closing lines of a reveal's report, composed here once so that
+ * `fplab reveal` and fplab.reveal (Python) say the same about the same
+ * result.  Each returns malloc'd text, every line ending in '\n' ("" when
+ * there is nothing to say), or NULL when out of memory.
+ *
+ * The outcome: FOUND "model: LINE"; MISMATCH, NONDETERMINISTIC and
+ * UNREVEALED "closest model (A of C cases): LINE" when there is one and
+ * "first counterexample: ..." when there is one; other statuses "" (their
+ * res->message says what went wrong). */
+char *fl_reveal_outcome_text(const fl_reveal_result *res);
+/* What a FOUND model was checked on ("" for other statuses), three lines:
+ *   sum: N terms per output element, DTYPE in, OUT out
+ *     (gemm: "gemm: A M x K, B K x N, DTYPE in, OUT out[ (batched calls)]")
+ *   validation: A of C cases bit-identical (seed S)
+ *     (with nan=any: how many agree only as a NaN against a NaN)
+ *   order: the lengths the order covers -- exact (every length), a family
+ *     (every length; the lengths checked), or the tree at n (k) only and
+ *     why (res->travel_note). */
+char *fl_reveal_notes_text(const fl_reveal_opts *o,
+                           const fl_reveal_result *res);
+/* "kernel calls: N (K s in the kernel); reveal total T s". */
+char *fl_reveal_calls_text(const fl_reveal_result *res);
+/* The model file of a FOUND result (NULL otherwise): a header naming the
+ * kernel (control characters as '?'), the notes as '#' comment lines, then
+ * the canonical line -- what `fplab reveal --model-out` writes and
+ * `fplab ref --model` reads. */
+char *fl_reveal_model_file_text(const fl_reveal_opts *o,
+                                const fl_reveal_result *res,
+                                const char *kernel);
+
 #ifdef __cplusplus
 }
 #endif

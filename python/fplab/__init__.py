@@ -27,12 +27,13 @@ import numpy as _np
 from . import _fplab as _c
 from ._arrays import to_numpy as _to_numpy, back as _back
 from ._arrays import dtype_name as _dtype_name
+from ._arrays import rbits_array as _rbits_array
 
 __version__ = _c.version
 __all__ = ["Format", "formats", "Flags", "round", "encode", "decode", "add",
            "sub", "mul", "div", "fma", "sqrt", "Model", "ref", "compare",
            "Verdict", "testing", "reveal", "Revealed", "quantize",
-           "Quantized", "schemes", "hist", "Hist"]
+           "Quantized", "schemes", "hist", "Hist", "sr_hw_presets"]
 
 Format = _c.Format
 
@@ -46,6 +47,15 @@ def schemes():
     """The scaling schemes fplab.quantize and fplab.hist take (each with
     options after ':', e.g. 'mxfp8-e4m3:rceil', 'nvfp4:sr')."""
     return _c.schemes()
+
+
+def sr_hw_presets():
+    """The hardware rules of stochastic rounding with given random bits
+    (fplab.round's sr_hw=; docs/formats.md cites each): {name: {'format':
+    the destination format, 'nbits': random bits per value, 'lanes':
+    values per instruction, 'satfinite': saturation to the largest finite
+    value is the instruction's only mode}}."""
+    return _c.sr_hw_presets()
 
 
 class Flags(_enum.IntFlag):
@@ -74,44 +84,76 @@ def _flags(f):
 
 # ---- rounding -------------------------------------------------------------
 
-def round(x, fmt, rm="rne", *, seed=None, offset=0, saturate=False,
-          ftz=False, daz=False, nan=None, tininess=None, threads=0, out=None,
-          in_fmt=None, return_flags=False):
+def _srb(rbits, nbits, variant, sr_hw, shape, where, what="x",
+         size_only=False):
+    """The supplied random bits of rm='srb' as the extension takes them:
+    None when none of rbits, nbits, variant, sr_hw is given, else (rbits
+    as C-contiguous uint64 of x's shape, nbits, variant, sr_hw); the
+    extension checks the rest (rm, nbits, variant, sr_hw, the bits'
+    width)."""
+    if rbits is None:
+        if nbits is None and variant is None and sr_hw is None:
+            return None
+        raise ValueError("%s: nbits=, variant= and sr_hw= go with rbits= (the "
+                         "random bits of rm='srb')" % where)
+    return (_rbits_array(rbits, shape, where, what, size_only), nbits, variant,
+            sr_hw)
+
+
+def round(x, fmt, rm="rne", *, seed=None, offset=0, rbits=None, nbits=None,
+          variant=None, sr_hw=None, saturate=False, ftz=False, daz=False,
+          nan=None, tininess=None, threads=0, out=None, in_fmt=None,
+          return_flags=False):
     """x rounded into fmt, as an array of x's dtype holding fmt's values.
 
     rm: rne rtz rdn rup rna rto sr (stochastic: seed= picks the stream;
     element i draws the random bits of index offset + i, so the bits are
-    the same whatever the thread count and however the array is split).
-    saturate: overflow gives the largest finite value; ftz/daz: flush tiny
-    results / subnormal inputs; nan: the NaN preset (x86 arm riscv cuda
-    softfloat); tininess: 'after' or 'before'.  x: float32 or float64
-    (the library's bulk rounding), float16 or bfloat16 (fmt must fit in
-    them), or unsigned codes of in_fmt.  out=: a preallocated result array
-    (may be x itself).  return_flags: also the IEEE flags of all elements,
-    OR-ed.
+    the same whatever the thread count and however the array is split),
+    or srb: stochastic rounding with supplied random bits -- rbits= an
+    unsigned integer array of x's shape (element i rounds with rbits[i]),
+    nbits= their width N (1..64), variant= stochastic (default),
+    stochastic_odd, fast or fastest (IEEE P3109's four; docs/formats.md),
+    or sr_hw= a hardware rule (ptx-cvt.rs.e4m3x4, onednn-bf16, ...: sets
+    N, the variant, nan and saturate as the instruction does).
+    saturate: False (IEEE overflow), True or 'propagate' (overflow gives
+    the largest finite value, an infinity stays infinite), 'finite'
+    (infinities too become the largest finite), 'none' (= False);
+    ftz/daz: flush tiny results / subnormal inputs; nan: the NaN preset
+    (x86 arm riscv cuda softfloat sign sign-pos default-neg first);
+    tininess: 'after' or 'before'.  x: float32 or float64 (the library's
+    bulk rounding), float16 or bfloat16 (fmt must fit in them), or
+    unsigned codes of in_fmt.  out=: a preallocated result array (may be
+    x itself).  return_flags: also the IEEE flags of all elements, OR-ed.
     """
     if type(x) is _np.ndarray:
+        srb = (None if rbits is None and nbits is None and variant is None and
+               sr_hw is None else
+               _srb(rbits, nbits, variant, sr_hw, x.shape, "fplab.round"))
         r, f = _c.round(x, fmt, rm, seed, offset, saturate, ftz, daz, nan,
-                        tininess, threads, out, in_fmt)
+                        tininess, threads, out, in_fmt, srb)
         return (r, _flags(f)) if return_flags else r
     a, cf, kind = _to_numpy(x, "x", "fplab.round")
     if out is not None:
         out, _, _ = _to_numpy(out, "out", "fplab.round")
+    srb = _srb(rbits, nbits, variant, sr_hw, a.shape, "fplab.round")
     r, f = _c.round(a, fmt, rm, seed, offset, saturate, ftz, daz, nan, tininess,
-                    threads, out, cf or in_fmt)
+                    threads, out, cf or in_fmt, srb)
     r = _back(r, kind, cf)
     return (r, _flags(f)) if return_flags else r
 
 
-def encode(x, fmt, rm="rne", *, seed=None, offset=0, saturate=False,
-           ftz=False, daz=False, nan=None, tininess=None, threads=0,
-           in_fmt=None, return_flags=False):
+def encode(x, fmt, rm="rne", *, seed=None, offset=0, rbits=None, nbits=None,
+           variant=None, sr_hw=None, saturate=False, ftz=False, daz=False,
+           nan=None, tininess=None, threads=0, in_fmt=None,
+           return_flags=False):
     """The codes of x rounded into fmt: uint8, uint16, uint32 or uint64 by
     fmt's width (torch: uint8, or int16/32/64 holding the same bits).
-    Same arguments as fplab.round."""
+    Same arguments as fplab.round (rm='srb' with rbits=, nbits=,
+    variant= or sr_hw= included)."""
     a, cf, kind = _to_numpy(x, "x", "fplab.encode")
+    srb = _srb(rbits, nbits, variant, sr_hw, a.shape, "fplab.encode")
     r, f = _c.encode(a, fmt, rm, seed, offset, saturate, ftz, daz, nan,
-                     tininess, threads, cf or in_fmt)
+                     tininess, threads, cf or in_fmt, srb)
     if kind.scalar:
         r = int(r)
     else:
@@ -137,7 +179,8 @@ def decode(codes, fmt, *, threads=0):
 # ---- element-wise arithmetic ---------------------------------------------
 
 def _arith(op, operands, fmt, rm, seed, offset, saturate, ftz, daz, nan,
-           tininess, return_flags, threads, in_fmt):
+           tininess, return_flags, threads, in_fmt, rbits=None, nbits=None,
+           variant=None, sr_hw=None):
     where = "fplab." + op
     names = ("x",) if len(operands) == 1 else ("a", "b", "c")
     arrs, kind, cf = [], None, None
@@ -162,9 +205,11 @@ def _arith(op, operands, fmt, rm, seed, offset, saturate, ftz, daz, nan,
         raise ValueError("%s: the shapes %s do not broadcast together" % (
             where, ", ".join(str(a.shape) for a in arrs))) from None
     arrs = tuple(_np.require(a, requirements=["C"]) for a in arrs)
+    srb = _srb(rbits, nbits, variant, sr_hw, arrs[0].shape, where,
+               "the operands' broadcast shape is")
     r, each, f = _c.arith(op, fmt, arrs, rm, seed, offset, saturate, ftz, daz,
                           nan, tininess, bool(return_flags), threads,
-                          cf or in_fmt or fmt)
+                          cf or in_fmt or fmt, srb)
     r = _back(r, kind, cf or (str(Format(in_fmt or fmt)) if kind.torch and
                               (in_fmt or fmt) is not None else None))
     if return_flags:
@@ -181,51 +226,67 @@ names the first that does not: round it first); they broadcast like numpy
 arrays, and a Python number takes the other operands' dtype.  float32 /
 float64 arrays hold the values (fmt must fit in them), float16 and bfloat16
 their own, unsigned codes those of in_fmt (or fmt).  Every element rounds
-with stochastic-rounding index offset + i.  nan: the NaN preset (x86 arm
-riscv cuda softfloat).  return_flags: also (per-element flags as uint8:
-Flags bits, ternary included; the IEEE flags of all elements OR-ed)."""
+with stochastic-rounding index offset + i, or in rm='srb' with its own
+supplied random bits rbits[i] (rbits of the broadcast shape; nbits=,
+variant=, sr_hw= as in fplab.round).  saturate: False, True /
+'propagate', 'finite', 'none' as in fplab.round.  nan: the NaN preset
+(x86 arm riscv cuda softfloat sign sign-pos default-neg first).
+return_flags: also (per-element flags as uint8: Flags bits, ternary
+included; the IEEE flags of all elements OR-ed)."""
 
 
-def add(a, b, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-        ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-        threads=0, in_fmt=None):
+def add(a, b, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+        nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+        daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+        in_fmt=None):
     return _arith("add", (a, b), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
-def sub(a, b, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-        ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-        threads=0, in_fmt=None):
+def sub(a, b, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+        nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+        daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+        in_fmt=None):
     return _arith("sub", (a, b), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
-def mul(a, b, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-        ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-        threads=0, in_fmt=None):
+def mul(a, b, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+        nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+        daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+        in_fmt=None):
     return _arith("mul", (a, b), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
-def div(a, b, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-        ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-        threads=0, in_fmt=None):
+def div(a, b, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+        nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+        daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+        in_fmt=None):
     return _arith("div", (a, b), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
-def fma(a, b, c, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-        ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-        threads=0, in_fmt=None):
+def fma(a, b, c, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+        nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+        daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+        in_fmt=None):
     return _arith("fma", (a, b, c), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
-def sqrt(x, fmt=None, rm="rne", *, seed=None, offset=0, saturate=False,
-         ftz=False, daz=False, nan=None, tininess=None, return_flags=False,
-         threads=0, in_fmt=None):
+def sqrt(x, fmt=None, rm="rne", *, seed=None, offset=0, rbits=None,
+         nbits=None, variant=None, sr_hw=None, saturate=False, ftz=False,
+         daz=False, nan=None, tininess=None, return_flags=False, threads=0,
+         in_fmt=None):
     return _arith("sqrt", (x,), fmt, rm, seed, offset, saturate, ftz, daz,
-                  nan, tininess, return_flags, threads, in_fmt)
+                  nan, tininess, return_flags, threads, in_fmt, rbits, nbits,
+                  variant, sr_hw)
 
 
 for _f, _op in ((add, "a + b"), (sub, "a - b"), (mul, "a * b"),
@@ -424,7 +485,15 @@ class Revealed:
     closest model when none replays everything), .status (found, mismatch,
     nondeterministic, unrevealed), .report / str() (the findings, as
     `fplab reveal` prints them), .calls, .seconds, .kernel_seconds,
-    .cases, .agreed, .counterexample."""
+    .cases, .agreed, .counterexample; .nan_only (of .agreed, the cases
+    that agree only as a NaN against a NaN: the model says nan=any),
+    .valid_calls (calls that made validation cases), .batch_max (GEMM:
+    matrices per batched call, 0: 2-D calls), .lengths (the lengths whose
+    trees were revealed, n or k first), .order_travels (the order is a
+    family fplab.ref computes at every length; False: the tree at n alone,
+    .travel_note says why), .notes (what the model was checked on, the
+    lines `fplab reveal` writes as the model file's comments),
+    .model_file (that file's text) and .save(path) to write it."""
 
     def __init__(self, d, kernel_name):
         self.status = d["status"]
@@ -440,19 +509,44 @@ class Revealed:
         self.counterexample = d["counterexample"]
         self.message = d["message"]
         self.out = d["out"]
-        lines = ["fplab.reveal: kernel: %s" % kernel_name, d["log"].rstrip("\n")]
-        if self.ok:
-            lines.append("model: %s" % line)
-        else:
-            lines.append(self.message)
-            if line:
-                lines.append("closest model (%d of %d cases): %s" % (
-                    self.agreed, self.cases, line))
-            if self.counterexample:
-                lines.append("first counterexample: %s" % self.counterexample)
-        lines.append("kernel calls: %d (%.2f s in the kernel); reveal total %.2f s"
-                     % (self.calls, self.kernel_seconds, self.seconds))
+        self.nan_only = d["nan_only"]
+        self.valid_calls = d["valid_calls"]
+        self.batch_max = d["batch_max"]
+        self.lengths = list(d["lengths"])
+        self.order_travels = d["order_travels"]
+        self.travel_note = d["travel_note"]
+        self.notes = d["notes"].splitlines()
+        self.model_file = d["model_file"]
+        # the closing lines are the library's (fl_reveal_*_text), the same
+        # `fplab reveal` prints; the message is the one it sends to stderr
+        lines = ["fplab.reveal: kernel: %s" % kernel_name, d["log"].rstrip("\n"),
+                 "" if self.ok else self.message, d["outcome"].rstrip("\n"),
+                 d["calls_line"].rstrip("\n")]
         self.report = "\n".join(l for l in lines if l) + "\n"
+
+    def save(self, path):
+        """Write the model file (`fplab reveal --model-out`'s text, for
+        `fplab ref --model` and fplab.Model(open(path).read())): through a
+        temporary name renamed into place, so an interrupted write leaves
+        no half file.  Only a found model is saved (ValueError otherwise)."""
+        import os
+        import tempfile
+        if not self.ok:
+            raise ValueError("fplab.Revealed.save: no model to save (status %s: "
+                             "%s)" % (self.status, self.message))
+        path = os.fspath(path)
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".fplab-model-", dir=d)
+        try:
+            with os.fdopen(fd, "w") as fp:
+                fp.write(self.model_file)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
     def __str__(self):
         return self.report
@@ -486,8 +580,8 @@ def _reveal_dtype(dtype):
 
 
 def reveal(fn, op, *, n, m=None, k=None, dtype, batch=0, rows=0,
-           validate=100000, seed=1, call_elems=1 << 24, threads=0,
-           verbose=False):
+           validate=100000, validate_calls=20, lengths=None, no_batch=False,
+           seed=1, call_elems=1 << 24, threads=0, verbose=False):
     """The arithmetic model of the kernel fn (`fplab reveal`, in process).
 
     op: "sum" (fn(x) -> the sum of each row of x: (R, n) -> (R,)), "dot"
@@ -497,9 +591,16 @@ def reveal(fn, op, *, n, m=None, k=None, dtype, batch=0, rows=0,
     tensors for a torch dtype.  fn returns a numpy array or torch tensor of
     float32, float16, float64 or bfloat16 (numpy: uint16 codes).  With
     batch=B every array gets a leading axis of B (fn must accept 3-D
-    arrays); the engine may also send 3-D calls on its own.  validate: the
-    cases the model must replay bit for bit.  verbose=True prints the
-    findings as they come (or pass a callable taking each line).
+    arrays); the engine may also send 3-D calls on its own (a GEMM is tried
+    once with a batch axis; no_batch=True: never).  validate: the cases the
+    model must replay bit for bit; validate_calls: at most that many calls
+    of validation inputs (default 20, 0: no limit; fewer cases when calls
+    are small, .cases says how many).  lengths=[L, ...]: more lengths (sum,
+    dot: n; gemm: k) to reveal the tree at, the order written must fit
+    every one (default: n+1 and a longer one when the tree at n is no
+    named order); .order_travels and .notes say which lengths the model
+    covers.  verbose=True prints the findings as they come (or pass a
+    callable taking each line).
 
     A kernel that raises stops the reveal and its exception propagates; a
     result of the wrong shape or dtype is a ValueError / TypeError.  A
@@ -514,11 +615,13 @@ def reveal(fn, op, *, n, m=None, k=None, dtype, batch=0, rows=0,
     # the probes overflow and make NaNs on purpose: numpy's warnings about
     # them say nothing about the kernel
     with _np.errstate(all="ignore"):
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
         d = _c.reveal(fn, str(op), int(n), int(m or 0), int(k or 0), fmt,
                       int(batch), int(rows), int(validate), int(seed),
                       int(call_elems), int(threads), to_k,
-                      _arrays.result_to_numpy, log)
-    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+                      _arrays.result_to_numpy, log, int(validate_calls),
+                      lengths,
+                      not no_batch, "fplab.reveal(%s)" % name)
     return Revealed(d, name)
 
 
@@ -557,7 +660,8 @@ def _as_float32(x, where):
     return _np.ascontiguousarray(a, dtype=_np.float32), kind
 
 
-def quantize(x, scheme, *, seed=None, last=None):
+def quantize(x, scheme, *, seed=None, last=None, rbits=None, nbits=None,
+             variant=None):
     """x quantized with a block or per-tensor scaling scheme (`fplab
     quantize`, bit for bit): returns (dequantized, codes, scales).
 
@@ -570,9 +674,16 @@ def quantize(x, scheme, *, seed=None, last=None):
     for a 1-D x).  dequantized: float32 of x's shape; codes: uint8 of x's
     shape; scales: uint8 E8M0/E4M3 block scales (..., L / block), or for a
     per-tensor scheme the float32 decoding scale, shape (1,).  Torch in,
-    torch out (float32, uint8)."""
+    torch out (float32, uint8).  rbits=, nbits=, variant=: the elements
+    round stochastically with supplied random bits (`fplab quantize
+    --sr-bits`): rbits an unsigned integer array with one value per element
+    of x (flat order), N = nbits bits each, variant as in fplab.round; the
+    scheme must not name its own element rounding."""
     a, kind = _as_float32(x, "fplab.quantize")
-    d = _c.quantize(a, str(scheme), seed, last)
+    srb = _srb(rbits, nbits, variant, None, a.shape, "fplab.quantize",
+               size_only=True)
+    d = _c.quantize(a, str(scheme), seed, last,
+                    None if srb is None else srb[:3])
     return Quantized(_back(d["dequant"], kind), _back(d["codes"], kind),
                      _back(d["scales"], kind), d)
 

@@ -123,3 +123,55 @@ def codes_to_torch(a):
     if a.dtype == np.uint16:
         return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
     return torch.from_numpy(a)
+
+
+def rbits_array(r, shape, where, what="x", size_only=False):
+    """Supplied random bits (rm='srb') as a C-contiguous uint64 array of
+    `shape` (size_only: of its element count, any shape).  numpy unsigned
+    integers as they are; signed ones must hold no negative value; torch
+    uint8 / int16 / int32 / int64 tensors are bit containers (an int64
+    holds 64 random bits, sign bit included); a Python int for one
+    element."""
+    if is_tensor(r):
+        torch = sys.modules["torch"]
+        if r.dtype not in (torch.uint8, torch.int16, torch.int32, torch.int64):
+            raise TypeError("%s: rbits is a torch tensor of %s: the random bits "
+                            "are integers (uint8, int16, int32, int64 as bit "
+                            "containers)" % (where, r.dtype))
+        a = r.detach().cpu().numpy()
+        a = a.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
+    elif isinstance(r, bool) or isinstance(r, np.bool_):
+        raise TypeError("%s: rbits is a bool: the random bits are unsigned "
+                        "integers" % where)
+    elif isinstance(r, int):
+        if r < 0 or r >= 1 << 64:
+            raise ValueError("%s: rbits=%d: the random bits are an unsigned "
+                             "integer below 2**64" % (where, r))
+        a = np.asarray(r, dtype=np.uint64)
+    elif isinstance(r, (np.ndarray, np.generic, list, tuple)):
+        a = np.asarray(r)
+        if isinstance(r, (list, tuple)) and a.dtype.kind in "fO" and all(
+                isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 64
+                for v in np.asarray(r, dtype=object).ravel()):
+            # Python ints above 2**63 make numpy choose float64
+            a = np.asarray(r, dtype=np.uint64)
+        if a.dtype.kind not in "ui":
+            raise TypeError("%s: rbits is %s: the random bits are an unsigned "
+                            "integer array (uint8 .. uint64)" % (where, a.dtype))
+        if a.dtype.kind == "i" and a.size and a.min() < 0:
+            i = int(np.flatnonzero(a.ravel() < 0)[0])
+            raise ValueError("%s: rbits[%d] (flat index) = %d is negative: the "
+                             "random bits are unsigned" % (where, i, a.ravel()[i]))
+    else:
+        raise TypeError("%s: rbits is a %s: expected an unsigned integer array, "
+                        "a torch integer tensor or an int" % (where, type(r).__name__))
+    shape = tuple(shape)
+    if size_only:
+        n = int(np.prod(shape, dtype=np.int64))
+        if a.size != n:
+            raise ValueError("%s: rbits holds %d values, %s %d: one random word "
+                             "per element" % (where, a.size, what, n))
+    elif a.shape != shape:
+        raise ValueError("%s: rbits has shape %s, %s %s: one random word per "
+                         "element" % (where, a.shape, what, shape))
+    return np.ascontiguousarray(a, dtype=np.uint64)

@@ -35,7 +35,8 @@ __all__ = ["Rounding", "round", "round_", "quant", "round_output",
 
 class Rounding:
     """A rounding into fmt in mode rm (rne rtz rdn rup rna rto sr), with
-    saturate/ftz/daz/nan as fplab.round; with rm='sr' a stream of random
+    saturate (False, True, 'propagate', 'finite')/ftz/daz/nan as
+    fplab.round; with rm='sr' a stream of random
     bits from seed that advances by each call's element count."""
 
     def __init__(self, fmt, rm="rne", *, seed=None, saturate=False, ftz=False,
@@ -48,9 +49,9 @@ class Rounding:
         self.saturate, self.ftz, self.daz, self.nan = saturate, ftz, daz, nan
         self.threads = threads
         self.offset = 0          # the SR index of the next call's element 0
-        # the check of the format and mode, once
+        # the check of the format, mode, saturation and NaN rule, once
         _fplab.round(_np.zeros(1, _np.float64), self.format, rm,
-                     seed=self.seed)
+                     seed=self.seed, saturate=saturate, nan=nan)
 
     def __repr__(self):
         return "fplab.torch.Rounding(%r, %r%s)" % (

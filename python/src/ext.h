@@ -52,10 +52,39 @@ void ext_format_spec(const fl_format *f, char *buf, size_t len);
 int ext_rm(PyObject *o, int *rm, const char *where);
 int ext_nan(PyObject *o, int *nan, const char *where);
 int ext_tininess(PyObject *o, int *t, const char *where);
-/* A context: rm, seed (None: 0; an int 0..2^64-1), the switches, nan and
+/* Saturation: False / True (FL_SAT_NONE / FL_SAT_PROPAGATE, any object's
+ * truth) or a name fl_sat_parse takes ("none", "propagate", "finite");
+ * None: FL_SAT_NONE. */
+int ext_sat(PyObject *o, int *sat, const char *where);
+/* A context: rm (also "srb": supplied random bits, see ext_srb_get), seed
+ * (None: 0; an int 0..2^64-1), saturate (ext_sat), the switches, nan and
  * tininess.  A seed with a mode other than sr is an error. */
-int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, int saturate, int ftz,
-            int daz, PyObject *nan, PyObject *tininess, const char *where);
+int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, PyObject *saturate,
+            int ftz, int daz, PyObject *nan, PyObject *tininess,
+            const char *where);
+
+/* Stochastic rounding with supplied random bits: element i of an
+ * operation rounds with c.rm FL_RSB and c.sr_bits = r[i]. */
+typedef struct ext_srb {
+    PyArrayObject *bits;    /* uint64, C-contiguous (a new reference), or
+                               NULL when the call has no supplied bits */
+    const uint64_t *r;      /* its elements */
+    int nbits, variant;     /* also in the context */
+} ext_srb;
+/* spec: None (then c->rm must not be FL_RSB), or the package's tuple
+ * (rbits, nbits, variant, sr_hw), which needs c->rm FL_RSB: rbits a
+ * C-contiguous uint64 array of n elements (the package has checked its
+ * dtype and shape against the operands), nbits an int 1..64 or None,
+ * variant (fl_srv_parse's names, '_' for '-') and sr_hw (fl_srhw_parse's
+ * presets) names or None.  sr_hw sets the bit count, the variant
+ * (fastest), c->nan (cuda) and, where the instruction's .satfinite is
+ * mandatory, c->saturate (finite), as `fplab ref --sr-hw` does, and needs
+ * T (when not NULL) to be its format.  Every element must fit in nbits
+ * bits.  Fills c->sr_nbits and c->sr_variant; 0, or -1 with an exception
+ * naming where. */
+int ext_srb_get(ext_srb *s, PyObject *spec, fl_ctx *c, const fl_format *T,
+                size_t n, const char *where);
+void ext_srb_release(ext_srb *s);
 /* nthreads from an int (0 or None: every online processor, counted once
  * at import); -1 with ValueError. */
 extern int ext_ncpu;

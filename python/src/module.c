@@ -219,8 +219,6 @@ static PyObject *fget_float(PyObject *self, void *what)
 {
     const fl_format *f = &((FormatObject *)self)->f;
     const char *w = what;
-    fl_ctx c = FL_CTX_INIT;
-    unsigned fl = 0;
     if (!strcmp(w, "max"))
         return PyFloat_FromDouble(value_of(f, f->max_bits));
     if (!strcmp(w, "min")) {
@@ -239,12 +237,12 @@ static PyObject *fget_float(PyObject *self, void *what)
     }
     if (!strcmp(w, "eps") || !strcmp(w, "precision") ||
         !strcmp(w, "resolution")) {
-        /* eps: the distance from 1 to the next value (finfo.eps);
+        /* eps: 2^(1-p), the distance from 1 to the next value of the
+         * binade (finfo.eps; `fplab info`'s machine epsilon -- also where
+         * 1 is the largest finite value, as in P3109's K = 3, P = 1);
          * precision: int(-log10(eps)) decimal digits (finfo.precision);
          * resolution: 10**-precision */
-        uint64_t one = fl_from_double(f, 1.0, &c, &fl);
-        uint64_t up = fl_next_up(f, one, &c, &fl);
-        double eps = value_of(f, up) - 1.0;
+        double eps = ldexp(1.0, 1 - f->prec);
         if (!strcmp(w, "eps"))
             return PyFloat_FromDouble(eps);
         int digits = (int)floor(-log10(eps));
@@ -329,16 +327,18 @@ int ext_rm(PyObject *o, int *rm, const char *where)
     }
     if (!PyUnicode_Check(o)) {
         ext_type_error(where, "rm is a rounding mode's name (rne, rtz, rdn, "
-                       "rup, rna, rto, sr), not %s", Py_TYPE(o)->tp_name);
+                       "rup, rna, rto, sr, srb), not %s", Py_TYPE(o)->tp_name);
         return -1;
     }
     const char *s = PyUnicode_AsUTF8(o);
     if (!s)
         return -1;
-    int r = fl_rm_parse(s);
+    /* "srb": stochastic rounding with supplied bits (rbits= then) */
+    int r = !strcmp(s, "srb") || !strcmp(s, "sr_bits") || !strcmp(s, "sr-bits")
+                ? FL_RSB : fl_rm_parse(s);
     if (r < 0) {
         ext_value_error(where, "unknown rounding mode '%.100s' (rne, rtz, rdn, "
-                        "rup, rna, rto, sr)", s);
+                        "rup, rna, rto, sr, srb)", s);
         return -1;
     }
     *rm = r;
@@ -355,13 +355,15 @@ int ext_nan(PyObject *o, int *nan, const char *where)
     if (!s) {
         if (!PyErr_Occurred())
             ext_type_error(where, "nan is a preset's name (x86, arm, riscv, "
-                           "cuda, softfloat), not %s", Py_TYPE(o)->tp_name);
+                           "cuda, softfloat, sign, sign-pos, default-neg, "
+                           "first), not %s", Py_TYPE(o)->tp_name);
         return -1;
     }
     int p = fl_nan_preset_parse(s);
     if (p < 0) {
         ext_value_error(where, "unknown NaN preset '%.100s' (x86, arm, riscv, "
-                        "cuda, softfloat)", s);
+                        "cuda, softfloat, sign, sign-pos, default-neg, first)",
+                        s);
         return -1;
     }
     *nan = p;
@@ -412,15 +414,48 @@ int ext_threads(PyObject *o, int *n, const char *where)
     return 0;
 }
 
-int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, int saturate, int ftz,
-            int daz, PyObject *nan, PyObject *tininess, const char *where)
+int ext_sat(PyObject *o, int *sat, const char *where)
 {
-    int r, np_, t;
+    if (o == NULL || o == Py_None) {
+        *sat = FL_SAT_NONE;
+        return 0;
+    }
+    if (PyUnicode_Check(o)) {
+        const char *s = PyUnicode_AsUTF8(o);
+        if (!s)
+            return -1;
+        *sat = fl_sat_parse(s);
+        if (*sat < 0) {
+            ext_value_error(where, "saturate='%.100s': not none, propagate or "
+                            "finite (or False / True)", s);
+            return -1;
+        }
+        return 0;
+    }
+    if (PyFloat_Check(o)) {
+        ext_type_error(where, "saturate is False, True, 'none', 'propagate' or "
+                       "'finite', not a float");
+        return -1;
+    }
+    /* False / True (and 0 / 1, numpy's bools): the old switch, True being
+     * FL_SAT_PROPAGATE (overflow gives the largest finite value) */
+    int t = PyObject_IsTrue(o);
+    if (t < 0)
+        return -1;
+    *sat = t ? FL_SAT_PROPAGATE : FL_SAT_NONE;
+    return 0;
+}
+
+int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, PyObject *saturate,
+            int ftz, int daz, PyObject *nan, PyObject *tininess,
+            const char *where)
+{
+    int r, np_, t, sat;
     if (ext_rm(rm, &r, where) || ext_nan(nan, &np_, where) ||
-        ext_tininess(tininess, &t, where))
+        ext_tininess(tininess, &t, where) || ext_sat(saturate, &sat, where))
         return -1;
     *c = fl_ctx_make(r);
-    c->saturate = (uint8_t)(saturate != 0);
+    c->saturate = (uint8_t)sat;
     c->ftz = (uint8_t)(ftz != 0);
     c->daz = (uint8_t)(daz != 0);
     c->nan = (uint8_t)np_;
@@ -448,6 +483,144 @@ int ext_ctx(fl_ctx *c, PyObject *rm, PyObject *seed, int saturate, int ftz,
 }
 
 /* ---------------------------------------------------------------------
+ * Stochastic rounding with supplied random bits (rm 'srb').
+ * ------------------------------------------------------------------- */
+
+static int srb_name(PyObject *o, const char **s, const char *what,
+                    const char *where)
+{
+    *s = NULL;
+    if (o == Py_None)
+        return 0;
+    if (!PyUnicode_Check(o)) {
+        ext_type_error(where, "%s is a name, not %s", what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *s = PyUnicode_AsUTF8(o);
+    return *s ? 0 : -1;
+}
+
+int ext_srb_get(ext_srb *s, PyObject *spec, fl_ctx *c, const fl_format *T,
+                size_t n, const char *where)
+{
+    memset(s, 0, sizeof *s);
+    if (spec == NULL || spec == Py_None) {
+        if (c->rm == FL_RSB) {
+            ext_value_error(where, "rm='srb' rounds with supplied random bits: "
+                            "give rbits= and nbits= (or sr_hw=)");
+            return -1;
+        }
+        return 0;
+    }
+    PyObject *bits, *nbo, *vo, *hwo;
+    if (!PyArg_ParseTuple(spec, "O!OOO", &PyArray_Type, &bits, &nbo, &vo, &hwo))
+        return -1;
+    if (c->rm != FL_RSB) {
+        ext_value_error(where, "rbits=, nbits=, variant= and sr_hw= go with "
+                        "rm='srb' (stochastic rounding with supplied bits); rm "
+                        "is '%s'", fl_rm_name(c->rm));
+        return -1;
+    }
+    const char *vs, *hs;
+    if (srb_name(vo, &vs, "variant", where) || srb_name(hwo, &hs, "sr_hw", where))
+        return -1;
+    if (hs) {
+        const int h = fl_srhw_parse(hs);
+        const fl_srhw_info *hi = fl_srhw_get(h);
+        if (!hi) {
+            ext_value_error(where, "sr_hw: unknown preset '%.100s' (ptx-cvt.rs."
+                            "f16x2 .bf16x2 .e4m3x4 .e5m2x4 .e2m3x4 .e3m2x4 "
+                            ".e2m1x4, onednn-f16 -bf16 -f8_e4m3 -f8_e5m2)", hs);
+            return -1;
+        }
+        if (nbo != Py_None || vs) {
+            ext_value_error(where, "sr_hw='%s' sets the bit count and the "
+                            "variant: drop nbits= and variant=", hs);
+            return -1;
+        }
+        if (T && !fl_ref_format_same(T, hi->fmt)) {
+            char ts[64];
+            ext_format_spec(T, ts, sizeof ts);
+            ext_value_error(where, "sr_hw='%s' rounds into %s, not %s", hs,
+                            hi->fmt->name, ts);
+            return -1;
+        }
+        s->nbits = hi->nbits;
+        s->variant = FL_SRV_FASTEST;
+        c->nan = FL_NANP_CUDA;
+        if (hi->satfinite)
+            c->saturate = FL_SAT_FINITE;
+    } else {
+        if (nbo == Py_None) {
+            ext_value_error(where, "rm='srb' needs nbits=N, the width of the "
+                            "random bits (1 .. 64)");
+            return -1;
+        }
+        if (!PyLong_Check(nbo)) {
+            ext_type_error(where, "nbits is an integer, not %s",
+                           Py_TYPE(nbo)->tp_name);
+            return -1;
+        }
+        long nb = PyLong_AsLong(nbo);
+        if (nb == -1 && PyErr_Occurred())
+            PyErr_Clear();
+        if (nb < 1 || nb > 64) {
+            PyObject *r = PyObject_Repr(nbo);
+            ext_value_error(where, "nbits=%.40s: the random bits are 1 .. 64 "
+                            "bits wide", r ? PyUnicode_AsUTF8(r) : "?");
+            Py_XDECREF(r);
+            return -1;
+        }
+        s->nbits = (int)nb;
+        s->variant = FL_SRV_STOCHASTIC;
+        if (vs) {
+            char v[64];
+            size_t i = 0;
+            /* stochastic_odd as stochastic-odd */
+            for (; vs[i] && i + 1 < sizeof v; i++)
+                v[i] = vs[i] == '_' ? '-' : vs[i];
+            v[i] = 0;
+            s->variant = vs[i] ? -1 : fl_srv_parse(v);
+            if (s->variant < 0) {
+                ext_value_error(where, "variant='%.100s': not stochastic, "
+                                "stochastic_odd, fast or fastest (P3109 C, -, "
+                                "B, A)", vs);
+                return -1;
+            }
+        }
+    }
+    PyArrayObject *b = (PyArrayObject *)bits;
+    if (PyArray_TYPE(b) != NPY_UINT64 || !PyArray_IS_C_CONTIGUOUS(b) ||
+        !PyArray_ISALIGNED(b) || !PyArray_ISNOTSWAPPED(b) ||
+        (size_t)PyArray_SIZE(b) != n) {
+        ext_value_error(where, "internal: rbits must be a C-contiguous uint64 "
+                        "array of %zu elements", n);
+        return -1;
+    }
+    const uint64_t *r = PyArray_DATA(b);
+    if (s->nbits < 64)
+        for (size_t i = 0; i < n; i++)
+            if (r[i] >> s->nbits) {
+                ext_value_error(where, "rbits[%zu] (flat index) = %llu does not "
+                                "fit in nbits=%d bits", i, (unsigned long long)r[i],
+                                s->nbits);
+                return -1;
+            }
+    Py_INCREF(b);
+    s->bits = b;
+    s->r = r;
+    c->sr_nbits = (uint8_t)s->nbits;
+    c->sr_variant = (uint8_t)s->variant;
+    return 0;
+}
+
+void ext_srb_release(ext_srb *s)
+{
+    Py_CLEAR(s->bits);
+    s->r = NULL;
+}
+
+/* ---------------------------------------------------------------------
  * Small module functions.
  * ------------------------------------------------------------------- */
 
@@ -470,8 +643,30 @@ static PyObject *ext_formats(PyObject *self, PyObject *args)
     return l;
 }
 
+/* sr_hw_presets() -> {name: {format, nbits, lanes, satfinite}}: the
+ * hardware rules of stochastic rounding with given bits (fl_srhw_*). */
+static PyObject *ext_sr_hw_presets(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    PyObject *d = PyDict_New();
+    for (int i = 0; d && i < FL_SRHW_COUNT; i++) {
+        const fl_srhw_info *h = fl_srhw_get(i);
+        char fs[64];
+        ext_format_spec(h->fmt, fs, sizeof fs);
+        PyObject *v = Py_BuildValue("{s:s, s:i, s:i, s:O}", "format", fs, "nbits",
+                                    h->nbits, "lanes", h->lanes, "satfinite",
+                                    h->satfinite ? Py_True : Py_False);
+        if (!v || PyDict_SetItemString(d, h->name, v))
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
 static PyMethodDef methods[] = {
     {"formats", ext_formats, METH_NOARGS, "names of the format presets"},
+    {"sr_hw_presets", ext_sr_hw_presets, METH_NOARGS, NULL},
     {"round", ext_round, METH_VARARGS, NULL},
     {"encode", ext_encode, METH_VARARGS, NULL},
     {"decode", ext_decode, METH_VARARGS, NULL},

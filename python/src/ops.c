@@ -2,10 +2,12 @@
  * ops.c — fplab.round, encode, decode and the element-wise arithmetic.
  *
  * Element i of every call rounds with stochastic-rounding index i (the
- * library's array convention), so the bits never depend on the thread
- * count.  float32 and float64 arrays go through the library's bulk
- * rounding (fl_round_*_array_mt); codes (float16 arrays, unsigned arrays of
- * a named format) through fl_convert one element at a time.
+ * library's array convention), or with its own supplied random bits
+ * rbits[i] (rm 'srb'), so the bits never depend on the thread count.
+ * float32 and float64 arrays go through the library's bulk rounding
+ * (fl_round_*_array_mt, fl_round_sr_bits_*_array_mt); codes (float16
+ * arrays, unsigned arrays of a named format) through fl_convert one
+ * element at a time, as `fplab ref cast` converts them.
  */
 #include "ext.h"
 
@@ -78,6 +80,7 @@ typedef struct conv_job {
     const void *in;
     void *out;
     int ein, eout;
+    const uint64_t *rbits;       /* rm 'srb': element i's random bits */
     fl_ctx ctx;
     unsigned flags;              /* OR of every part's */
 } conv_job;
@@ -90,6 +93,8 @@ static void conv_range(void *v, size_t lo, size_t hi)
     c0.rm = FL_RNE;
     for (size_t i = lo; i < hi; i++) {
         c.sr_index = j->ctx.sr_index + i;
+        if (j->rbits)
+            c.sr_bits = j->rbits[i];
         uint64_t r = fl_convert(j->dst, j->src, ext_load(j->in, j->ein, i), &c, &fl);
         if (j->back)
             r = fl_convert(j->back, j->dst, r, &c0, &ign);
@@ -101,7 +106,7 @@ static void conv_range(void *v, size_t lo, size_t hi)
 static unsigned convert_codes(const fl_format *src, const fl_format *dst,
                               const fl_format *back, const void *in, int ein,
                               void *out, int eout, size_t n, const fl_ctx *c,
-                              int threads)
+                              const uint64_t *rbits, int threads)
 {
     conv_job j;
     memset(&j, 0, sizeof j);
@@ -112,26 +117,46 @@ static unsigned convert_codes(const fl_format *src, const fl_format *dst,
     j.out = out;
     j.ein = ein;
     j.eout = eout;
+    j.rbits = rbits;
     j.ctx = *c;
     ext_parallel(n, threads, MIN_PART, conv_range, &j);
     return j.flags;
 }
 
+/* float32 / float64 elements rounded into T with their supplied random
+ * bits (the library's fl_round_sr_bits_*_array_mt): the codes in dst;
+ * the flags of every element, OR-ed. */
+static unsigned sr_bits_codes(const fl_format *T, const ext_array *a,
+                              const ext_srb *s, const fl_ctx *c, uint64_t *dst,
+                              int threads)
+{
+    unsigned flags = 0;
+    if (a->kind == EXT_F32)
+        fl_round_sr_bits_float_array_mt(T, dst, PyArray_DATA(a->arr), s->r, a->n,
+                                        s->nbits, s->variant, c, &flags, NULL,
+                                        threads);
+    else
+        fl_round_sr_bits_array_mt(T, dst, PyArray_DATA(a->arr), s->r, a->n,
+                                  s->nbits, s->variant, c, &flags, NULL, threads);
+    return flags;
+}
+
 /* ---------------------------------------------------------------------
  * round(x, fmt, rm, seed, offset, saturate, ftz, daz, nan, tininess,
- *       threads, out, codes_fmt) -> (array, flags); element i rounds with
- * stochastic-rounding index offset + i
+ *       threads, out, codes_fmt, srb) -> (array, flags); element i rounds
+ * with stochastic-rounding index offset + i, or (srb, see ext_srb_get)
+ * with its random bits rbits[i]
  * ------------------------------------------------------------------- */
 
 PyObject *ext_round(PyObject *self, PyObject *args)
 {
     static const char where[] = "fplab.round";
-    PyObject *x, *fmt, *rm, *seed, *nan, *tin, *thr, *out, *cfmt;
-    int sat, ftz, daz;
+    PyObject *x, *fmt, *rm, *seed, *sat, *nan, *tin, *thr, *out, *cfmt, *srb;
+    int ftz, daz;
     unsigned long long offset;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKpppOOOOO", &x, &fmt, &rm, &seed, &offset,
-                          &sat, &ftz, &daz, &nan, &tin, &thr, &out, &cfmt))
+    if (!PyArg_ParseTuple(args, "OOOOKOppOOOOOO", &x, &fmt, &rm, &seed, &offset,
+                          &sat, &ftz, &daz, &nan, &tin, &thr, &out, &cfmt, &srb))
         return NULL;
     fl_format T;
     fl_ctx c;
@@ -153,16 +178,37 @@ PyObject *ext_round(PyObject *self, PyObject *args)
                                "a wider array (float32 or float64), or take the "
                                "codes with fplab.encode", ss, ts);
     }
+    ext_srb sb;
+    if (ext_srb_get(&sb, srb, &c, &T, a.n, where)) {
+        ext_array_release(&a);
+        return NULL;
+    }
     int t = PyArray_TYPE(a.arr);
     PyArrayObject *r = out != Py_None ? check_out(out, &a, t, where) : new_like(&a, t);
+    uint64_t *tmp = NULL;
+    if (r && sb.r && a.kind != EXT_CODES &&
+        !(tmp = malloc((a.n ? a.n : 1) * sizeof *tmp))) {
+        Py_CLEAR(r);
+        PyErr_NoMemory();
+    }
     if (!r) {
+        ext_srb_release(&sb);
         ext_array_release(&a);
         return NULL;
     }
     unsigned flags = 0;
     const int nogil = a.n >= EXT_GIL_MIN;
     PyThreadState *ts_ = nogil ? PyEval_SaveThread() : NULL;
-    switch (a.kind) {
+    if (tmp) {
+        /* the codes, then their values (exact: x's format holds T's) */
+        flags = sr_bits_codes(&T, &a, &sb, &c, tmp, threads);
+        if (a.kind == EXT_F32)
+            for (size_t i = 0; i < a.n; i++)
+                ((float *)PyArray_DATA(r))[i] = fl_to_float(&T, tmp[i]);
+        else
+            for (size_t i = 0; i < a.n; i++)
+                ((double *)PyArray_DATA(r))[i] = fl_to_double(&T, tmp[i]);
+    } else switch (a.kind) {
     case EXT_F32:
         fl_round_float_array_mt(&T, PyArray_DATA(r), PyArray_DATA(a.arr), a.n, &c,
                                 &flags, threads);
@@ -173,18 +219,20 @@ PyObject *ext_round(PyObject *self, PyObject *args)
         break;
     default:
         flags = convert_codes(&a.f, &T, &a.f, PyArray_DATA(a.arr), a.esize,
-                              PyArray_DATA(r), a.esize, a.n, &c, threads);
+                              PyArray_DATA(r), a.esize, a.n, &c, sb.r, threads);
         break;
     }
     if (ts_)
         PyEval_RestoreThread(ts_);
+    free(tmp);
+    ext_srb_release(&sb);
     ext_array_release(&a);
     return Py_BuildValue("(Nk)", r, (unsigned long)(flags & 0x7F));
 }
 
 /* ---------------------------------------------------------------------
  * encode(x, fmt, rm, seed, offset, saturate, ftz, daz, nan, tininess,
- *        threads, codes_fmt) -> (codes, flags)
+ *        threads, codes_fmt, srb) -> (codes, flags)
  * ------------------------------------------------------------------- */
 
 typedef struct enc_job {
@@ -215,12 +263,12 @@ static void enc_range(void *v, size_t lo, size_t hi)
 PyObject *ext_encode(PyObject *self, PyObject *args)
 {
     static const char where[] = "fplab.encode";
-    PyObject *x, *fmt, *rm, *seed, *nan, *tin, *thr, *cfmt;
-    int sat, ftz, daz;
+    PyObject *x, *fmt, *rm, *seed, *sat, *nan, *tin, *thr, *cfmt, *srb;
+    int ftz, daz;
     unsigned long long offset;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOOKpppOOOO", &x, &fmt, &rm, &seed, &offset,
-                          &sat, &ftz, &daz, &nan, &tin, &thr, &cfmt))
+    if (!PyArg_ParseTuple(args, "OOOOKOppOOOOO", &x, &fmt, &rm, &seed, &offset,
+                          &sat, &ftz, &daz, &nan, &tin, &thr, &cfmt, &srb))
         return NULL;
     fl_format T;
     fl_ctx c;
@@ -233,9 +281,22 @@ PyObject *ext_encode(PyObject *self, PyObject *args)
     ext_array a;
     if (ext_array_get(&a, x, cfmt, where, "x"))
         return NULL;
+    ext_srb sb;
+    if (ext_srb_get(&sb, srb, &c, &T, a.n, where)) {
+        ext_array_release(&a);
+        return NULL;
+    }
     int t = ext_code_type(&T);
     PyArrayObject *r = new_like(&a, t);
+    uint64_t *tmp = NULL;
+    const int direct = t == NPY_UINT64;   /* the codes straight into r */
+    if (r && sb.r && a.kind != EXT_CODES && !direct &&
+        !(tmp = malloc((a.n ? a.n : 1) * sizeof *tmp))) {
+        Py_CLEAR(r);
+        PyErr_NoMemory();
+    }
     if (!r) {
+        ext_srb_release(&sb);
         ext_array_release(&a);
         return NULL;
     }
@@ -245,7 +306,13 @@ PyObject *ext_encode(PyObject *self, PyObject *args)
     if (a.kind == EXT_CODES) {
         flags = convert_codes(&a.f, &T, NULL, PyArray_DATA(a.arr), a.esize,
                               PyArray_DATA(r), (int)PyArray_ITEMSIZE(r), a.n, &c,
-                              threads);
+                              sb.r, threads);
+    } else if (sb.r) {
+        uint64_t *dst = direct ? PyArray_DATA(r) : tmp;
+        flags = sr_bits_codes(&T, &a, &sb, &c, dst, threads);
+        if (!direct)
+            for (size_t i = 0; i < a.n; i++)
+                ext_store(PyArray_DATA(r), (int)PyArray_ITEMSIZE(r), i, tmp[i]);
     } else {
         enc_job j = {&T, PyArray_DATA(a.arr), PyArray_DATA(r),
                      (int)PyArray_ITEMSIZE(r), a.kind, c, 0};
@@ -254,6 +321,8 @@ PyObject *ext_encode(PyObject *self, PyObject *args)
     }
     if (ts_)
         PyEval_RestoreThread(ts_);
+    free(tmp);
+    ext_srb_release(&sb);
     ext_array_release(&a);
     return Py_BuildValue("(Nk)", r, (unsigned long)(flags & 0x7F));
 }
@@ -348,7 +417,8 @@ PyObject *ext_decode(PyObject *self, PyObject *args)
 
 /* ---------------------------------------------------------------------
  * arith(op, fmt, operands, rm, seed, offset, saturate, ftz, daz, nan,
- *       tininess, each, threads, codes_fmt) -> (result, each flags or None, flags)
+ *       tininess, each, threads, codes_fmt, srb) -> (result, each flags or
+ *       None, flags)
  * ------------------------------------------------------------------- */
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FMA, OP_SQRT };
@@ -359,6 +429,7 @@ typedef struct ar_job {
     ext_array *a;                 /* nops operands */
     void *out;
     uint8_t *each;
+    const uint64_t *rbits;        /* rm 'srb': element i's random bits */
     fl_ctx ctx;
     unsigned flags;
     size_t bad;                   /* first element not a value of C */
@@ -429,6 +500,8 @@ static void ar_range(void *v, size_t lo, size_t hi)
             }
         unsigned fl = 0;
         c.sr_index = j->ctx.sr_index + i;
+        if (j->rbits)
+            c.sr_bits = j->rbits[i];
         switch (j->op) {
         case OP_ADD: r = fl_add(j->C, x[0], x[1], &c, &fl); break;
         case OP_SUB: r = fl_sub(j->C, x[0], x[1], &c, &fl); break;
@@ -456,13 +529,13 @@ out:
 
 PyObject *ext_arith(PyObject *self, PyObject *args)
 {
-    PyObject *opname, *fmt, *ops, *rm, *seed, *nan, *tin, *thr, *cfmt;
-    int sat, ftz, daz, want_each;
+    PyObject *opname, *fmt, *ops, *rm, *seed, *sat, *nan, *tin, *thr, *cfmt, *srb;
+    int ftz, daz, want_each;
     unsigned long long offset;
     (void)self;
-    if (!PyArg_ParseTuple(args, "UOO!OOKpppOOpOO", &opname, &fmt, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "UOO!OOKOppOOpOOO", &opname, &fmt, &PyTuple_Type,
                           &ops, &rm, &seed, &offset, &sat, &ftz, &daz, &nan, &tin,
-                          &want_each, &thr, &cfmt))
+                          &want_each, &thr, &cfmt, &srb))
         return NULL;
     static const char *names[] = {"add", "sub", "mul", "div", "fma", "sqrt"};
     static const int arity[] = {2, 2, 2, 2, 3, 1};
@@ -484,9 +557,11 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
         return NULL;
     c.sr_index = offset;
     ext_array a[3];
+    ext_srb sb;
     int got = 0;
     PyObject *res = NULL;
     PyArrayObject *r = NULL, *each = NULL;
+    memset(&sb, 0, sizeof sb);
     static const char *opn[] = {"a", "b", "c"};
     for (; got < arity[op]; got++)
         if (ext_array_get(&a[got], PyTuple_GET_ITEM(ops, got), cfmt, where,
@@ -517,6 +592,8 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
                         "float32/float64 arrays or on codes", ss, cs);
         goto done;
     }
+    if (ext_srb_get(&sb, srb, &c, &C, a[0].n, where))
+        goto done;
     r = new_like(&a[0], PyArray_TYPE(a[0].arr));
     if (!r)
         goto done;
@@ -530,6 +607,7 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
     j.a = a;
     j.out = PyArray_DATA(r);
     j.each = each ? PyArray_DATA(each) : NULL;
+    j.rbits = sb.r;
     j.ctx = c;
     j.bad = SIZE_MAX;
     {
@@ -552,6 +630,7 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
 done:
     Py_XDECREF(r);
     Py_XDECREF(each);
+    ext_srb_release(&sb);
     for (int k = 0; k < got; k++)
         ext_array_release(&a[k]);
     return res;

@@ -228,20 +228,26 @@ static const char *status_name(fl_reveal_status s)
 }
 
 /* reveal(fn, op, n, m, k, in_fmt, batch, rows, validate, seed, call_elems,
- *        threads, to_kernel, from_kernel, log_fn)
+ *        threads, to_kernel, from_kernel, log_fn, validate_calls, lengths,
+ *        batch_trial, kernel_name)
  * -> dict: status, model (line or None), log, calls, seconds,
- *    kernel_seconds, cases, agreed, counterexample, message, out, tree */
+ *    kernel_seconds, cases, agreed, counterexample, message, out, nan_only,
+ *    valid_calls, batch_max, lengths, order_travels, travel_note, and the
+ *    library's closing text (fl_reveal_*_text): outcome, notes, calls_line,
+ *    model_file (None unless found) */
 PyObject *ext_reveal(PyObject *self, PyObject *args)
 {
     static const char where[] = "fplab.reveal";
-    PyObject *fn, *fmt, *tok, *fromk, *logf, *seedo;
-    const char *op;
-    Py_ssize_t n, m, k, batch, rows, validate, call_elems;
-    int threads;
+    PyObject *fn, *fmt, *tok, *fromk, *logf, *seedo, *lens;
+    const char *op, *kname;
+    Py_ssize_t n, m, k, batch, rows, validate, call_elems, vcalls;
+    int threads, batch_trial;
+    size_t lengths[8], nlengths = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OsnnnOnnnOniOOO", &fn, &op, &n, &m, &k, &fmt,
+    if (!PyArg_ParseTuple(args, "OsnnnOnnnOniOOOnOps", &fn, &op, &n, &m, &k, &fmt,
                           &batch, &rows, &validate, &seedo, &call_elems, &threads,
-                          &tok, &fromk, &logf))
+                          &tok, &fromk, &logf, &vcalls, &lens, &batch_trial,
+                          &kname))
         return NULL;
     if (!PyCallable_Check(fn))
         return ext_type_error(where, "fn must be callable, not %s",
@@ -280,6 +286,42 @@ PyObject *ext_reveal(PyObject *self, PyObject *args)
         call_elems < 16)
         return ext_value_error(where, "batch, rows >= 0, validate >= 1, "
                                "call_elems >= 16");
+    if (vcalls < 0 || vcalls > ((Py_ssize_t)1 << 30))
+        return ext_value_error(where, "validate_calls=%zd: 0 (no limit) .. 2**30",
+                               vcalls);
+    if (!batch_trial && o.op != FL_REF_OP_GEMM)
+        return ext_value_error(where, "no_batch applies to gemm (sum and dot "
+                               "choose their rows per call)");
+    if (!batch_trial && batch > 0)
+        return ext_value_error(where, "no_batch=True and batch=B contradict each "
+                               "other (batch fixes 3-D calls of B)");
+    if (lens != Py_None) {
+        /* more lengths to reveal the tree at, as `fplab reveal --lengths` */
+        PyObject *seq = PySequence_Fast(lens, "");
+        if (!seq) {
+            PyErr_Clear();
+            return ext_type_error(where, "lengths is a list of integers, not %s",
+                                  Py_TYPE(lens)->tp_name);
+        }
+        Py_ssize_t cnt = PySequence_Fast_GET_SIZE(seq);
+        if (cnt < 1 || cnt > 8) {
+            Py_DECREF(seq);
+            return ext_value_error(where, "lengths: 1 .. 8 lengths, got %zd", cnt);
+        }
+        for (Py_ssize_t i = 0; i < cnt; i++) {
+            PyObject *it = PySequence_Fast_GET_ITEM(seq, i);
+            long long v = PyLong_Check(it) ? PyLong_AsLongLong(it) : -1;
+            if (v == -1 && PyErr_Occurred())
+                PyErr_Clear();
+            if (!PyLong_Check(it) || v < 3 || v > (1LL << 30)) {
+                Py_DECREF(seq);
+                return ext_value_error(where, "lengths[%zd]: not an integer 3 .. "
+                                       "2**30", i);
+            }
+            lengths[nlengths++] = (size_t)v;
+        }
+        Py_DECREF(seq);
+    }
     unsigned long long seed = PyLong_AsUnsignedLongLong(seedo);
     if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
         PyErr_Clear();
@@ -294,6 +336,10 @@ PyObject *ext_reveal(PyObject *self, PyObject *args)
     o.seed = seed;
     o.call_elems = (size_t)call_elems;
     o.nthreads = threads;
+    o.validate_calls = (size_t)vcalls;
+    o.batch_trial = batch_trial;
+    o.lengths = nlengths ? lengths : NULL;
+    o.nlengths = nlengths;
     rv_py u;
     memset(&u, 0, sizeof u);
     u.fn = fn;
@@ -327,19 +373,48 @@ PyObject *ext_reveal(PyObject *self, PyObject *args)
     }
     {
         char *line = res.have_model ? fl_ref_model_string(&res.model) : NULL;
+        char *outcome = fl_reveal_outcome_text(&res);
+        char *notes = fl_reveal_notes_text(&o, &res);
+        char *calls = fl_reveal_calls_text(&res);
+        char *file = fl_reveal_model_file_text(&o, &res, kname);
         char ospec[64] = "";
+        PyObject *tl = PyList_New(0);
+        for (size_t i = 0; tl && i < res.ntree_lengths; i++) {
+            PyObject *v = PyLong_FromSize_t(res.tree_lengths[i]);
+            if (!v || PyList_Append(tl, v)) {
+                Py_XDECREF(v);
+                Py_CLEAR(tl);
+            } else {
+                Py_DECREF(v);
+            }
+        }
         if (res.out.width)
             ext_format_spec(&res.out, ospec, sizeof ospec);
-        out = Py_BuildValue("{s:s, s:s, s:s, s:n, s:d, s:d, s:n, s:n, s:s, s:s, "
-                            "s:s}", "status", status_name(res.status), "model",
-                            line, "log", u.log ? u.log : "", "calls",
-                            (Py_ssize_t)res.calls, "seconds", res.seconds,
-                            "kernel_seconds", res.kernel_seconds, "cases",
-                            (Py_ssize_t)res.cases, "agreed", (Py_ssize_t)res.agreed,
-                            "counterexample", res.counterexample, "message",
-                            res.status == FL_REVEAL_FOUND ? "" : res.message,
-                            "out", ospec);
+        if (tl && outcome && notes && calls &&
+            (file || res.status != FL_REVEAL_FOUND))
+            out = Py_BuildValue(
+                "{s:s, s:s, s:s, s:n, s:d, s:d, s:n, s:n, s:s, s:s, s:s, s:n, "
+                "s:n, s:n, s:O, s:O, s:s, s:s, s:s, s:s, s:s}",
+                "status", status_name(res.status), "model", line, "log",
+                u.log ? u.log : "", "calls", (Py_ssize_t)res.calls, "seconds",
+                res.seconds, "kernel_seconds", res.kernel_seconds, "cases",
+                (Py_ssize_t)res.cases, "agreed", (Py_ssize_t)res.agreed,
+                "counterexample", res.counterexample, "message",
+                res.status == FL_REVEAL_FOUND ? "" : res.message, "out", ospec,
+                "nan_only", (Py_ssize_t)res.nan_only, "valid_calls",
+                (Py_ssize_t)res.valid_calls, "batch_max",
+                (Py_ssize_t)res.batch_max, "lengths", tl, "order_travels",
+                res.order_travels ? Py_True : Py_False, "travel_note",
+                res.travel_note, "outcome", outcome, "notes", notes,
+                "calls_line", calls, "model_file", file);
+        else if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        Py_XDECREF(tl);
         free(line);
+        free(outcome);
+        free(notes);
+        free(calls);
+        free(file);
     }
 done:
     fl_reveal_result_free(&res);

@@ -44,15 +44,19 @@ PyObject *ext_schemes(PyObject *self, PyObject *args)
     return l;
 }
 
-/* quantize(x float32, scheme, seed, last) -> dict */
+/* quantize(x float32, scheme, seed, last, srb) -> dict; srb: None, or
+ * (rbits uint64 of x's size, nbits, variant): the elements round with
+ * supplied random bits (flat index i takes rbits[i]), as `fplab quantize
+ * --sr-bits` */
 PyObject *ext_quantize(PyObject *self, PyObject *args)
 {
     static const char where[] = "fplab.quantize";
     PyArrayObject *x;
     const char *spec;
-    PyObject *seedo, *lasto;
+    PyObject *seedo, *lasto, *srb;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!sOO", &PyArray_Type, &x, &spec, &seedo, &lasto))
+    if (!PyArg_ParseTuple(args, "O!sOOO", &PyArray_Type, &x, &spec, &seedo, &lasto,
+                          &srb))
         return NULL;
     if (PyArray_TYPE(x) != NPY_FLOAT32 || !PyArray_IS_C_CONTIGUOUS(x) ||
         !PyArray_ISALIGNED(x) || !PyArray_ISNOTSWAPPED(x))
@@ -114,6 +118,31 @@ PyObject *ext_quantize(PyObject *self, PyObject *args)
         return ext_value_error(where, "%s: x's last axis has length %zu, which is "
                                "not a multiple of the block size %u", s.name,
                                last, (unsigned)s.block);
+    ext_srb sb;
+    memset(&sb, 0, sizeof sb);
+    if (srb != Py_None) {
+        fl_ctx c = fl_ctx_make(FL_RSB);
+        PyObject *t;
+        if (s.rm != FL_RNE)
+            return ext_value_error(where, "rbits= sets the element rounding; "
+                                   "scheme '%s' already rounds with %s", s.name,
+                                   fl_rm_name(s.rm));
+        if (!PyTuple_Check(srb) || PyTuple_GET_SIZE(srb) != 3)
+            return ext_type_error(where, "internal: srb is (rbits, nbits, variant)");
+        t = Py_BuildValue("(OOOO)", PyTuple_GET_ITEM(srb, 0),
+                          PyTuple_GET_ITEM(srb, 1), PyTuple_GET_ITEM(srb, 2),
+                          Py_None);
+        if (!t)
+            return NULL;
+        int bad = ext_srb_get(&sb, t, &c, NULL, n, where);
+        Py_DECREF(t);
+        if (bad)
+            return NULL;
+        s.rm = FL_RSB;
+        s.sr_bits = sb.r;
+        s.sr_nbits = sb.nbits;
+        s.sr_variant = sb.variant;
+    }
     size_t nb = fl_scale_nblocks(&s, n);
     PyArrayObject *deq = (PyArrayObject *)PyArray_SimpleNew(nd, PyArray_DIMS(x), NPY_FLOAT32);
     PyArrayObject *codes = (PyArrayObject *)PyArray_SimpleNew(nd, PyArray_DIMS(x), NPY_UINT8);
@@ -170,6 +199,7 @@ done:
     Py_XDECREF(codes);
     Py_XDECREF(scales);
     free(blocks);
+    ext_srb_release(&sb);
     return res;
 }
 

@@ -149,6 +149,110 @@ def test_unknown_names(call, exc, frag):
         call()
 
 
+# ---- stochastic rounding with supplied bits, saturation, reveal options -------
+RB = np.arange(8, dtype=np.uint8).reshape(2, 4)
+
+
+@pytest.mark.parametrize("call, exc, frag", [
+    # the random bits: dtype, shape, sign, width
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB.astype(np.float32), nbits=3),
+     TypeError, "fplab.round: rbits is float32: the random bits are an unsigned"),
+    (lambda: fplab.encode(X, "bf16", "srb", rbits=RB.astype(bool), nbits=3),
+     TypeError, "fplab.encode: rbits is bool"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits="0101", nbits=3), TypeError,
+     "rbits is a str"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB.T, nbits=3), ValueError,
+     r"rbits has shape \(4, 2\), x \(2, 4\): one random word per element"),
+    (lambda: fplab.add(X, X, "binary32", "srb", rbits=RB[0], nbits=3), ValueError,
+     r"fplab.add: rbits has shape \(4,\), the operands' broadcast shape is \(2, 4\)"),
+    (lambda: fplab.quantize(X, "fp8-e4m3-tensor", rbits=RB[0], nbits=3), ValueError,
+     "fplab.quantize: rbits holds 4 values, x 8"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB.astype(np.int16) - 1, nbits=3),
+     ValueError, r"rbits\[0\] \(flat index\) = -1 is negative"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=2), ValueError,
+     r"rbits\[4\] \(flat index\) = 4 does not fit in nbits=2 bits"),
+    (lambda: fplab.round(1.5, "bf16", "srb", rbits=-3, nbits=2), ValueError,
+     "rbits=-3: the random bits are an unsigned integer below 2..64"),
+    # nbits, variant, sr_hw
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=0), ValueError,
+     "nbits=0: the random bits are 1 .. 64 bits wide"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=65), ValueError,
+     "nbits=65: the random bits are 1 .. 64 bits wide"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=3.0), TypeError,
+     "nbits is an integer, not float"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB), ValueError,
+     "rm='srb' needs nbits=N"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=3, variant="odd"),
+     ValueError, "variant='odd': not stochastic, stochastic_odd, fast or fastest"),
+    (lambda: fplab.round(X, "bf16", "srb", rbits=RB, nbits=3, variant=2), TypeError,
+     "variant is a name, not int"),
+    (lambda: fplab.encode(X, "fp8-e4m3", "srb", rbits=RB, sr_hw="ptx-cvt.rs.e9m9x4"),
+     ValueError, "sr_hw: unknown preset 'ptx-cvt.rs.e9m9x4'"),
+    (lambda: fplab.encode(X, "fp8-e5m2", "srb", rbits=RB, sr_hw="ptx-cvt.rs.e4m3x4"),
+     ValueError, "sr_hw='ptx-cvt.rs.e4m3x4' rounds into fp8-e4m3, not fp8-e5m2"),
+    (lambda: fplab.encode(X, "fp8-e4m3", "srb", rbits=RB, nbits=3,
+                          sr_hw="ptx-cvt.rs.e4m3x4"),
+     ValueError, "sets the bit count and the variant: drop nbits= and variant="),
+    # rm and the bits must go together
+    (lambda: fplab.round(X, "bf16", "srb"), ValueError,
+     "rm='srb' rounds with supplied random bits: give rbits="),
+    (lambda: fplab.round(X, "bf16", rbits=RB, nbits=3), ValueError,
+     "rbits=, nbits=, variant= and sr_hw= go with rm='srb'.*rm is 'rne'"),
+    (lambda: fplab.round(X, "bf16", "srb", nbits=3), ValueError,
+     "nbits=, variant= and sr_hw= go with rbits="),
+    (lambda: fplab.round(X, "bf16", "srb", seed=3, rbits=RB, nbits=3), ValueError,
+     "seed= applies to stochastic rounding .rm='sr'.; rm is 'srb'"),
+    (lambda: fplab.quantize(X, "fp8-e4m3-tensor:sr", rbits=RB, nbits=3), ValueError,
+     "rbits= sets the element rounding; scheme 'fp8-e4m3-tensor:sr' already rounds "
+     "with sr"),
+    # saturation
+    (lambda: fplab.round(X, "bf16", saturate="always"), ValueError,
+     "saturate='always': not none, propagate or finite"),
+    (lambda: fplab.mul(X, X, "binary32", saturate=1.0), TypeError,
+     "saturate is False, True, 'none', 'propagate' or 'finite', not a float"),
+    # reveal's options
+    (lambda: fplab.reveal(len, "sum", n=8, dtype="float32", validate_calls=-1),
+     ValueError, "validate_calls=-1: 0 .no limit. .. 2..30"),
+    (lambda: fplab.reveal(len, "sum", n=8, dtype="float32", lengths=[8, 1]),
+     ValueError, r"lengths\[1\]: not an integer 3 .. 2..30"),
+    (lambda: fplab.reveal(len, "sum", n=8, dtype="float32", lengths=[]),
+     ValueError, "lengths: 1 .. 8 lengths, got 0"),
+    (lambda: fplab.reveal(len, "sum", n=8, dtype="float32", lengths=9), TypeError,
+     "lengths is a list of integers"),
+    (lambda: fplab.reveal(len, "dot", n=8, dtype="float32", no_batch=True),
+     ValueError, "no_batch applies to gemm"),
+])
+def test_sr_bits_saturate_reveal_options(call, exc, frag):
+    with pytest.raises(exc, match=frag):
+        call()
+
+
+def test_sr_bits_odd_but_valid(cases):
+    """Signed integer bits without negatives, torch int64 holding 64 random
+    bits, a strided rbits view, 0-d and empty arrays: the plain answer."""
+    x = np.float32([1.1, -2.3, 3e-3, 7.7])
+    r = np.uint64([0, 5, 1 << 40, (1 << 64) - 1])
+    want = fplab.encode(x, "bf16", "srb", rbits=r, nbits=64)
+    # numpy int64 (rng.integers' default) without negatives, and a list
+    assert np.array_equal(fplab.encode(x, "bf16", "srb", rbits=np.int64([0, 5, 1 << 40, 1]),
+                                       nbits=64)[:3], want[:3])
+    assert np.array_equal(fplab.encode(x, "bf16", "srb", rbits=[0, 5, 1 << 40, (1 << 64) - 1],
+                                       nbits=64), want)
+    big = np.zeros(8, np.uint64)
+    big[::2] = r
+    assert np.array_equal(fplab.encode(x, "bf16", "srb", rbits=big[::2], nbits=64), want)
+    assert fplab.encode(np.float32(1.1), "bf16", "srb", rbits=np.uint8(3), nbits=2).shape == ()
+    assert fplab.round(np.zeros(0, np.float32), "bf16", "srb", rbits=np.zeros(0, np.uint8),
+                       nbits=2).shape == (0,)
+    cases.add(4)
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(r.view(np.int64).copy())
+    assert np.array_equal(fplab.encode(torch.from_numpy(x), "bf16", "srb", rbits=t,
+                                       nbits=64).numpy().view(np.uint16), want)
+    cases.add()
+    assert cases.n == 5
+
+
 # ---- NaN and infinity everywhere ---------------------------------------------
 def test_nan_and_inf_everywhere(cases):
     for v in (np.nan, np.inf, -np.inf):

@@ -113,3 +113,122 @@ def test_format_type_errors():
         fplab.Format(3.5)
     with pytest.raises(TypeError):
         fplab.round(np.zeros(2, np.float32), None)
+
+
+# ---- the IEEE P3109 family -----------------------------------------------------
+def golden(name):
+    import gzip
+    import os
+    from conftest import ROOT
+    path = os.path.join(ROOT, "tests", "data", name)
+    if not os.path.exists(path):
+        pytest.skip("no %s" % path)
+    with gzip.open(path, "rt") as fp:
+        return [l.rstrip("\n").split("\t") for l in fp if not l.startswith("#")]
+
+
+def p3109_params(name):
+    """(K, P, signed, extended) from gfloat's name p3109_k{K}p{P}{s|u}{e|f}."""
+    m = re.fullmatch(r"p3109_k(\d+)p(\d+)([su])([ef])", name)
+    return int(m.group(1)), int(m.group(2)), m.group(3) == "s", m.group(4) == "e"
+
+
+def test_p3109_family_against_gfloat_decode(cases):
+    """Every format of gfloat's decode table (K = 3 .. 16, signed and
+    unsigned, extended and finite): fplab.Format's attributes follow the
+    definition and the decoded values (every code for K <= 8, gfloat's
+    sample above) are gfloat's, NaN for NaN."""
+    table = {}
+    for f in golden("p3109_decode.tsv.gz"):
+        if len(f) == 3:
+            table.setdefault(f[0], []).append((int(f[1], 16), float.fromhex(f[2])
+                                               if f[2].startswith(("0x", "-0x"))
+                                               else float(f[2])))
+    assert len(table) >= 150
+    for name, rows in sorted(table.items()):
+        K, P, signed, ext = p3109_params(name)
+        f = fplab.Format(name)
+        assert f.bits == K and f.p == P and f.signed == signed, name
+        assert f.has_inf == ext and f.has_nan and f.nan_style == "p3109", name
+        assert f.bias == (2 ** (K - P - 1) if signed else 2 ** (K - P)), name
+        assert f.ebits == K - P + (0 if signed else 1), name
+        assert f.eps == 2.0 ** (1 - P), name
+        assert f.smallest_normal == 2.0 ** f.emin, name
+        codes = np.array([c for c, _ in rows], dtype=np.uint64)
+        want = np.array([v for _, v in rows])
+        got = fplab.decode(codes.astype({8: np.uint8, 16: np.uint16}[
+            8 if K <= 8 else 16]), name)
+        assert np.array_equal(np.isnan(got), np.isnan(want)), name
+        ok = ~np.isnan(want)
+        assert np.array_equal(np.asarray(got, np.float64)[ok], want[ok]), name
+        fin = want[np.isfinite(want)]
+        if K <= 8:   # every code: the extremes are in the table
+            assert f.max == fin.max(), name
+            assert f.smallest_subnormal == fin[fin > 0].min(), name
+            assert f.min == (-f.max if signed else 0.0), name
+            assert np.isinf(want).sum() == (0 if not ext else 2 if signed else 1)
+        cases.add(len(rows))
+    assert cases.n > 10000
+
+
+MODES6 = ["rtz", "rup", "rdn", "rne", "rna", "rto"]
+
+
+def test_p3109_conversions_against_gfloat(cases):
+    """gfloat's convert table: binary64 inputs of every class, six modes,
+    saturate 'none' (gfloat sat=False) and 'finite' (sat=True), whole
+    formats at a time through fplab.encode.  Left out, as in the C test
+    test_p3109: negative inputs of unsigned formats (gfloat has no result)
+    and gfloat's TiesToAway defect (delta = 1/2 - 2^-54 rounds up)."""
+    rows = {}
+    for f in golden("p3109_convert.tsv.gz"):
+        if len(f) == 14:
+            rows.setdefault(f[0], []).append(f)
+    defects = 0
+    for name, rs in sorted(rows.items()):
+        K, P, signed, ext = p3109_params(name)
+        x = np.array([float.fromhex(r[1]) if "0x" in r[1] else float(r[1])
+                      for r in rs])
+        keep = signed | ~(x < 0)
+        smallest = fplab.decode(1, name)
+        for k in range(12):
+            col = np.array([r[2 + k] for r in rs])
+            use = keep & (col != "x")
+            want = np.array([int(c, 16) for c in col[use]], dtype=np.uint64)
+            got = fplab.encode(x[use], name, MODES6[k % 6],
+                               saturate="none" if k < 6 else "finite").astype(np.uint64)
+            bad = got != want
+            if MODES6[k % 6] == "rna":
+                sign = np.uint64(1 << (K - 1)) if signed else np.uint64(0)
+                defect = bad & (np.abs(x[use]) == (0.5 - 2.0 ** -54) * smallest) & \
+                    ((want & ~sign) == 1) & (got == 0)
+                defects += int(defect.sum())
+                bad &= ~defect
+            i = np.flatnonzero(bad)
+            assert i.size == 0, "%s %s sat %s x=%r: fplab %#x, gfloat %#x" % (
+                name, MODES6[k % 6], k >= 6, x[use][i[0]], int(got[i[0]]),
+                int(want[i[0]]))
+            cases.add(int(use.sum()))
+    assert defects > 0 and cases.n > 300000
+
+
+def test_formats_lists_what_the_cli_lists(cli, cases):
+    """fplab.formats() is the CLI's list of presets (its 'known:' list, the
+    P3109 family aside, which Format takes by name)."""
+    r = cli("info", "nosuch-format", check=False)
+    known = re.search(r"known: (.*?); aliases", r.stderr).group(1).split(", ")
+    names = []
+    for k in known:
+        m = re.fullmatch(r"p3109:p(\d) \.\. p3109:p(\d)", k)
+        if m:
+            names += ["p3109:p%d" % i for i in range(int(m.group(1)), int(m.group(2)) + 1)]
+        elif k not in ("p3109_k{K}p{P}{s|u}{e|f}", "ieee:E:M"):
+            names.append(k)
+    assert fplab.formats() == names
+    for p in range(1, 8):
+        assert fplab.Format("p3109_k8p%dse" % p) == fplab.Format("p3109:p%d" % p)
+        cases.add()
+    # P3109 v3.1's p1: bias 64 (largest 2^62, smallest 2^-63)
+    f = fplab.Format("p3109:p1")
+    assert (f.bias, f.max, f.smallest_subnormal) == (64, 2.0 ** 62, 2.0 ** -63)
+    assert cases.n == 7

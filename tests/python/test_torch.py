@@ -32,8 +32,16 @@ def test_rounding_and_streams(cases):
     assert ft.round(h, "fp8-e5m2").dtype == torch.bfloat16
     with pytest.raises(ValueError, match="seed= applies to rm='sr'"):
         ft.Rounding("bf16", seed=1)
-    cases.add(5)
-    assert cases.n == 5
+    # P3109's saturation names, checked when the rounding is made
+    big = torch.tensor([1e6, float("inf")])
+    assert ft.Rounding("p3109_k8p3se", saturate="finite")(big).tolist() == [49152.0, 49152.0]
+    assert ft.Rounding("p3109_k8p3se", saturate="propagate")(big).tolist() == [49152.0, float("inf")]
+    with pytest.raises(ValueError, match="saturate='sometimes'"):
+        ft.Rounding("bf16", saturate="sometimes")
+    with pytest.raises(ValueError, match="rm='srb' rounds with supplied random bits"):
+        ft.Rounding("bf16", rm="srb")
+    cases.add(7)
+    assert cases.n == 7
 
 
 def test_quant_forward_and_backward():
