@@ -1197,7 +1197,12 @@ int fl_cmp_report_run(fl_cmp_report **rep, const fl_cmp_tensor *kt,
     fprintf(out, "NaN vs NaN             %12llu  (payloads differ: %llu)\n",
             (unsigned long long)s.nan_both, (unsigned long long)s.nan_payload);
     fprintf(out, "infinity disagreements %12llu\n", (unsigned long long)s.inf);
-    fprintf(out, "+0 vs -0               %12llu\n", (unsigned long long)s.zero_sign);
+    if (kt->f.has_negzero)
+        fprintf(out, "+0 vs -0               %12llu\n",
+                (unsigned long long)s.zero_sign);
+    else   /* fnuz, P3109, unsigned: 0x80 is the NaN or a number */
+        fprintf(out, "+0 vs -0               %12llu  (%s has no -0)\n",
+                (unsigned long long)s.zero_sign, fmt_name(&kt->f, fn, sizeof fn));
     fprintf(out, "outside tolerance      %12llu  %8.4f%%\n",
             (unsigned long long)s.fail, pct(s.fail, n));
     json_object_set_new(root, "counts", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, "
