@@ -767,6 +767,10 @@ int main(void)
     printf("test_compare_layouts: %d formats of <= 16 bits (%d of <= 8), %ld "
            "element cases, %ld array comparisons\n", ran, small, pair_cases,
            array_cases);
-    CHECK(ran == nfmts - wide && wide == 3 && small > 100, "formats judged %d of %d", ran, nfmts);
-    return tc_finish("test_compare_layouts", 710);
+    CHECK(ran == nfmts - wide && wide >= 3 && ran >= 156 && small >= 148,
+          "formats judged %d of %d (%d of <= 8 bits)", ran, nfmts, small);
+    /* 86 fixed checks (formats 11, documented codes 68, report 6, this
+     * one) and 4 per format judged (ranks, pairs, arrays, histogram): a
+     * preset added later adds its 4 */
+    return tc_finish("test_compare_layouts", 86 + 4 * ran);
 }
