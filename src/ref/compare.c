@@ -449,11 +449,13 @@ static inline unsigned close_fail(double kv, double rv, double rtol, double atol
             unsigned ndiff = 0;                                             \
             for (size_t j = 0; j < m; j++) {                                \
                 sp |= (T)((T)(kb[j] & mag) > fhi) |                         \
-                      (T)((T)(rb[j] & mag) > fhi) |                         \
-                      (T)((T)((kb[j] ^ ncode) & wm) < nlim) |               \
-                      (T)((T)((rb[j] ^ ncode) & wm) < nlim);                \
+                      (T)((T)(rb[j] & mag) > fhi);                          \
                 ndiff += (T)((kb[j] ^ rb[j]) & wm) != 0;                    \
             }                                                               \
+            if (nlim)   /* the NaN that is the sign bit alone */            \
+                for (size_t j = 0; j < m; j++)                              \
+                    sp |= (T)((T)((kb[j] ^ ncode) & wm) < nlim) |           \
+                          (T)((T)((rb[j] ^ ncode) & wm) < nlim);            \
             if (sp || !vec || m < BLK || s->max_ulp_index == NONE) {        \
                 for (size_t j = 0; j < m; j++)                              \
                     account(c, kb[j] & wm, rb[j] & wm, i + j, s);           \
