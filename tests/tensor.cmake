@@ -52,3 +52,23 @@ else()
 endif()
 set_tests_properties(compare_cli PROPERTIES LABELS "cli;compare" TIMEOUT 300
   SKIP_RETURN_CODE 77)
+
+# The verdict on every layout (P3109, fnuz, fn, unsigned, E8M0, FP6/FP4,
+# no subnormals) against fl_classify and the order of the values.
+add_executable(test_compare_layouts ${CMAKE_CURRENT_SOURCE_DIR}/test_compare_layouts.c)
+target_link_libraries(test_compare_layouts PRIVATE fplab_ref fplab fplab_warnings)
+add_test(NAME compare_layouts COMMAND test_compare_layouts)
+set_tests_properties(compare_layouts PROPERTIES LABELS "unit;compare" TIMEOUT 300)
+
+# fplab compare end to end on those layouts: .npy bit patterns against
+# the codes docs/formats.md gives, written out in the test.
+if(FPLAB_TENSOR_PYTHON)
+  add_test(NAME compare_layouts_cli
+    COMMAND ${FPLAB_TENSOR_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/compare_layouts.py
+            ${FPLAB_EXE} ${CMAKE_CURRENT_BINARY_DIR}/compare_layouts.d)
+else()
+  add_test(NAME compare_layouts_cli
+    COMMAND sh -c "echo 'no python3 with numpy: fplab compare layouts not tested end to end'; exit 77")
+endif()
+set_tests_properties(compare_layouts_cli PROPERTIES LABELS "cli;compare" TIMEOUT 300
+  SKIP_RETURN_CODE 77)

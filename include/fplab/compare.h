@@ -12,14 +12,26 @@
  * f's width are ignored.
  *
  * ULP DISTANCE.  ord(x) = M when x's sign bit is 0 and -M when it is 1,
- * where M is the encoding without its sign bit read as an unsigned integer.
- * The ulp distance of a and b is |ord(a) - ord(b)|: the number of nextUp
- * steps from the smaller to the larger.  +0 and -0 both have ord 0 (they
- * are one point: distance 0); -min_subnormal and +min_subnormal are 2
- * apart; the largest finite value and infinity are 1 apart.  The same rule
- * serves every format: binary16/32/64, bfloat16, tf32, fp8 E5M2 and E4M3
- * (no infinity; its one NaN pattern per sign excluded), any ieee:E:M.
- * NaNs have no distance.
+ * where M is the encoding without its sign bit read as an unsigned integer
+ * (an unsigned format: the whole code).  The ulp distance of a and b is
+ * |ord(a) - ord(b)|: the number of nextUp steps from the smaller to the
+ * larger, i.e. the distance in the format's ordered values.  +0 and -0 both
+ * have ord 0 (one point: distance 0); -min_subnormal and +min_subnormal are
+ * 2 apart; the largest finite value and infinity are 1 apart.  The same
+ * rule serves every layout: IEEE (binary16/32/64, bfloat16, tf32, fp8
+ * E5M2, ieee:E:M); E4M3 and the other FN formats (no infinity, the NaN
+ * excluded); FNUZ and P3109 (no -0: the sign bit alone is the NaN, so
+ * -min and +min are still 2 apart, 0 between them; P3109's infinities one
+ * past the largest finite); unsigned formats (E5M3, E8M0 whose code 0 is
+ * 2^-127, P3109 unsigned: ord is the code); FP6/FP4.  In a format declared
+ * without subnormals the codes with exponent field 0 are zeros, one point:
+ * M is counted from the smallest normal.  NaNs have no distance.
+ *
+ * NaN and infinity are the core's (fl_classify): IEEE's all-ones exponent;
+ * FN's all-ones magnitude; FNUZ's and signed P3109's 0x80 (the sign bit
+ * alone); P3109's infinities the all-ones magnitude (unsigned: the code
+ * below the NaN, the all-ones code) in the extended domain, none in the
+ * finite one; FP6/FP4 have neither.
  *
  * CLASSES of an element pair (kernel k, reference r), exactly one each:
  *   NaN both        a match whatever the payloads (unless nan_payload);
@@ -30,7 +42,8 @@
  *   value           everything else (equal infinities included): has an
  *                   ulp distance, counted in the histogram.
  * Bit-identical pairs are counted over all classes; signed-zero
- * differences (+0 vs -0) apart.
+ * differences (+0 vs -0: the same point, other signs) apart, none in a
+ * format without -0.
  *
  * TOLERANCE (an element fails when outside):
  *   EXACT   bit-identical (NaN vs NaN matches unless nan_payload);

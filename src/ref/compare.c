@@ -49,11 +49,26 @@ static inline uint64_t wmask_of(const fl_format *f)
     return f->width >= 64 ? UINT64_MAX : ((uint64_t)1 << f->width) - 1;
 }
 
+/* In a format declared without subnormals the codes with exponent field
+ * 0 are zeros (fl_classify reads them so): magnitudes 1..zero_run(f) are
+ * the same point as 0.  0 elsewhere. */
+static uint64_t zero_run(const fl_format *f)
+{
+    return fl_is_zero(f, 1) ? f->frac_mask : 0;
+}
+
+/* The ordinal of a non-NaN code (masked) whose magnitude is m: the number
+ * of values strictly between 0 and it, plus one, signed. */
+static inline int64_t ord_of(uint64_t m, int neg, uint64_t zrun)
+{
+    m = m > zrun ? m - zrun : 0;
+    return neg ? -(int64_t)m : (int64_t)m;
+}
+
 int64_t fl_cmp_ord(const fl_format *f, uint64_t a)
 {
     a &= wmask_of(f);
-    uint64_t m = a & ~f->sign_mask;
-    return (a & f->sign_mask) ? -(int64_t)m : (int64_t)m;
+    return ord_of(a & ~f->sign_mask, (a & f->sign_mask) != 0, zero_run(f));
 }
 
 uint64_t fl_cmp_ulp_distance(const fl_format *f, uint64_t a, uint64_t b)
@@ -69,13 +84,30 @@ uint64_t fl_cmp_ulp_distance(const fl_format *f, uint64_t a, uint64_t b)
 
 enum { DEC_TABLE, DEC_F32, DEC_F64, DEC_GENERIC };
 
+/* The special codes, as the core classifies them (fl_classify; read at
+ * ctx_init, not from the layout).  Positive encodings increase with their
+ * value in every style (next.c), so for a code x (masked to the width) of
+ * magnitude m = x & mag:
+ *   m <= fin_hi                 a number (a zero, finite), except nan_code;
+ *   m == fin_hi + 1, has_inf    an infinity, of x's sign;
+ *   m >  nan_above              a NaN (nan_above = fin_hi + has_inf);
+ *   x == nan_code, has_nan_code the NaN that is the sign bit alone (FNUZ,
+ *                               signed P3109: they have no -0).
+ * fin_hi is the descriptor's largest finite magnitude; whether the codes
+ * above it and the sign bit alone are infinities or NaNs is asked of
+ * fl_is_inf / fl_is_nan.  tests/test_compare_layouts.c checks this reading
+ * against fl_classify on every code of every format of up to 16 bits. */
 typedef struct cctx {
     const fl_format *f;
     size_t esize;
     uint64_t wmask, sign, mag;   /* width mask, sign bit, magnitude mask */
+    uint64_t fin_hi;             /* magnitude > this: infinity or NaN */
     uint64_t nan_above;          /* magnitude > this: NaN */
     uint64_t inf_mag;            /* magnitude of infinity (has_inf) */
     int has_inf;
+    uint64_t nan_code;           /* the sign bit alone, when it is a NaN */
+    unsigned has_nan_code;
+    uint64_t zrun;               /* zero_run(f): 0 unless no subnormals */
     fl_cmp_tol tol;
     int dec;                     /* how to get binary64 values (CLOSE) */
     double *tab;                 /* DEC_TABLE: every encoding's value */
@@ -99,7 +131,7 @@ static int ctx_init(cctx *c, const fl_format *f, size_t esize,
                     const fl_cmp_tol *tol, int need_values)
 {
     memset(c, 0, sizeof *c);
-    if (!f || f->width < 3 || f->width > 64 ||
+    if (!f || f->width < 2 || f->width > 64 ||
         (esize != 1 && esize != 2 && esize != 4 && esize != 8) ||
         esize * 8 < f->width)
         return -1;
@@ -108,11 +140,13 @@ static int ctx_init(cctx *c, const fl_format *f, size_t esize,
     c->wmask = wmask_of(f);
     c->sign = f->sign_mask;
     c->mag = c->wmask & ~f->sign_mask;
-    c->has_inf = f->has_inf;
-    c->inf_mag = f->exp_mask;
-    /* IEEE style: NaN above the infinity; FN style: above the largest
-     * finite (only the all-ones pattern is there) */
-    c->nan_above = f->has_inf ? f->exp_mask : (f->max_bits & c->mag);
+    c->fin_hi = f->max_bits & c->mag;
+    c->has_inf = c->fin_hi < c->mag && fl_is_inf(f, c->fin_hi + 1);
+    c->inf_mag = c->has_inf ? c->fin_hi + 1 : 0;
+    c->nan_above = c->fin_hi + (uint64_t)c->has_inf;
+    c->has_nan_code = c->sign && fl_is_nan(f, c->sign);
+    c->nan_code = c->has_nan_code ? c->sign : 0;
+    c->zrun = zero_run(f);
     if (tol)
         c->tol = *tol;
     c->dec = DEC_GENERIC;
@@ -152,12 +186,23 @@ static inline double value(const cctx *c, uint64_t x)
     }
 }
 
+/* Whether a code (masked to the width) is a NaN, an infinity. */
+static inline int is_nan(const cctx *c, uint64_t x)
+{
+    return (x & c->mag) > c->nan_above || (c->has_nan_code && x == c->nan_code);
+}
+
+static inline int is_inf(const cctx *c, uint64_t x)
+{
+    return c->has_inf && (x & c->mag) == c->inf_mag;
+}
+
 /* One pair, both masked to the width. */
 static inline fl_cmp_elem classify(const cctx *c, uint64_t x, uint64_t y)
 {
     fl_cmp_elem e = {FL_CMP_EL_VALUE, 0, x == y, 0};
     uint64_t mx = x & c->mag, my = y & c->mag;
-    int nx = mx > c->nan_above, ny = my > c->nan_above;
+    int nx = is_nan(c, x), ny = is_nan(c, y);
     if (nx | ny) {
         e.cls = (nx & ny) ? FL_CMP_EL_NAN_BOTH
                           : nx ? FL_CMP_EL_NAN_KERNEL : FL_CMP_EL_NAN_REF;
@@ -166,15 +211,17 @@ static inline fl_cmp_elem classify(const cctx *c, uint64_t x, uint64_t y)
     }
     if (e.identical)
         return e;
-    if (c->has_inf && (mx == c->inf_mag || my == c->inf_mag)) {
+    if (is_inf(c, x) || is_inf(c, y)) {
         e.cls = FL_CMP_EL_INF;
         e.fail = 1;
         return e;
     }
-    int64_t ox = (x & c->sign) ? -(int64_t)mx : (int64_t)mx;
-    int64_t oy = (y & c->sign) ? -(int64_t)my : (int64_t)my;
+    int64_t ox = ord_of(mx, (x & c->sign) != 0, c->zrun);
+    int64_t oy = ord_of(my, (y & c->sign) != 0, c->zrun);
     e.ulp = ox > oy ? (uint64_t)ox - (uint64_t)oy : (uint64_t)oy - (uint64_t)ox;
-    int zs = e.ulp == 0;   /* different bits, same point: +0 and -0 */
+    /* different bits, same point, other sign: +0 and -0 (without
+     * subnormals also zeros of other codes; same sign: not counted) */
+    int zs = e.ulp == 0 && ((x ^ y) & c->sign) != 0;
     switch (c->tol.kind) {
     case FL_CMP_TOL_EXACT:
         e.fail = 1;
@@ -230,7 +277,8 @@ static inline void account(const cctx *c, uint64_t x, uint64_t y, uint64_t i,
     case FL_CMP_EL_VALUE:
         s->values++;
         s->hist[fl_cmp_bucket(e.ulp)]++;
-        s->zero_sign += (uint64_t)(e.ulp == 0 && !e.identical);
+        /* +0 vs -0: the same point, other signs (as classify) */
+        s->zero_sign += (uint64_t)(e.ulp == 0 && ((x ^ y) & c->sign) != 0);
         if (s->max_ulp_index == NONE || e.ulp > s->max_ulp) {
             s->max_ulp = e.ulp;   /* the first index keeps a tie */
             s->max_ulp_index = i;
@@ -257,21 +305,31 @@ static inline void account(const cctx *c, uint64_t x, uint64_t y, uint64_t i,
     }
 }
 
+/* Whether the element x of storage type T is a NaN (is_nan as two
+ * compares in T, which the compiler vectorises in T's lanes; wm, mag, thr,
+ * ncode and nlim of the scan): the code ncode is x ^ ncode == 0, i.e.
+ * below nlim = 1 when it is a NaN, and never below nlim = 0. */
+#define T_NAN(T, x)                                                         \
+    (((T)((x) & mag) > thr) | ((T)(((x) ^ ncode) & wm) < nlim))
+
 /* An identical block [i, i + m): count its NaNs; the rest are value pairs
  * at distance 0. */
 #define IDENTICAL_BLOCK(T)                                                  \
     do {                                                                    \
         unsigned nan = 0;                                                   \
-        const T mag = (T)c->mag, thr = (T)c->nan_above;                     \
-        for (size_t j = 0; j < m; j++)                                      \
-            nan += (T)(k[i + j] & mag) > thr;                               \
+        if (nlim)                                                           \
+            for (size_t j = 0; j < m; j++)                                  \
+                nan += T_NAN(T, k[i + j]);                                  \
+        else    /* no NaN code: one compare (the baseline clone's speed) */ \
+            for (size_t j = 0; j < m; j++)                                  \
+                nan += (T)(k[i + j] & mag) > thr;                           \
         s->identical += m;                                                  \
         s->nan_both += nan;                                                 \
         s->values += m - nan;                                               \
         s->hist[0] += m - nan;                                              \
         if (s->max_ulp_index == NONE && nan < m) {                          \
             size_t j = 0;                                                   \
-            while ((T)(k[i + j] & mag) > thr)                               \
+            while (T_NAN(T, k[i + j]))                                      \
                 j++;                                                        \
             s->max_ulp_index = i + j;                                       \
         }                                                                   \
@@ -314,6 +372,8 @@ static inline double vval_uint64_t(uint64_t x)
  * vector path under this tolerance. */
 static int vector_ok(const cctx *c)
 {
+    if (c->zrun)
+        return 0;   /* the vector loop's ordinals are +-magnitude */
     if (c->tol.kind != FL_CMP_TOL_CLOSE)
         return 1;
     return (c->dec == DEC_F32 && c->esize == 4) ||
@@ -367,8 +427,10 @@ static inline unsigned close_fail(double kv, double rv, double rtol, double atol
                          size_t hi, fl_cmp_stats *s)                        \
     {                                                                       \
         const T wm = (T)c->wmask, mag = (T)c->mag, sg = (T)c->sign;         \
-        /* magnitudes at or above spec are NaN or infinity */               \
-        const T spec = (T)(c->has_inf ? c->inf_mag : c->nan_above + 1);     \
+        /* magnitudes above fhi are NaN or infinity; above thr NaN; the     \
+         * code ncode is the NaN when nlim is 1 */                        \
+        const T fhi = (T)c->fin_hi, thr = (T)c->nan_above;                  \
+        const T ncode = (T)c->nan_code, nlim = (T)c->has_nan_code;          \
         const int vec = vector_ok(c), kind = c->tol.kind;                   \
         const U ulp = c->tol.ulp > (U)-1 ? (U)-1 : (U)c->tol.ulp;          \
         const int zstrict = c->tol.zero_sign;                               \
@@ -386,10 +448,14 @@ static inline unsigned close_fail(double kv, double rv, double rtol, double atol
             }                                                               \
             unsigned ndiff = 0;                                             \
             for (size_t j = 0; j < m; j++) {                                \
-                sp |= (T)((T)(kb[j] & mag) >= spec) |                       \
-                      (T)((T)(rb[j] & mag) >= spec);                        \
+                sp |= (T)((T)(kb[j] & mag) > fhi) |                         \
+                      (T)((T)(rb[j] & mag) > fhi);                          \
                 ndiff += (T)((kb[j] ^ rb[j]) & wm) != 0;                    \
             }                                                               \
+            if (nlim)   /* the NaN that is the sign bit alone */            \
+                for (size_t j = 0; j < m; j++)                              \
+                    sp |= (T)((T)((kb[j] ^ ncode) & wm) < nlim) |           \
+                          (T)((T)((rb[j] ^ ncode) & wm) < nlim);            \
             if (sp || !vec || m < BLK || s->max_ulp_index == NONE) {        \
                 for (size_t j = 0; j < m; j++)                              \
                     account(c, kb[j] & wm, rb[j] & wm, i + j, s);           \
@@ -721,11 +787,9 @@ static inline double rel_at(const rel_in *in, size_t i, int *why)
 {
     uint64_t x = load(in->v, in->cv.esize, i) & in->cv.wmask;
     uint64_t y = load(in->t, in->ct.esize, i) & in->ct.wmask;
-    uint64_t mx = x & in->cv.mag, my = y & in->ct.mag;
     *why = 0;
-    if (mx > in->cv.nan_above || my > in->ct.nan_above ||
-        (in->cv.has_inf && mx == in->cv.inf_mag) ||
-        (in->ct.has_inf && my == in->ct.inf_mag)) {
+    if (is_nan(&in->cv, x) || is_nan(&in->ct, y) || is_inf(&in->cv, x) ||
+        is_inf(&in->ct, y)) {
         *why = 1;
         return -1;
     }

@@ -948,10 +948,15 @@ static int kblock_report(FILE *out, json_t *root, const fl_cmp_tensor *kt,
  * The report.
  * ------------------------------------------------------------------- */
 
+/* Whether the codes of a and b mean the same values: every field that
+ * decoding reads (fl__unpack), not the name, saturate or min_gap_up, which
+ * only rounding reads (float8_e8m0fnu and fp8-e8m0 hold the same codes). */
 static int same_format(const fl_format *a, const fl_format *b)
 {
     return a->width == b->width && a->ebits == b->ebits && a->prec == b->prec &&
-           a->nan_style == b->nan_style && a->subnormals == b->subnormals;
+           a->bias == b->bias && a->nan_style == b->nan_style &&
+           a->has_inf == b->has_inf && a->is_signed == b->is_signed &&
+           a->has_zero == b->has_zero && a->subnormals == b->subnormals;
 }
 
 static int same_shape(const fl_cmp_tensor *a, const fl_cmp_tensor *b)
@@ -1192,7 +1197,12 @@ int fl_cmp_report_run(fl_cmp_report **rep, const fl_cmp_tensor *kt,
     fprintf(out, "NaN vs NaN             %12llu  (payloads differ: %llu)\n",
             (unsigned long long)s.nan_both, (unsigned long long)s.nan_payload);
     fprintf(out, "infinity disagreements %12llu\n", (unsigned long long)s.inf);
-    fprintf(out, "+0 vs -0               %12llu\n", (unsigned long long)s.zero_sign);
+    if (kt->f.has_negzero)
+        fprintf(out, "+0 vs -0               %12llu\n",
+                (unsigned long long)s.zero_sign);
+    else   /* fnuz, P3109, unsigned: 0x80 is the NaN or a number */
+        fprintf(out, "+0 vs -0               %12llu  (%s has no -0)\n",
+                (unsigned long long)s.zero_sign, fmt_name(&kt->f, fn, sizeof fn));
     fprintf(out, "outside tolerance      %12llu  %8.4f%%\n",
             (unsigned long long)s.fail, pct(s.fail, n));
     json_object_set_new(root, "counts", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, "

@@ -3,6 +3,7 @@
 as torch.testing.assert_close under --torch-defaults."""
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -179,3 +180,63 @@ def test_compare_errors():
         fplab.compare(x, x, kblock=4)
     with pytest.raises(TypeError, match="uint16 codes: name their format"):
         fplab.compare(x.view(np.uint16), x.view(np.uint16))
+
+
+# ---- the layouts that are not IEEE's: P3109, fnuz, fn, unsigned, E8M0,
+# FP6/FP4 (the codes written out in tests/compare_layouts.py, from
+# docs/formats.md; an oracle that shares nothing with the library)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+from compare_layouts import FORMATS, bucket, kind  # noqa: E402
+from compare_layouts import planted as layout_planted  # noqa: E402
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS))
+def test_layouts_counts_histogram_and_worst(fmt, cli, tmp_path, cases):
+    k, r, c, hist, worst, fail2 = layout_planted(fmt)
+    k, r = np.array(k, np.uint8), np.array(r, np.uint8)
+    v = fplab.compare(k, r, fmt=fmt)
+    j = json.loads(v.to_json())
+    assert v.counts == c
+    assert {bucket(h["lo"]): h["count"] for h in j["ulp_histogram"]
+            if h["count"]} == hist
+    assert (v.max_ulp, j["max_ulp"]["flat"]) == worst
+    assert not v.ok
+    v2 = fplab.compare(k, r, fmt=fmt, ulp=2)
+    assert v2.counts["outside_tolerance"] == fail2
+    # the same text as the command on the same codes in .npy files
+    kp, rp = str(tmp_path / "k.npy"), str(tmp_path / "r.npy")
+    np.save(kp, k)
+    np.save(rp, r)
+    out = cli("compare", kp, rp, "--out-format", fmt, "--ulp", "2")
+    assert str(fplab.compare(k, r, fmt=fmt, ulp=2, names=(kp, rp))) == out.stdout
+    cases.add(5)
+    assert cases.n == 5
+
+
+def test_layouts_nan_vs_nan_and_nan_any(cases):
+    k = np.array([0x7f, 0x01, 0x7f], np.uint8)
+    r = np.array([0xff, 0x01, 0x7f], np.uint8)
+    f = "float8_e4m3fn"
+    assert fplab.compare(k, r, fmt=f).ok
+    assert not fplab.compare(k, r, fmt=f, nan_payload=True).ok
+    v = fplab.compare(k, r, fmt=f, nan_payload=True, model="reveal nan=any")
+    assert v.ok and "nan=any" in str(v)
+    # the one NaN and the infinities of P3109 against themselves
+    for fmt, codes in (("p3109:p3", [0x80, 0x7f, 0xff]),
+                       ("p3109_k8p3ue", [0xff, 0xfe]),
+                       ("float8_e5m2fnuz", [0x80, 0x00])):
+        a = np.array(codes, np.uint8)
+        v = fplab.compare(a, a.copy(), fmt=fmt, nan_payload=True,
+                          signed_zero=True, ulp=0)
+        nn = sum(kind(fmt, c) == "nan" for c in codes)
+        assert v.ok and v.counts["identical"] == len(codes)
+        assert (v.counts["nan_both"], v.counts["value_pairs"]) == (nn, len(codes) - nn)
+        cases.add()
+    # fnuz: 0x00 against 0x80 is a number against the NaN, not +0 vs -0
+    v = fplab.compare(np.uint8([0x00, 0x80]), np.uint8([0x80, 0x00]),
+                      fmt="float8_e4m3fnuz", ulp=100)
+    assert (v.counts["nan_kernel_only"], v.counts["nan_reference_only"],
+            v.counts["signed_zero"]) == (1, 1, 0)
+    cases.add()
+    assert cases.n == 4
