@@ -590,7 +590,7 @@ int cmd_reveal(int argc, char **argv)
     case FL_REVEAL_FOUND: {
         char *line = fl_ref_model_string(&res.model), of[64], lt[256];
         cli_out mo;
-        fl_ref_format_spec(&res.out, of, sizeof of);
+        fl_format_spec(&res.out, of, sizeof of);
         lengths_text(lt, sizeof lt, &res);
         printf("model: %s\n", line ? line : "?");
         if (line == NULL || cli_out_open(&mo, model_out) != 0) {

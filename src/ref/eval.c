@@ -61,9 +61,9 @@ static uint64_t mul2(const fl_format *dst, const fl_format *fa, uint64_t a,
                      const fl_format *fb, uint64_t b, const fl_ctx *c,
                      unsigned *flags)
 {
-    int sa = fl_ref_format_same(dst, fa), sb = fl_ref_format_same(dst, fb);
-    if ((sa || fl_ref_format_contains(dst, fa)) &&
-        (sb || fl_ref_format_contains(dst, fb))) {
+    int sa = fl_format_same(dst, fa), sb = fl_format_same(dst, fb);
+    if ((sa || fl_format_contains(dst, fa)) &&
+        (sb || fl_format_contains(dst, fb))) {
         if (!sa)
             a = fl_convert(dst, fa, a, c, flags);   /* exact */
         if (!sb)
@@ -146,16 +146,16 @@ int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
             return -1;
         }
     }
-    fl_ref_format_spec(&m->in, a, sizeof a);
-    fl_ref_format_spec(&m->acc, b, sizeof b);
-    if (fl_ref_format_same(&m->acc, &m->in))
+    fl_format_spec(&m->in, a, sizeof a);
+    fl_format_spec(&m->acc, b, sizeof b);
+    if (fl_format_same(&m->acc, &m->in))
         rc->pmode = REF_P_SAME;
-    else if (fl_ref_format_contains(&m->acc, &m->in))
+    else if (fl_format_contains(&m->acc, &m->in))
         rc->pmode = REF_P_WIDEN;
     else
         rc->pmode = REF_P_MIXED;
     rc->in_is_acc = rc->pmode == REF_P_SAME;
-    rc->out_is_acc = fl_ref_format_same(&rc->out, &m->acc);
+    rc->out_is_acc = fl_format_same(&rc->out, &m->acc);
     if (m->products == FL_REF_PRODUCTS_FUSED && op != FL_REF_OP_SUM &&
         rc->pmode == REF_P_MIXED && m->order != FL_REF_EXACT && !m->tc.on) {
         ref_set_err(err, errlen,
@@ -194,9 +194,9 @@ int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
             ref_set_err(err, errlen, "tc: a parameter is out of range");
             return -1;
         }
-        if (m->tc.preset_in && !fl_ref_format_same(m->tc.preset_in, &m->in)) {
+        if (m->tc.preset_in && !fl_format_same(m->tc.preset_in, &m->in)) {
             char c[64];
-            fl_ref_format_spec(m->tc.preset_in, c, sizeof c);
+            fl_format_spec(m->tc.preset_in, c, sizeof c);
             ref_set_err(err, errlen,
                         "tc: the preset takes %s inputs but in=%s", c, a);
             return -1;

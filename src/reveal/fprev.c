@@ -1350,7 +1350,7 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
     memset(t, 0, sizeof *t);
     if (win_count(r) > 1) {
         char o[64];
-        fl_ref_format_spec(&r->out, o, sizeof o);
+        fl_format_spec(&r->out, o, sizeof o);
         rv_log(r, "tree: %s holds counts up to 2^%d exactly: each probe counts "
                "its u's in %zu windows of at most %zu terms", o, r->out.prec,
                win_count(r), win_size(r));

@@ -986,7 +986,7 @@ static int run_stage(rv *r, probe_set *ps, simbuf *sb, fl_ref_model *m,
  * ---------------------------------------------------------------------- */
 static const char *fmt_name(const fl_format *f, char *buf, size_t len)
 {
-    fl_ref_format_spec(f, buf, len);
+    fl_format_spec(f, buf, len);
     return buf;
 }
 
@@ -1531,7 +1531,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
     }
 
     /* ---- stage 4: output rounding ---- */
-    if (!fl_ref_format_same(&r->out, &m.acc)) {
+    if (!fl_format_same(&r->out, &m.acc)) {
         /* ties and near-ties, and overflow (out's range may be smaller) */
         nc = kv_list_rm(cand, "out-rm");
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_OUT], ps.hi[ST_RANGE],
@@ -1686,7 +1686,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                 if (fl_ref_model_copy(&al[na], &m) != 0)
                     break;
                 if (set_key(&al[na], "acc", accn[q]) != 0 ||
-                    fl_ref_format_same(&al[na].acc, &m.acc)) {
+                    fl_format_same(&al[na].acc, &m.acc)) {
                     fl_ref_model_free(&al[na]);
                     continue;
                 }
