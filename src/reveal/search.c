@@ -1066,6 +1066,17 @@ static void free_ocands(ocand *o, size_t n)
         free(o[k].spec);
 }
 
+/* The n candidates give way to one: the explicit tree spec (copied).
+ * Returns the new count, 1. */
+static size_t only_tree(ocand *o, size_t n, const char *spec)
+{
+    free_ocands(o, n);
+    o[0].spec = strdup(spec);
+    o[0].has_zero = 0;
+    o[0].name = "tree";
+    return 1;
+}
+
 /* Orient the cherries from the product rows: the fused term goes right. */
 static char *oriented_expr(const fl_reveal_tree *t, const probe_set *ps,
                            const rv *r, int p_index, int *fused_any,
@@ -1432,13 +1443,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             }
             if (win == 2) {
                 /* the order is now the oriented tree */
-                free(oc[0].spec);
-                for (size_t k = 1; k < noc; k++)
-                    free(oc[k].spec);
-                oc[0].spec = strdup(tree_spec);
-                oc[0].has_zero = 0;
-                oc[0].name = "tree";
-                noc = 1;
+                noc = only_tree(oc, noc, tree_spec);
             }
         }
         free(oe);
@@ -1518,14 +1523,8 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                             : "rounded (products=rounded)",
                    win >= 8 ? "; in each first pair the product written first "
                               "is the one rounded (order=tree)" : "");
-            if (win >= 8) {
-                for (size_t k = 0; k < noc; k++)
-                    free(oc[k].spec);
-                oc[0].spec = strdup(flip);
-                oc[0].has_zero = 0;
-                oc[0].name = "tree";
-                noc = 1;
-            }
+            if (win >= 8)
+                noc = only_tree(oc, noc, flip);
         }
         free(flip);
     }
