@@ -297,6 +297,25 @@ static inline void leaf_operand(const ref_ctx *rc, const ref_terms *t,
     o->v = prod(rc, o->a, o->b, c, flags);
 }
 
+/* Operand r of a plan node: +0 (REF_ZERO), leaf r < n, or the value of
+ * node r - n, kept in scratch. */
+static inline void node_operand(const ref_ctx *rc, const ref_terms *t,
+                                int64_t r, int fused, fl_ctx *c,
+                                uint64_t base, const uint64_t *scratch,
+                                operand *o, unsigned *flags)
+{
+    const int64_t n = (int64_t)rc->n;
+    if (r == REF_ZERO) {
+        o->is_prod = 0;
+        o->v = 0;
+    } else if (r < n) {
+        leaf_operand(rc, t, r, fused, c, base, o, flags);
+    } else {
+        o->is_prod = 0;
+        o->v = scratch[r - n];
+    }
+}
+
 /* The value of an operand that must be rounded now (its own slot). */
 static inline uint64_t operand_value(const ref_ctx *rc, operand *o, fl_ctx *c,
                                      uint64_t base, unsigned *flags)
@@ -348,26 +367,10 @@ uint64_t ref_eval_acc(const ref_ctx *rc, const ref_terms *t, uint64_t u,
     for (size_t j = 0; j < p->nnodes; j++) {
         int64_t l = p->kid[2 * j], r = p->kid[2 * j + 1];
         uint64_t v;
-        if (l == REF_ZERO) {
-            L.is_prod = 0;
-            L.v = 0;
-        } else if (l < n) {
-            leaf_operand(rc, t, l, fused, &c, base, &L, flags);
-        } else {
-            L.is_prod = 0;
-            L.v = scratch[l - n];
-        }
+        node_operand(rc, t, l, fused, &c, base, scratch, &L, flags);
         if ((int64_t)j == p->first_node && init)
             init_combine(rc, &L, u, &c, base, flags);
-        if (r == REF_ZERO) {
-            R.is_prod = 0;
-            R.v = 0;
-        } else if (r < n) {
-            leaf_operand(rc, t, r, fused, &c, base, &R, flags);
-        } else {
-            R.is_prod = 0;
-            R.v = scratch[r - n];
-        }
+        node_operand(rc, t, r, fused, &c, base, scratch, &R, flags);
         if (!L.is_prod && !R.is_prod) {
             SR(c, base, (uint64_t)n + j);
             v = fl_add(acc, L.v, R.v, &c, flags);

@@ -350,6 +350,19 @@ static int file_open_common(tensor_file *tf, char *err, size_t errlen)
                 "'{' at offset 8)", tf->name);
 }
 
+/* The container read (file_open_common): *out = tf, or tf closed and
+ * -1. */
+static int open_finish(tensor_file *tf, tensor_file **out, char *err,
+                       size_t errlen)
+{
+    if (file_open_common(tf, err, errlen)) {
+        tensor_file_close(tf);
+        return -1;
+    }
+    *out = tf;
+    return 0;
+}
+
 int tensor_file_open_mem(tensor_file **out, const void *buf, size_t len,
                          const char *name, char *err, size_t errlen)
 {
@@ -361,12 +374,7 @@ int tensor_file_open_mem(tensor_file **out, const void *buf, size_t len,
     }
     tf->src.mem = buf;
     tf->src.size = len;
-    if (file_open_common(tf, err, errlen)) {
-        tensor_file_close(tf);
-        return -1;
-    }
-    *out = tf;
-    return 0;
+    return open_finish(tf, out, err, errlen);
 }
 
 int tensor_file_open(tensor_file **out, const char *path, char *err,
@@ -386,12 +394,7 @@ int tensor_file_open(tensor_file **out, const char *path, char *err,
     tf->fp = fp;
     tf->src.fp = fp;
     tf->src.size = size;
-    if (file_open_common(tf, err, errlen)) {
-        tensor_file_close(tf);
-        return -1;
-    }
-    *out = tf;
-    return 0;
+    return open_finish(tf, out, err, errlen);
 }
 
 void tensor_file_close(tensor_file *tf)
