@@ -327,7 +327,7 @@ static int same_shape(const tensor *a, const tensor *b)
 
 static const char *spec_of(const fl_format *f, char *buf, size_t len)
 {
-    fl_ref_format_spec(f, buf, len);
+    fl_format_spec(f, buf, len);
     return buf;
 }
 
@@ -335,7 +335,7 @@ static const char *spec_of(const fl_format *f, char *buf, size_t len)
 static int common_format(input *in, int n, const char *const *names)
 {
     for (int i = 1; i < n; i++)
-        if (!fl_ref_format_same(&in[i].f, &in[0].f)) {
+        if (!fl_format_same(&in[i].f, &in[0].f)) {
             char a[64], b[64];
             return cli_error("ref: %s holds %s (%s) but %s holds %s (%s): the "
                              "inputs must have one format", names[0],
@@ -419,7 +419,7 @@ static int load_sr_bits(const opts *o, const tensor *shape_of_inputs,
             return cli_error("ref: --sr-hw %s sets the bit count and the "
                              "variant; drop --sr-nbits / --sr-variant",
                              o->sr_hw), -1;
-        if (!fl_ref_format_same(of, hi->fmt))
+        if (!fl_format_same(of, hi->fmt))
             return cli_error("ref: --sr-hw %s rounds into %s; give "
                              "--out-format %s", o->sr_hw, hi->fmt->name,
                              hi->fmt->name), -1;
@@ -604,7 +604,7 @@ static int build_model(const opts *o, fl_ref_model *m, const fl_format *data,
             return -1;
         m->out_set = 1;
     }
-    if (m->in_set && !fl_ref_format_same(&m->in, data)) {
+    if (m->in_set && !fl_format_same(&m->in, data)) {
         char a[64], b[64];
         return cli_error("ref: the model says in=%s but %s holds %s (%s)",
                          spec_of(&m->in, a, sizeof a), data_name,
@@ -636,7 +636,7 @@ static const char *input_format(const opts *o, char *buf, size_t len,
         if (!strcmp(o->sets[i].key, "in"))
             fl_ref_model_set(&m, "in", o->sets[i].value, NULL, err, sizeof err);
     if (m.in_set) {
-        fl_ref_format_spec(&m.in, buf, len);
+        fl_format_spec(&m.in, buf, len);
         *what = "the model's in=";
         r = buf;
     }

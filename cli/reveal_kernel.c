@@ -599,7 +599,12 @@ static void serve_stop(rk_kernel *k, int polite)
     k->rlen = 0;
 }
 
-static int serve_start(rk_kernel *k, char *err, size_t errlen)
+/* A worker on a request pipe and a reply pipe: the command k->argv reading
+ * requests on its stdin and answering on its stdout (fn NULL), or fn in a
+ * child process given the two ends.  The parent keeps the other ends,
+ * close-on-exec, in k->to_fd and k->from_fd.  0, or -1 with err. */
+static int start_worker(rk_kernel *k, int (*fn)(rk_kernel *, int, int),
+                        char *err, size_t errlen)
 {
     int req[2], rep[2];
     pid_t pid;
@@ -609,7 +614,10 @@ static int serve_start(rk_kernel *k, char *err, size_t errlen)
     }
     {
         int cl[2] = {req[1], rep[0]};
-        pid = spawn(k, k->argv, req[0], rep[1], NULL, 0, 0, cl, 2, err, errlen);
+        pid = fn ? spawn(k, NULL, -1, -1, fn, req[0], rep[1], cl, 2, err,
+                         errlen)
+                 : spawn(k, k->argv, req[0], rep[1], NULL, 0, 0, cl, 2, err,
+                         errlen);
     }
     close(req[0]);
     close(rep[1]);
@@ -623,6 +631,13 @@ static int serve_start(rk_kernel *k, char *err, size_t errlen)
     k->pid = pid;
     k->to_fd = req[1];
     k->from_fd = rep[0];
+    return 0;
+}
+
+static int serve_start(rk_kernel *k, char *err, size_t errlen)
+{
+    if (start_worker(k, NULL, err, errlen) != 0)
+        return -1;
     k->rlen = 0;
     return 0;
 }
@@ -908,31 +923,10 @@ static void lib_died(rk_kernel *k, int timed_out, const char *when, char *err,
 
 static int lib_start(rk_kernel *k, char *err, size_t errlen)
 {
-    int req[2], rep[2];
-    pid_t pid;
     rk_rep ready;
     int rc;
-    if (pipe(req) != 0 || pipe(rep) != 0) {
-        snprintf(err, errlen, "cannot make pipes: %s", strerror(errno));
+    if (start_worker(k, lib_worker, err, errlen) != 0)
         return -1;
-    }
-    {
-        int cl[2] = {req[1], rep[0]};
-        pid = spawn(k, NULL, -1, -1, lib_worker, req[0], rep[1], cl, 2, err,
-                    errlen);
-    }
-    close(req[0]);
-    close(rep[1]);
-    if (pid < 0) {
-        close(req[1]);
-        close(rep[0]);
-        return -1;
-    }
-    fcntl(req[1], F_SETFD, FD_CLOEXEC);
-    fcntl(rep[0], F_SETFD, FD_CLOEXEC);
-    k->pid = pid;
-    k->to_fd = req[1];
-    k->from_fd = rep[0];
     rc = read_all(k->from_fd, &ready, sizeof ready,
                   now_s() + (k->timeout > 0 ? k->timeout : 1e9));
     if (rc != 0) {

@@ -2,10 +2,10 @@
  * test_amp_data.c — the CSV reader: shapes, scaling, headers, and an exact
  * error message (file, line, field) for each kind of bad input.
  */
-#include <check.h>
 #include <stdio.h>
 #include <string.h>
 #include "amp.h"
+#include "test_check.h"
 
 static int n_cases;
 
@@ -99,18 +99,10 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("amp_data");
-    TCase *tc = tcase_create("data");
-    tcase_add_test(tc, parse_good_tables);
-    tcase_add_test(tc, parse_errors_name_line_and_field);
-    tcase_add_test(tc, read_files);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    const int expected = 2 + 10 + 2;
-    printf("amp_data: %d cases (expected %d)\n", n_cases, expected);
-    return (failed || n_cases != expected) ? 1 : 0;
+    const TTest *tests[] = { parse_good_tables,
+                             parse_errors_name_line_and_field, read_files,
+                             NULL };
+    int failed = tc_run_suite("amp_data", tc_tcase("data", 0, tests),
+                              TC_IN_PROCESS);
+    return tc_exit_counted("amp_data", failed, n_cases, 2 + 10 + 2);
 }

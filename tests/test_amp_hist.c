@@ -2,7 +2,6 @@
  * test_amp_hist.c — histogram binning, range statistics, and the exact
  * rounding helpers of the simulator, on constructed data.
  */
-#include <check.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "amp.h"
 #include "amp_flush.h"
 #include "test_common.h"
+#include "test_check.h"
 
 static int n_cases;
 
@@ -252,21 +252,14 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("amp_hist");
-    TCase *tc = tcase_create("hist");
-    tcase_add_test(tc, hist_bins_constructed);
-    tcase_add_test(tc, range_stats_binary16_boundaries);
-    tcase_add_test(tc, range_stats_fast_path_matches_core);
-    tcase_add_test(tc, add_round_is_one_rounding);
-    tcase_add_test(tc, accumulation_policies);
-    tcase_add_test(tc, flush_share_one_definition);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    const int expected = 17 + 11 + 4 + 4 + 11 + 16;
-    printf("amp_hist: %d cases (expected %d)\n", n_cases, expected);
-    return (failed || n_cases != expected) ? 1 : 0;
+    const TTest *tests[] = { hist_bins_constructed,
+                             range_stats_binary16_boundaries,
+                             range_stats_fast_path_matches_core,
+                             add_round_is_one_rounding,
+                             accumulation_policies,
+                             flush_share_one_definition, NULL };
+    int failed = tc_run_suite("amp_hist", tc_tcase("hist", 0, tests),
+                              TC_IN_PROCESS);
+    return tc_exit_counted("amp_hist", failed, n_cases,
+                           17 + 11 + 4 + 4 + 11 + 16);
 }

@@ -24,13 +24,13 @@
  *  - policies_learn: the new policies train the digits and reproduce their
  *    bits from the seed.
  */
-#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "amp.h"
 #include "test_common.h"
+#include "test_check.h"
 
 static int n_cases;
 static amp_dataset tiny, digits;
@@ -491,22 +491,14 @@ int main(void)
     }
     if (make_tiny())
         return 1;
-    Suite *s = suite_create("amp_quant");
-    TCase *tc = tcase_create("quant");
-    tcase_set_timeout(tc, 240);
-    tcase_add_test(tc, forward_equals_hand);
-    tcase_add_test(tc, weight_gradient_equals_hand);
-    tcase_add_test(tc, delayed_history_like_te);
-    tcase_add_test(tc, policies_learn);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const TTest *tests[] = { forward_equals_hand,
+                             weight_gradient_equals_hand,
+                             delayed_history_like_te, policies_learn,
+                             NULL };
+    int failed = tc_run_suite("amp_quant", tc_tcase("quant", 240, tests),
+                              TC_IN_PROCESS);
     amp_dataset_free(&tiny);
     amp_dataset_free(&digits);
-    const int expected = 9 + 6 + (7 * 6 + 1) + (8 + 3);
-    printf("amp_quant: %d cases (expected %d)\n", n_cases, expected);
-    return (failed || n_cases != expected) ? 1 : 0;
+    return tc_exit_counted("amp_quant", failed, n_cases,
+                           9 + 6 + (7 * 6 + 1) + (8 + 3));
 }

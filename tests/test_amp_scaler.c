@@ -2,12 +2,12 @@
  * test_amp_scaler.c — the loss scalers against hand-worked sequences and
  * the reference semantics (GradScaler, apex LossScaler).
  */
-#include <check.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "amp.h"
+#include "test_check.h"
 
 static int n_cases;   /* every checked step counts one */
 
@@ -230,27 +230,18 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("amp_scaler");
-    TCase *tc = tcase_create("scalers");
-    tcase_add_test(tc, torch_hand_sequence_interval_3);
-    tcase_add_test(tc, torch_grows_exactly_at_2000);
-    tcase_add_test(tc, torch_overflow_resets_tracker);
-    tcase_add_test(tc, torch_refuses_nonfinite_growth);
-    tcase_add_test(tc, torch_no_clamp_and_binary32_arithmetic);
-    tcase_add_test(tc, apex_hand_sequence_window_max_min);
-    tcase_add_test(tc, apex_defaults_window_2000_max_2p24);
-    tcase_add_test(tc, static_and_none_never_skip);
-    tcase_add_test(tc, invalid_configs_rejected);
-    tcase_add_test(tc, unscale_found_inf);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);   /* so n_cases adds up */
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    const int expected = 10 + 1999 + 1 + 3 + 3 + 4 + 11 + 4 + 6 + 5 + 4;
-    printf("amp_scaler: %d cases (expected %d)\n", n_cases, expected);
-    if (n_cases != expected)
-        return 1;
-    return failed ? 1 : 0;
+    const TTest *tests[] = { torch_hand_sequence_interval_3,
+                             torch_grows_exactly_at_2000,
+                             torch_overflow_resets_tracker,
+                             torch_refuses_nonfinite_growth,
+                             torch_no_clamp_and_binary32_arithmetic,
+                             apex_hand_sequence_window_max_min,
+                             apex_defaults_window_2000_max_2p24,
+                             static_and_none_never_skip,
+                             invalid_configs_rejected, unscale_found_inf,
+                             NULL };
+    int failed = tc_run_suite("amp_scaler", tc_tcase("scalers", 0, tests),
+                              TC_IN_PROCESS);
+    return tc_exit_counted("amp_scaler", failed, n_cases,
+                           10 + 1999 + 1 + 3 + 3 + 4 + 11 + 4 + 6 + 5 + 4);
 }

@@ -10,13 +10,13 @@
  * products (sequential and tensor-core blocks) with its counts, and the
  * next-character data set from a text.
  */
-#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "amp.h"
 #include "amp_tc.h"
+#include "test_check.h"
 
 static int n_cases;
 static amp_dataset data;
@@ -430,29 +430,18 @@ int main(void)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    Suite *s = suite_create("amp_train");
-    TCase *tc = tcase_create("train");
-    tcase_set_timeout(tc, 240);
-    tcase_add_test(tc, same_seed_same_bits);
-    tcase_add_test(tc, fp32_and_fp16_learn);
-    tcase_add_test(tc, overflow_skips_and_backs_off);
-    tcase_add_test(tc, naive_fp16_underflows);
-    tcase_add_test(tc, lost_updates_without_master);
-    tcase_add_test(tc, loss_weight_with_lr_over_w);
-    tcase_add_test(tc, loss_weight_underflow_needs_scaling);
-    tcase_add_test(tc, adam_state_format);
-    tcase_add_test(tc, update_stochastic_rounding);
-    tcase_add_test(tc, micro_batches);
-    tcase_add_test(tc, binary16_accumulation);
-    tcase_add_test(tc, text_rows);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const TTest *tests[] = { same_seed_same_bits, fp32_and_fp16_learn,
+                             overflow_skips_and_backs_off,
+                             naive_fp16_underflows,
+                             lost_updates_without_master,
+                             loss_weight_with_lr_over_w,
+                             loss_weight_underflow_needs_scaling,
+                             adam_state_format, update_stochastic_rounding,
+                             micro_batches, binary16_accumulation,
+                             text_rows, NULL };
+    int failed = tc_run_suite("amp_train", tc_tcase("train", 240, tests),
+                              TC_IN_PROCESS);
     amp_dataset_free(&data);
-    const int expected = 3 + 4 + 2 + 2 + 1 + 3 + 2 + 4 + 4 + 3 + 10 + 10;
-    printf("amp_train: %d cases (expected %d)\n", n_cases, expected);
-    return (failed || n_cases != expected) ? 1 : 0;
+    return tc_exit_counted("amp_train", failed, n_cases,
+                           3 + 4 + 2 + 2 + 1 + 3 + 2 + 4 + 4 + 3 + 10 + 10);
 }

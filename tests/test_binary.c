@@ -17,9 +17,9 @@
  * argv[2] == "long" multiplies the random counts by 20 (FPLAB_TEST_SCALE
  * multiplies further).
  */
-#include <check.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 static const char *fmt_name = "binary16";
 static int long_run;
@@ -334,11 +334,6 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s;
-    TCase *tc;
-    SRunner *sr;
-    const fl_format *f;
-    int nf;
     if (argc > 1)
         fmt_name = argv[1];
     long_run = argc > 2 && strcmp(argv[2], "long") == 0;
@@ -346,11 +341,9 @@ int main(int argc, char **argv)
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
     }
-    f = tc_fmt(fmt_name);
+    const fl_format *f = tc_fmt(fmt_name);
     seed = tc_seed(fmt_name);
-    s = suite_create("binary");
-    tc = tcase_create(fmt_name);
-    tcase_set_timeout(tc, 3600);
+    TCase *tc = tc_tcase(fmt_name, 3600, NULL);
     if (!long_run)
         tcase_add_loop_test(tc, grid_all_pairs, 0, OP_N);
     if (f->width <= 8) {
@@ -362,10 +355,5 @@ int main(int argc, char **argv)
     if (f->width > 8 || (!long_run && f->width > 6))
         tcase_add_loop_test(tc, random_biased, f->width <= 8 ? OP_FMA : 0,
                             OP_N);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tc_exit(tc_run_suite("binary", tc, TC_FORKED));
 }

@@ -6,10 +6,10 @@
  * FPLAB_LONG_ALL_MODES=1 runs all twelve combinations on every input.
  * Threads: FPLAB_TEST_THREADS (default 2).  Label: long.
  */
-#include <check.h>
 #include <pthread.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 static const char *fmt_name = "binary16";
 static int all_modes;
@@ -90,30 +90,19 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s;
-    TCase *tc;
-    SRunner *sr;
-    const char *e;
-    int nf;
     if (argc > 1)
         fmt_name = argv[1];
     if (!fl_mpfr_available()) {
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
     }
-    e = getenv("FPLAB_LONG_ALL_MODES");
+    const char *e = getenv("FPLAB_LONG_ALL_MODES");
     all_modes = e && *e == '1';
     e = getenv("FPLAB_TEST_THREADS");
     if (e && atoi(e) > 0)
         nthreads = atoi(e) > 64 ? 64 : atoi(e);
-    s = suite_create("convert_long");
-    tc = tcase_create(fmt_name);
-    tcase_set_timeout(tc, 36000);   /* CTest's own timeout applies */
-    tcase_add_test(tc, all_binary32_inputs);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    /* (timeout: CTest's own applies) */
+    const TTest *tests[] = { all_binary32_inputs, NULL };
+    return tc_exit(tc_run_suite("convert_long",
+                                tc_tcase(fmt_name, 36000, tests), TC_FORKED));
 }

@@ -12,12 +12,14 @@
  *     "torch." / "np." prefixes; clear errors for unknown names;
  *   - positive codes increase with their value in every preset;
  *   - one worked case per row of the behaviour table in docs/formats.md
- *     (value and exact flags).
+ *     (value and exact flags);
+ *   - fl_format_contains against trying every value, fl_format_same and
+ *     fl_format_spec over the presets.
  */
-#include <check.h>
 #include <math.h>
 
 #include "test_common.h"
+#include "test_check.h"
 
 static long cases;
 
@@ -493,24 +495,121 @@ START_TEST(behaviour_table_rows)
 }
 END_TEST
 
+/* Whether every value of f (at most 16 bits) is a value of g, by trying
+ * them all: each finite nonzero magnitude and the infinity of f goes into
+ * g exactly and comes back the same.  Signs, zero and NaN codes are not
+ * what fl_format_contains speaks of. */
+static int holds_every_value(const fl_format *g, const fl_format *f)
+{
+    const fl_ctx c = fl_ctx_make(FL_RNE);
+    for (uint64_t a = 0; a < (uint64_t)1 << f->width; a++) {
+        const double v = fabs(fl_to_double(f, a));
+        unsigned fl = 0;
+        if (isnan(v) || v == 0)
+            continue;
+        const uint64_t b = fl_from_double(g, v, &c, &fl);
+        if ((fl & FL_INEXACT) || fl_to_double(g, b) != v)
+            return 0;
+    }
+    return 1;
+}
+
+/* fl_format_contains against trying every value, for every preset g and
+ * every preset f of at most 16 bits; a few pairs by name (binary32 holds
+ * E8M0's 2^-127 as a subnormal and 2^127 as a normal number). */
+START_TEST(contains_agrees_with_every_value)
+{
+    static const struct {
+        const char *g, *f;
+        int want;
+    } named[] = {
+        { "binary32", "float8_e8m0fnu", 1 }, { "binary32", "fp8-e8m0", 1 },
+        { "bfloat16", "float8_e8m0fnu", 1 }, { "binary64", "float8_e8m0fnu", 1 },
+        { "binary16", "float8_e8m0fnu", 0 }, { "float8_e8m0fnu", "binary32", 0 },
+        { "binary32", "binary16", 1 },       { "binary32", "bfloat16", 1 },
+        { "binary16", "bfloat16", 0 },       { "bfloat16", "binary16", 0 },
+        { "binary16", "fp8-e4m3", 1 },       { "binary16", "fp8-e5m2", 1 },
+        { "fp8-e4m3", "fp8-e5m2", 0 },       { "fp8-e4m3", "float4_e2m1fn", 1 },
+        { "float4_e2m1fn", "fp8-e4m3", 0 },
+    };
+    const size_t np = fl_format_preset_count();
+    long pairs = 0, small = 0;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        const fl_format *g = fl_format_by_name(named[i].g);
+        const fl_format *f = fl_format_by_name(named[i].f);
+        ck_assert_msg(g && f, "%s %s", named[i].g, named[i].f);
+        ck_assert_msg(fl_format_contains(g, f) == named[i].want,
+                      "contains(%s, %s): expected %d", named[i].g,
+                      named[i].f, named[i].want);
+        cases++;
+    }
+    for (size_t j = 0; j < np; j++) {
+        const fl_format *f = fl_format_preset(j);
+        if (f->width > 16)
+            continue;
+        small++;
+        for (size_t i = 0; i < np; i++) {
+            const fl_format *g = fl_format_preset(i);
+            const int want = holds_every_value(g, f);
+            ck_assert_msg(fl_format_contains(g, f) == want,
+                          "contains(%s, %s): expected %d (by trying every "
+                          "value)", g->name, f->name, want);
+            pairs++;
+            cases++;
+        }
+    }
+    /* every preset of at most 16 bits, against every preset */
+    ck_assert_int_eq(small, 22);
+    ck_assert_int_eq(pairs, small * (long)np);
+}
+END_TEST
+
+/* fl_format_same: each preset is the same as itself only, but for the
+ * one pair that differs in rounding alone (min_gap_up); fl_format_spec
+ * names a preset, a format the same as one, or ieee:E:M. */
+START_TEST(same_and_spec)
+{
+    const size_t np = fl_format_preset_count();
+    char buf[64], err[128];
+    fl_format f;
+    for (size_t i = 0; i < np; i++) {
+        const fl_format *a = fl_format_preset(i);
+        for (size_t j = 0; j < np; j++) {
+            const fl_format *b = fl_format_preset(j);
+            const int e8m0 = !strcmp(a->name, "fp8-e8m0") ||
+                             !strcmp(a->name, "float8_e8m0fnu");
+            const int e8m0b = !strcmp(b->name, "fp8-e8m0") ||
+                              !strcmp(b->name, "float8_e8m0fnu");
+            ck_assert_msg(fl_format_same(a, b) == (i == j || (e8m0 && e8m0b)),
+                          "same(%s, %s)", a->name, b->name);
+            cases++;
+        }
+        fl_format_spec(a, buf, sizeof buf);
+        ck_assert_str_eq(buf, a->name);
+        cases++;
+    }
+    ck_assert_int_eq(fl_format_parse(&f, "ieee:5:10", err, sizeof err), 0);
+    fl_format_spec(&f, buf, sizeof buf);
+    ck_assert_str_eq(buf, "binary16");
+    ck_assert_int_eq(fl_format_parse(&f, "ieee:6:9", err, sizeof err), 0);
+    fl_format_spec(&f, buf, sizeof buf);
+    ck_assert_str_eq(buf, "ieee:6:9");
+    cases += 2;
+}
+END_TEST
+
 int main(void)
 {
-    Suite *s = suite_create("formats");
-    TCase *tc = tcase_create("formats");
-    SRunner *sr;
-    int nf;
-    tcase_add_test(tc, preset_numbers_match_their_sources);
-    tcase_add_test(tc, presets_rebuilt_by_define_are_identical);
-    tcase_add_test(tc, define_refuses_what_it_cannot_encode);
-    tcase_add_test(tc, names_in_any_case_and_spelling);
-    tcase_add_test(tc, codes_are_ordered_by_value);
-    tcase_add_test(tc, behaviour_table_rows);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const TTest *tests[] = { preset_numbers_match_their_sources,
+                             presets_rebuilt_by_define_are_identical,
+                             define_refuses_what_it_cannot_encode,
+                             names_in_any_case_and_spelling,
+                             codes_are_ordered_by_value,
+                             behaviour_table_rows,
+                             contains_agrees_with_every_value, same_and_spec,
+                             NULL };
+    int failed = tc_run_suite("formats", tc_tcase("formats", 0, tests),
+                              TC_IN_PROCESS);
     printf("test_formats: %ld checks\n", cases);
-    return nf == 0 && cases > 1000 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return tc_exit(failed || cases <= 1000);
 }

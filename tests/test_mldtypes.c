@@ -44,10 +44,10 @@
  * against ml_dtypes' float8_e8m0fnu), threads FPLAB_TEST_THREADS
  * (default 2).
  */
-#include <check.h>
 #include <pthread.h>
 
 #include "test_common.h"
+#include "test_check.h"
 
 /* ---- ml_dtypes' types, as its headers define them ---------------------- */
 
@@ -621,13 +621,9 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s = suite_create("mldtypes");
-    TCase *tc = tcase_create("mldtypes");
-    SRunner *sr;
-    int nf;
     const int long_run = argc > 1 && strcmp(argv[1], "long") == 0;
-    tcase_set_timeout(tc, long_run ? 36000 : 300);
-    tcase_add_test(tc, reference_known_answers);
+    const TTest *tests[] = { reference_known_answers, NULL };
+    TCase *tc = tc_tcase("mldtypes", long_run ? 36000 : 300, tests);
     if (long_run) {
         /* argv[2]: one type by name, else all (index NTYPES: bfloat16,
          * NTYPES + 1: fp8-e8m0 against float8_e8m0fnu) */
@@ -644,10 +640,5 @@ int main(int argc, char **argv)
         tcase_add_test(tc, sample_from_binary32);
         tcase_add_test(tc, e8m0_boundary_every_mode);
     }
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tc_exit(tc_run_suite("mldtypes", tc, TC_FORKED));
 }

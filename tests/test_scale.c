@@ -12,7 +12,6 @@
  * that never runs fails; a scheme whose element format the core lacks
  * fails the run too.
  */
-#include <check.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,6 +22,7 @@
 
 #include "fplab/scale.h"
 #include "test_common.h"
+#include "test_check.h"
 
 static long n_cases, n_skipped_formats;
 
@@ -1339,51 +1339,25 @@ END_TEST
 int main(void)
 {
     rng_state = seed0 = tc_seed("test_scale");
-    Suite *s = suite_create("scale");
-    TCase *tc = tcase_create("scale");
-    tcase_set_timeout(tc, 600);
-    tcase_add_test(tc, mx_e4m3_max_power_of_two);
-    tcase_add_test(tc, mx_e4m3_max_just_below_power_of_two_saturates);
-    tcase_add_test(tc, mx_zero_nan_inf_blocks);
-    tcase_add_test(tc, mx_e4m3_subnormal_elements);
-    tcase_add_test(tc, mx_scale_clamped_at_minus_127);
-    tcase_add_test(tc, mx_e5m2_block);
-    tcase_add_test(tc, mxint8_block);
-    tcase_add_test(tc, mx_scale_rules_e4m3);
-    tcase_add_test(tc, mx_rounding_modes);
-    tcase_add_test(tc, mx_stochastic_rounding);
-    tcase_add_test(tc, element_and_scale_codes);
-    tcase_add_test(tc, mx_fp4_fp6_blocks);
-    tcase_add_test(tc, mx_random_blocks_match_model);
-    tcase_add_test(tc, mx_fast_equals_generic_sweep);
-    tcase_add_test(tc, mx_fast_equals_generic_random);
-    tcase_add_test(tc, mx_outputs_independent);
-    tcase_add_test(tc, bulk_route_equals_generic);
-    tcase_add_test(tc, nvfp4_two_level_scales);
-    tcase_add_test(tc, nvfp4_specials);
-    tcase_add_test(tc, nvfp4_random_match_reference_formulas);
-    tcase_add_test(tc, tensor_current_scaling);
-    tcase_add_test(tc, tensor_with_scale_saturation);
-    tcase_add_test(tc, delayed_scaling_histories);
-    tcase_add_test(tc, scheme_names_and_errors);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    printf("test_scale: %ld cases, %ld scheme(s) skipped for missing element formats\n",
-           n_cases, n_skipped_formats);
-    /* The count is deterministic (fixed random block counts); every scheme
-     * must be there (the core has every MX element format). */
-    const long expected = 94851;
-    if (n_skipped_formats) {
-        printf("test_scale: %ld scheme(s) missing an element format\n", n_skipped_formats);
-        return 1;
-    }
-    if (n_cases != expected) {
-        printf("test_scale: expected %ld cases\n", expected);
-        return 1;
-    }
-    return failed ? 1 : 0;
+    const TTest *tests[] = {
+        mx_e4m3_max_power_of_two,
+        mx_e4m3_max_just_below_power_of_two_saturates,
+        mx_zero_nan_inf_blocks, mx_e4m3_subnormal_elements,
+        mx_scale_clamped_at_minus_127, mx_e5m2_block, mxint8_block,
+        mx_scale_rules_e4m3, mx_rounding_modes, mx_stochastic_rounding,
+        element_and_scale_codes, mx_fp4_fp6_blocks,
+        mx_random_blocks_match_model, mx_fast_equals_generic_sweep,
+        mx_fast_equals_generic_random, mx_outputs_independent,
+        bulk_route_equals_generic, nvfp4_two_level_scales, nvfp4_specials,
+        nvfp4_random_match_reference_formulas, tensor_current_scaling,
+        tensor_with_scale_saturation, delayed_scaling_histories,
+        scheme_names_and_errors, NULL };
+    const int failed = tc_run_suite("scale", tc_tcase("scale", 600, tests),
+                                    TC_IN_PROCESS);
+    /* The count is deterministic (fixed random block counts). */
+    int rc = tc_exit_counted("test_scale", failed, n_cases, 94851);
+    /* Every scheme must be there (the core has every MX element format). */
+    printf("test_scale: %ld scheme(s) skipped for missing element formats\n",
+           n_skipped_formats);
+    return n_skipped_formats ? EXIT_FAILURE : rc;
 }

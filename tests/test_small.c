@@ -24,10 +24,10 @@
  * rotating with the input) by default and all 192 with argv[2] == "long".
  * Every count is asserted.  FPLAB_TEST_SEED replays the random parts.
  */
-#include <check.h>
 #include <math.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 static const char *fmt_name = "float8_e4m3fnuz";
 static uint64_t seed;
@@ -720,10 +720,6 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s;
-    TCase *tc;
-    SRunner *sr;
-    int nf;
     if (argc > 1)
         fmt_name = argv[1];
     long_run = argc > 2 && strcmp(argv[2], "long") == 0;
@@ -736,27 +732,14 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     seed = tc_seed(fmt_name);
-    s = suite_create("small");
-    tc = tcase_create(fmt_name);
-    tcase_set_timeout(tc, 900);
-    tcase_add_test(tc, every_code_sqrt);
-    tcase_add_test(tc, every_code_rint);
-    tcase_add_test(tc, every_code_rint_exact);
-    tcase_add_test(tc, every_code_converted_out);
-    tcase_add_test(tc, every_code_converted_in);
-    tcase_add_test(tc, narrow_from_binary32);
-    tcase_add_test(tc, random_binary32);
-    tcase_add_test(tc, stochastic_rounding_between_neighbours);
-    tcase_add_test(tc, every_code_to_int);
-    tcase_add_test(tc, from_int_boundaries);
-    tcase_add_test(tc, every_code_prints_and_parses_back);
-    tcase_add_test(tc, parse_midpoints_against_mpfr);
-    tcase_add_test(tc, every_code_next_up_down);
-    tcase_add_test(tc, every_pair_classify_compare);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    const TTest *tests[] = {
+        every_code_sqrt, every_code_rint, every_code_rint_exact,
+        every_code_converted_out, every_code_converted_in,
+        narrow_from_binary32, random_binary32,
+        stochastic_rounding_between_neighbours, every_code_to_int,
+        from_int_boundaries, every_code_prints_and_parses_back,
+        parse_midpoints_against_mpfr, every_code_next_up_down,
+        every_pair_classify_compare, NULL };
+    return tc_exit(tc_run_suite("small", tc_tcase(fmt_name, 900, tests),
+                                TC_FORKED));
 }

@@ -4,11 +4,11 @@
  * number of extra alignment bits, round-toward-zero output, block size,
  * specials).  Values are written as binary16 / binary32 bit patterns.
  */
-#include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "fplab/tensorcore.h"
+#include "test_check.h"
 
 static int cases;
 
@@ -139,27 +139,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("tcmodel");
-    TCase *tc = tcase_create("block_fma");
-    SRunner *sr;
-    int failed;
-    tcase_add_test(tc, truncation_per_term_separates_v100_from_h100);
-    tcase_add_test(tc, fp32_output_rounds_toward_zero);
-    tcase_add_test(tc, block_size_changes_chained_result);
-    tcase_add_test(tc, specials_follow_ieee);
-    tcase_add_test(tc, subnormal_inputs_kept);
-    tcase_add_test(tc, exact_integer_sums_all_presets);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    const TTest *tests[] = { truncation_per_term_separates_v100_from_h100,
+                             fp32_output_rounds_toward_zero,
+                             block_size_changes_chained_result,
+                             specials_follow_ieee, subnormal_inputs_kept,
+                             exact_integer_sums_all_presets, NULL };
+    int failed = tc_run_suite("tcmodel", tc_tcase("block_fma", 0, tests),
+                              TC_IN_PROCESS);
     /* 2+2+2+4+1+7 checked values */
-    if (!failed && cases != 18) {
-        fprintf(stderr, "tcmodel: expected 18 cases, ran %d\n", cases);
-        return EXIT_FAILURE;
-    }
-    printf("tcmodel: %d cases\n", cases);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tc_exit_counted("tcmodel", failed, cases, 18);
 }

@@ -10,9 +10,9 @@
  *   - fl_print_hex reads back exactly.
  * binary16 and bfloat16 values are all printed; wider formats sampled.
  */
-#include <check.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 #ifdef FPLAB_HAVE_MPFR
 #include <gmp.h>
@@ -290,28 +290,18 @@ END_TEST
 
 int main(void)
 {
-    Suite *s;
-    TCase *tc;
-    SRunner *sr;
-    int nf;
     if (!fl_mpfr_available()) {
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
     }
     seed = tc_seed("text");
-    s = suite_create("text");
-    tc = tcase_create("text");
-    tcase_set_timeout(tc, 900);
-    tcase_add_test(tc, parse_random_decimal_strings);
-    tcase_add_test(tc, parse_midpoints_exact_and_nudged);
-    tcase_add_test(tc, print_exact_is_exact_and_hex_reads_back);
-    tcase_add_test(tc, print_shortest_round_trips_and_is_shortest);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    const TTest *tests[] = { parse_random_decimal_strings,
+                             parse_midpoints_exact_and_nudged,
+                             print_exact_is_exact_and_hex_reads_back,
+                             print_shortest_round_trips_and_is_shortest,
+                             NULL };
+    return tc_exit(tc_run_suite("text", tc_tcase("text", 900, tests),
+                                TC_FORKED));
 }
 
 #else

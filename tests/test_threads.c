@@ -5,10 +5,10 @@
  * results and flags of running each batch alone.  The same for the MPFR
  * oracle (whose exponent range must be per call) when it is built in.
  */
-#include <check.h>
 #include <pthread.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 enum { N = 100000, REPS = 4 };
 
@@ -151,17 +151,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("threads");
-    TCase *tc = tcase_create("no_global_state");
-    SRunner *sr;
-    int nf;
-    tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, core_threads_match_serial);
-    tcase_add_test(tc, oracle_threads_match_serial);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    const TTest *tests[] = { core_threads_match_serial,
+                             oracle_threads_match_serial, NULL };
+    return tc_exit(tc_run_suite("threads",
+                                tc_tcase("no_global_state", 300, tests),
+                                TC_FORKED));
 }

@@ -9,9 +9,9 @@
  *   narrowing conversions binary32/binary64 -> format on the neighbourhood
  *   of every value and of every midpoint between neighbours.
  */
-#include <check.h>
 
 #include "test_oracle.h"
+#include "test_check.h"
 
 static const char *fmt_name = "binary16";
 
@@ -287,31 +287,17 @@ END_TEST
 
 int main(int argc, char **argv)
 {
-    Suite *s;
-    TCase *tc;
-    SRunner *sr;
-    int nf;
     if (argc > 1)
         fmt_name = argv[1];
     if (!fl_mpfr_available()) {
         printf("SKIP: built without MPFR, no oracle\n");
         return TC_SKIP;
     }
-    s = suite_create("unary");
-    tc = tcase_create(fmt_name);
-    tcase_set_timeout(tc, 900);
-    tcase_add_test(tc, exhaustive_sqrt);
-    tcase_add_test(tc, exhaustive_rint);
-    tcase_add_test(tc, exhaustive_rint_exact);
-    tcase_add_test(tc, exhaustive_convert_out);
-    tcase_add_test(tc, narrow_from_binary32);
-    tcase_add_test(tc, narrow_from_binary64);
-    tcase_add_test(tc, exhaustive_to_int);
-    tcase_add_test(tc, from_int_boundaries_and_random);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    const TTest *tests[] = { exhaustive_sqrt, exhaustive_rint,
+                             exhaustive_rint_exact, exhaustive_convert_out,
+                             narrow_from_binary32, narrow_from_binary64,
+                             exhaustive_to_int,
+                             from_int_boundaries_and_random, NULL };
+    return tc_exit(tc_run_suite("unary", tc_tcase(fmt_name, 900, tests),
+                                TC_FORKED));
 }

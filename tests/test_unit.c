@@ -6,10 +6,10 @@
  * a value between two neighbours lies within a few standard errors of the
  * value).  No oracle: runs without MPFR.
  */
-#include <check.h>
 #include <math.h>
 
 #include "test_common.h"
+#include "test_check.h"
 
 static long cases;
 
@@ -676,37 +676,24 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("unit");
-    TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int nf;
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, flag_inexact_only_when_rounded);
-    tcase_add_test(tc, flag_underflow_needs_tiny_and_inexact);
-    tcase_add_test(tc, flag_underflow_tininess_before_vs_after);
-    tcase_add_test(tc, flag_overflow_by_mode);
-    tcase_add_test(tc, flag_divide_by_zero_only_for_finite_over_zero);
-    tcase_add_test(tc, flag_invalid_cases);
-    tcase_add_test(tc, flag_invalid_in_comparisons);
-    tcase_add_test(tc, flags_are_ored_into_the_callers_word);
-    tcase_add_test(tc, nan_preset_x86_propagates_first_nan_quieted);
-    tcase_add_test(tc, nan_preset_arm_riscv_cuda_use_the_default_nan);
-    tcase_add_test(tc, nan_preset_fma_zero_times_inf_plus_quiet_nan);
-    tcase_add_test(tc, nan_preset_softfloat_is_x86_but_for_fma);
-    tcase_add_test(tc, nan_preset_integer_results);
-    tcase_add_test(tc, ftz_flushes_tiny_results_with_sign);
-    tcase_add_test(tc, daz_reads_subnormals_as_signed_zero);
-    tcase_add_test(tc, saturation_clamps_overflow);
-    tcase_add_test(tc, round_to_odd_sets_the_last_bit_when_inexact);
-    tcase_add_test(tc, round_to_odd_then_round_equals_one_rounding);
-    tcase_add_test(tc, ternary_bits_give_the_direction);
-    tcase_add_test(tc, sr_is_reproducible_from_seed_and_index);
-    tcase_add_test(tc, sr_is_unbiased);
-    tcase_add_test(tc, sr_array_uses_index_plus_element);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    nf = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+    const TTest *tests[] = {
+        flag_inexact_only_when_rounded,
+        flag_underflow_needs_tiny_and_inexact,
+        flag_underflow_tininess_before_vs_after, flag_overflow_by_mode,
+        flag_divide_by_zero_only_for_finite_over_zero, flag_invalid_cases,
+        flag_invalid_in_comparisons, flags_are_ored_into_the_callers_word,
+        nan_preset_x86_propagates_first_nan_quieted,
+        nan_preset_arm_riscv_cuda_use_the_default_nan,
+        nan_preset_fma_zero_times_inf_plus_quiet_nan,
+        nan_preset_softfloat_is_x86_but_for_fma,
+        nan_preset_integer_results,
+        ftz_flushes_tiny_results_with_sign,
+        daz_reads_subnormals_as_signed_zero, saturation_clamps_overflow,
+        round_to_odd_sets_the_last_bit_when_inexact,
+        round_to_odd_then_round_equals_one_rounding,
+        ternary_bits_give_the_direction,
+        sr_is_reproducible_from_seed_and_index, sr_is_unbiased,
+        sr_array_uses_index_plus_element, NULL };
+    return tc_exit(tc_run_suite("unit", tc_tcase("core", 120, tests),
+                                TC_FORKED));
 }

@@ -312,6 +312,20 @@ int fl_format_p3109(fl_format *out, int k, int p, int is_signed,
 int fl_format_define(fl_format *out, const char *name,
                      const fl_format_params *p, char *err, size_t errlen);
 
+/* 1 when g and f are the same encoding: every field that defines the
+ * format (width, ebits, prec, infinities, NaN style, subnormals,
+ * saturation, bias, emax, largest finite code); the name does not count,
+ * nor min_gap_up (fp8-e8m0 and float8_e8m0fnu are the same codes). */
+int fl_format_same(const fl_format *g, const fl_format *f);
+/* 1 when every finite value of f, and its infinities, are values of g
+ * (precision, range, subnormals; e.g. binary32 holds every bfloat16,
+ * binary16 and float8_e8m0fnu value).  Signs and NaN codes do not count. */
+int fl_format_contains(const fl_format *g, const fl_format *f);
+/* A format as fplab spells it: the name of the preset it is the same as,
+ * else "ieee:E:M" for an IEEE-style format, else its own name (or "?").
+ * Writes at most len bytes, NUL included. */
+void fl_format_spec(const fl_format *f, char *buf, size_t len);
+
 /* ------------------------------------------------------------------------
  * Results a format cannot encode (docs/formats.md has the full table, with
  * what ml_dtypes and the OCP specifications do):

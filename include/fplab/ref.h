@@ -231,7 +231,8 @@ int fl_ref_model_parse_file(fl_ref_model *m, const char *path, char *err,
 size_t fl_ref_model_format(const fl_ref_model *m, char *buf, size_t len);
 /* The same line in a malloc'd string (NULL when out of memory). */
 char *fl_ref_model_string(const fl_ref_model *m);
-/* A format as the model spells it: a preset name or ieee:E:M. */
+/* A format as the model spells it: a preset name or ieee:E:M
+ * (= fl_format_spec). */
 void fl_ref_format_spec(const fl_format *f, char *buf, size_t len);
 
 /* The operation a model is used for. */
@@ -328,9 +329,10 @@ int fl_ref_elementwise_sr_bits(fl_ref_eop op, const fl_format *in,
                                int nthreads, unsigned *flags, char *err,
                                size_t errlen);
 
-/* Every value of f is a value of g (precision, range, subnormals). */
+/* Every value of f is a value of g (precision, range, subnormals)
+ * (= fl_format_contains). */
 int fl_ref_format_contains(const fl_format *g, const fl_format *f);
-/* Same encoding (every field that defines the format). */
+/* Same encoding (every field that defines the format) (= fl_format_same). */
 int fl_ref_format_same(const fl_format *g, const fl_format *f);
 
 #ifdef __cplusplus

@@ -94,7 +94,7 @@ int ext_array_get(ext_array *a, PyObject *obj, PyObject *codes_fmt,
                 PyArray_Descr *nd = PyArray_DescrFromType(need);
                 PyArray_Descr *gd = PyArray_DescrFromType(t);
                 char sp[64];
-                ext_format_spec(&f, sp, sizeof sp);
+                fl_format_spec(&f, sp, sizeof sp);
                 PyObject *ns = PyObject_Str((PyObject *)nd), *gs = PyObject_Str((PyObject *)gd);
                 ext_type_error(where, "%s is %s: the codes of %s (%d bits) are "
                                "%s", what, gs ? PyUnicode_AsUTF8(gs) : "?", sp,

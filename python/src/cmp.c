@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "fplab/compare.h"
-#include "fplab/ref.h"
 
 /* (array, fmt or None, name, dtype name) -> an array and its view. */
 static int get_tensor(PyObject *tup, ext_array *a, fl_cmp_tensor *t,
@@ -29,10 +28,10 @@ static int get_tensor(PyObject *tup, ext_array *a, fl_cmp_tensor *t,
             ext_array_release(a);
             return -1;
         }
-        if (!fl_ref_format_same(&g, &a->f)) {
+        if (!fl_format_same(&g, &a->f)) {
             char x[64], y[64];
-            ext_format_spec(&a->f, x, sizeof x);
-            ext_format_spec(&g, y, sizeof y);
+            fl_format_spec(&a->f, x, sizeof x);
+            fl_format_spec(&g, y, sizeof y);
             ext_array_release(a);
             ext_value_error(where, "%s holds %s values but fmt says %s", what, x, y);
             return -1;

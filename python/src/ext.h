@@ -44,8 +44,6 @@ extern PyTypeObject ext_format_type;
 int ext_format(PyObject *o, fl_format *out, const char *where);
 /* A new fplab.Format for f. */
 PyObject *ext_format_new(const fl_format *f);
-/* The spec of f (preset name or ieee:E:M). */
-void ext_format_spec(const fl_format *f, char *buf, size_t len);
 
 /* Names of modes and presets; None gives the default.  0, or -1 with
  * ValueError. */

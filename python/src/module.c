@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fplab/ref.h"
 
 PyObject *ext_value_error(const char *where, const char *fmt, ...)
 {
@@ -40,18 +39,13 @@ PyObject *ext_type_error(const char *where, const char *fmt, ...)
 
 static PyObject *format_cache;   /* name -> Format */
 
-void ext_format_spec(const fl_format *f, char *buf, size_t len)
-{
-    fl_ref_format_spec(f, buf, len);
-}
-
 PyObject *ext_format_new(const fl_format *f)
 {
     FormatObject *o = PyObject_New(FormatObject, &ext_format_type);
     if (!o)
         return NULL;
     o->f = *f;
-    ext_format_spec(f, o->spec, sizeof o->spec);
+    fl_format_spec(f, o->spec, sizeof o->spec);
     return (PyObject *)o;
 }
 
@@ -139,7 +133,7 @@ static PyObject *format_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     if (!o)
         return NULL;
     o->f = f;
-    ext_format_spec(&f, o->spec, sizeof o->spec);
+    fl_format_spec(&f, o->spec, sizeof o->spec);
     return (PyObject *)o;
 }
 
@@ -167,7 +161,7 @@ static PyObject *format_richcompare(PyObject *a, PyObject *b, int op)
 {
     if ((op != Py_EQ && op != Py_NE) || !PyObject_TypeCheck(b, &ext_format_type))
         Py_RETURN_NOTIMPLEMENTED;
-    int same = fl_ref_format_same(&((FormatObject *)a)->f, &((FormatObject *)b)->f) &&
+    int same = fl_format_same(&((FormatObject *)a)->f, &((FormatObject *)b)->f) &&
                ((FormatObject *)a)->f.min_gap_up == ((FormatObject *)b)->f.min_gap_up;
     if ((op == Py_EQ) == same)
         Py_RETURN_TRUE;
@@ -538,9 +532,9 @@ int ext_srb_get(ext_srb *s, PyObject *spec, fl_ctx *c, const fl_format *T,
                             "variant: drop nbits= and variant=", hs);
             return -1;
         }
-        if (T && !fl_ref_format_same(T, hi->fmt)) {
+        if (T && !fl_format_same(T, hi->fmt)) {
             char ts[64];
-            ext_format_spec(T, ts, sizeof ts);
+            fl_format_spec(T, ts, sizeof ts);
             ext_value_error(where, "sr_hw='%s' rounds into %s, not %s", hs,
                             hi->fmt->name, ts);
             return -1;
@@ -653,7 +647,7 @@ static PyObject *ext_sr_hw_presets(PyObject *self, PyObject *args)
     for (int i = 0; d && i < FL_SRHW_COUNT; i++) {
         const fl_srhw_info *h = fl_srhw_get(i);
         char fs[64];
-        ext_format_spec(h->fmt, fs, sizeof fs);
+        fl_format_spec(h->fmt, fs, sizeof fs);
         PyObject *v = Py_BuildValue("{s:s, s:i, s:i, s:O}", "format", fs, "nbits",
                                     h->nbits, "lanes", h->lanes, "satfinite",
                                     h->satfinite ? Py_True : Py_False);

@@ -16,22 +16,8 @@
 #include <time.h>
 
 #include "fplab/parallel.h"
-#include "fplab/ref.h"
 
 #define MIN_PART 16384
-
-/* Every value of f is a value of the storage format g (an IEEE format
- * with subnormals and infinities: binary16/32/64, bfloat16): precision,
- * top exponent and the quantum of f's lowest binade, 2^(emin - p + 1)
- * (g's subnormals hold any multiple of its own, smaller quantum).  Other
- * g: the reference library's rule. */
-static int contains(const fl_format *g, const fl_format *f)
-{
-    if (!g->subnormals || !g->has_inf || g->nan_style != FL_NANSTYLE_IEEE)
-        return fl_ref_format_contains(g, f);
-    return f->prec <= g->prec && f->emax <= g->emax &&
-           f->emin - f->prec >= g->emin - g->prec;
-}
 
 /* A new array of numpy type t with a's shape. */
 static PyArrayObject *new_like(const ext_array *a, int t)
@@ -170,9 +156,9 @@ PyObject *ext_round(PyObject *self, PyObject *args)
     if (ext_array_get(&a, x, cfmt, where, "x"))
         return NULL;
     char ts[64], ss[64];
-    if (!contains(&a.f, &T)) {
-        ext_format_spec(&T, ts, sizeof ts);
-        ext_format_spec(&a.f, ss, sizeof ss);
+    if (!fl_format_contains(&a.f, &T)) {
+        fl_format_spec(&T, ts, sizeof ts);
+        fl_format_spec(&a.f, ss, sizeof ss);
         ext_array_release(&a);
         return ext_value_error(where, "%s arrays cannot hold every %s value: round "
                                "a wider array (float32 or float64), or take the "
@@ -381,12 +367,12 @@ PyObject *ext_decode(PyObject *self, PyObject *args)
     ext_array a;
     if (ext_array_get(&a, x, fmt, where, "codes"))
         return NULL;
-    if (a.kind != EXT_CODES || !fl_ref_format_same(&a.f, &T)) {
+    if (a.kind != EXT_CODES || !fl_format_same(&a.f, &T)) {
         ext_array_release(&a);
         return ext_type_error(where, "codes are an unsigned integer array "
                               "(uint8/16/32/64 by the format's width)");
     }
-    int f32 = contains(&fl_binary32, &T);
+    int f32 = fl_format_contains(&fl_binary32, &T);
     PyArrayObject *r = new_like(&a, f32 ? NPY_FLOAT32 : NPY_FLOAT64);
     if (!r) {
         ext_array_release(&a);
@@ -402,7 +388,7 @@ PyObject *ext_decode(PyObject *self, PyObject *args)
         PyEval_RestoreThread(ts_);
     if (j.bad != SIZE_MAX) {
         char ts[64];
-        ext_format_spec(&T, ts, sizeof ts);
+        fl_format_spec(&T, ts, sizeof ts);
         ext_value_error(where, "codes[%zu] (flat index) = %#llx has bits above "
                         "%s's %d", j.bad,
                         (unsigned long long)ext_load(PyArray_DATA(a.arr), a.esize,
@@ -464,7 +450,7 @@ static inline int to_c(const ext_array *a, const fl_format *C, size_t i,
     }
     default: {
         uint64_t u = ext_load(p, a->esize, i);
-        if (fl_ref_format_same(&a->f, C)) {
+        if (fl_format_same(&a->f, C)) {
             if (a->f.width < 64 && (u >> a->f.width))
                 return -1;
             *code = u;
@@ -517,7 +503,7 @@ static void ar_range(void *v, size_t lo, size_t hi)
         case EXT_F32: ((float *)j->out)[i] = fl_to_float(j->C, r); break;
         case EXT_F64: ((double *)j->out)[i] = fl_to_double(j->C, r); break;
         default:
-            if (!fl_ref_format_same(&o0->f, j->C))
+            if (!fl_format_same(&o0->f, j->C))
                 r = fl_convert(&o0->f, j->C, r, &c0, &ign);
             ext_store(j->out, o0->esize, i, r);
             break;
@@ -569,7 +555,7 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
             goto done;
     for (int k = 1; k < got; k++) {
         if (PyArray_TYPE(a[k].arr) != PyArray_TYPE(a[0].arr) ||
-            !fl_ref_format_same(&a[k].f, &a[0].f)) {
+            !fl_format_same(&a[k].f, &a[0].f)) {
             ext_type_error(where, "the operands hold different dtypes or formats: "
                            "give them in one");
             goto done;
@@ -584,10 +570,10 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
     fl_format C = a[0].f;
     if (fmt != Py_None && ext_format(fmt, &C, where))
         goto done;
-    if (!contains(&a[0].f, &C)) {
+    if (!fl_format_contains(&a[0].f, &C)) {
         char cs[64], ss[64];
-        ext_format_spec(&C, cs, sizeof cs);
-        ext_format_spec(&a[0].f, ss, sizeof ss);
+        fl_format_spec(&C, cs, sizeof cs);
+        fl_format_spec(&a[0].f, ss, sizeof ss);
         ext_value_error(where, "%s arrays cannot hold every %s value: compute on "
                         "float32/float64 arrays or on codes", ss, cs);
         goto done;
@@ -619,7 +605,7 @@ PyObject *ext_arith(PyObject *self, PyObject *args)
     }
     if (j.bad != SIZE_MAX) {
         char cs[64];
-        ext_format_spec(&C, cs, sizeof cs);
+        fl_format_spec(&C, cs, sizeof cs);
         ext_value_error(where, "%s[%zu] (flat index) is not a %s value: round "
                         "it first (fplab.round)", arity[op] == 1 ? "x"
                         : opn[j.bad_op], j.bad, cs);

@@ -43,10 +43,10 @@ static int build_model(fl_ref_model *m, const char *words, const fl_format *data
         ext_value_error(where, "model: %s", err);
         return -1;
     }
-    if (m->in_set && !fl_ref_format_same(&m->in, data)) {
+    if (m->in_set && !fl_format_same(&m->in, data)) {
         char a[64], b[64];
-        fl_ref_format_spec(&m->in, a, sizeof a);
-        fl_ref_format_spec(data, b, sizeof b);
+        fl_format_spec(&m->in, a, sizeof a);
+        fl_format_spec(data, b, sizeof b);
         ext_value_error(where, "the model says in=%s but %s holds %s", a, what, b);
         return -1;
     }
@@ -91,7 +91,7 @@ static PyObject *result(PyArrayObject *o, const fl_format *of, unsigned flags,
         Py_DECREF(o);
         return PyErr_NoMemory();
     }
-    fl_ref_format_spec(of, spec, sizeof spec);
+    fl_format_spec(of, spec, sizeof spec);
     PyObject *r = Py_BuildValue("(Nsks)", o, spec, (unsigned long)flags, line);
     free(line);
     return r;
@@ -157,7 +157,7 @@ PyObject *ext_ref_reduce(PyObject *self, PyObject *args)
                         "rows of two arrays of one shape)", sa, sb);
         goto done;
     }
-    if (dot && !fl_ref_format_same(&a.f, &b.f)) {
+    if (dot && !fl_format_same(&a.f, &b.f)) {
         ext_value_error(where, "a and b hold different formats");
         goto done;
     }
@@ -273,7 +273,7 @@ PyObject *ext_ref_gemm(PyObject *self, PyObject *args)
                             i ? sb : sa);
             goto done;
         }
-    if (!fl_ref_format_same(&in[0].f, &in[1].f)) {
+    if (!fl_format_same(&in[0].f, &in[1].f)) {
         ext_value_error(where, "a and b hold different formats");
         goto done;
     }
@@ -330,10 +330,10 @@ PyObject *ext_ref_gemm(PyObject *self, PyObject *args)
         if (bad)
             goto done;
         have_c = 1;
-        if (!fl_ref_format_same(&cin.f, of)) {
+        if (!fl_format_same(&cin.f, of)) {
             char x[64], y[64];
-            fl_ref_format_spec(&cin.f, x, sizeof x);
-            fl_ref_format_spec(of, y, sizeof y);
+            fl_format_spec(&cin.f, x, sizeof x);
+            fl_format_spec(of, y, sizeof y);
             ext_value_error(where, "c holds %s but C is read in the output "
                             "format %s", x, y);
             goto done;

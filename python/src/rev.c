@@ -265,9 +265,9 @@ PyObject *ext_reveal(PyObject *self, PyObject *args)
                                "gemm)", op);
     if (ext_format(fmt, &o.in, where))
         return NULL;
-    if (!fl_ref_format_same(&o.in, &fl_binary32) &&
-        !fl_ref_format_same(&o.in, &fl_binary16) &&
-        !fl_ref_format_same(&o.in, &fl_bfloat16))
+    if (!fl_format_same(&o.in, &fl_binary32) &&
+        !fl_format_same(&o.in, &fl_binary16) &&
+        !fl_format_same(&o.in, &fl_bfloat16))
         return ext_value_error(where, "dtype: the inputs are float32, float16 or "
                                "bfloat16");
     if (n < 1 || n > ((Py_ssize_t)1 << 30))
@@ -389,7 +389,7 @@ PyObject *ext_reveal(PyObject *self, PyObject *args)
             }
         }
         if (res.out.width)
-            ext_format_spec(&res.out, ospec, sizeof ospec);
+            fl_format_spec(&res.out, ospec, sizeof ospec);
         if (tl && outcome && notes && calls &&
             (file || res.status != FL_REVEAL_FOUND))
             out = Py_BuildValue(

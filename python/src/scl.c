@@ -328,7 +328,7 @@ PyObject *ext_hist(PyObject *self, PyObject *args)
         PyList_SET_ITEM(sl, q, d);
     }
     char fs[64];
-    ext_format_spec(&f, fs, sizeof fs);
+    fl_format_spec(&f, fs, sizeof fs);
     res = Py_BuildValue("{s:s, s:n, s:n, s:n, s:n, s:d, s:d, s:i, s:i, s:O, s:i, "
                         "s:i, s:d, s:d, s:i, s:i, s:i, s:N, s:n}", "format", fs,
                         "n", (Py_ssize_t)h.n, "live", (Py_ssize_t)h.live, "zeros",

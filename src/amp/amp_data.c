@@ -328,7 +328,7 @@ int amp_dataset_read_csv(amp_dataset *d, const char *path, int label_pos,
     return rc;
 }
 
-static uint64_t splitmix64(uint64_t *s)
+uint64_t amp_splitmix64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -343,7 +343,7 @@ void amp_permutation(size_t *perm, size_t n, uint64_t seed)
         perm[i] = i;
     for (size_t i = n; i > 1; i--) {
         /* unbiased enough for n << 2^64: multiply-shift range reduction */
-        size_t j = (size_t)(((unsigned __int128)splitmix64(&s) * i) >> 64);
+        size_t j = (size_t)(((unsigned __int128)amp_splitmix64(&s) * i) >> 64);
         size_t t = perm[i - 1];
         perm[i - 1] = perm[j];
         perm[j] = t;

@@ -56,6 +56,10 @@ int amp_dataset_parse_text(amp_dataset *d, const char *name,
                            const char *text, size_t len, int context,
                            char **vocab, char *err, size_t errlen);
 
+/* The next value of the splitmix64 stream in *s (the simulator's one
+ * generator: shuffles here, initial weights in amp_train.c). */
+uint64_t amp_splitmix64(uint64_t *s);
+
 /* Deterministic shuffle of 0..n-1 from seed (Fisher-Yates on a
  * splitmix64 stream); perm has n entries. */
 void amp_permutation(size_t *perm, size_t n, uint64_t seed);

@@ -190,6 +190,35 @@ static float fast_dot(const fl_tc_model *m, const fl_format *accf,
     return c;
 }
 
+/* The generic route of the two dots below: a and b rounded into m->in,
+ * whole blocks of m->block chained through the accumulator of format accf
+ * (binary32 or binary16: blk is fl_tc_block_fma or fl_tc_block_fma_f16),
+ * every block's result rounded into it before the next block starts. */
+static float generic_dot(const fl_tc_model *m, const fl_format *accf,
+                         uint64_t (*blk)(const fl_tc_model *, const uint64_t *,
+                                         const uint64_t *, int, uint64_t,
+                                         unsigned *),
+                         const float *a, size_t sa, const float *b, size_t sb,
+                         size_t n, float c, unsigned *flags)
+{
+    fl_ctx ctx = FL_CTX_INIT;
+    uint64_t abuf[64], bbuf[64];
+    unsigned fl = 0;    /* flags may be NULL: collect locally */
+    uint64_t acc = fl_from_float(accf, c, &ctx, &fl);
+    size_t i = 0;
+    while (i < n) {
+        int k = 0;
+        for (; k < m->block && k < 64 && i < n; k++, i++) {
+            abuf[k] = fl_from_float(m->in, a[i * sa], &ctx, &fl);
+            bbuf[k] = fl_from_float(m->in, b[i * sb], &ctx, &fl);
+        }
+        acc = blk(m, abuf, bbuf, k, acc, &fl);
+    }
+    if (flags)
+        *flags |= fl;
+    return fl_to_float(accf, acc);
+}
+
 float amp_tc_block_dot(void *model, const fl_format *in, const float *a,
                        size_t sa, const float *b, size_t sb, size_t n,
                        float c, unsigned *flags)
@@ -197,23 +226,8 @@ float amp_tc_block_dot(void *model, const fl_format *in, const float *a,
     const fl_tc_model *m = (const fl_tc_model *)model;
     if (amp_tc_fast_ok(m, in))
         return fast_dot(m, &fl_binary32, a, sa, b, sb, n, c, flags);
-    fl_ctx ctx = FL_CTX_INIT;
-    uint64_t abuf[64], bbuf[64];
-    unsigned fl = 0;    /* flags may be NULL: collect locally */
-    uint64_t acc = fl_from_float(&fl_binary32, c, &ctx, &fl);
-    size_t i = 0;
-    /* chain whole blocks through the binary32 accumulator */
-    while (i < n) {
-        int k = 0;
-        for (; k < m->block && k < 64 && i < n; k++, i++) {
-            abuf[k] = fl_from_float(m->in, a[i * sa], &ctx, &fl);
-            bbuf[k] = fl_from_float(m->in, b[i * sb], &ctx, &fl);
-        }
-        acc = fl_tc_block_fma(m, abuf, bbuf, k, acc, &fl);
-    }
-    if (flags)
-        *flags |= fl;
-    return fl_to_float(&fl_binary32, acc);
+    return generic_dot(m, &fl_binary32, fl_tc_block_fma, a, sa, b, sb, n, c,
+                       flags);
 }
 
 float amp_tc_block_dot16(void *model, const fl_format *in, const float *a,
@@ -223,24 +237,8 @@ float amp_tc_block_dot16(void *model, const fl_format *in, const float *a,
     const fl_tc_model *m = (const fl_tc_model *)model;
     if (amp_tc_fast_ok(m, in))
         return fast_dot(m, &fl_binary16, a, sa, b, sb, n, c, flags);
-    fl_ctx ctx = FL_CTX_INIT;
-    uint64_t abuf[64], bbuf[64];
-    unsigned fl = 0;
-    uint64_t acc = fl_from_float(&fl_binary16, c, &ctx, &fl);
-    size_t i = 0;
-    /* every block's result is rounded into the binary16 accumulator that
-     * the next block starts from */
-    while (i < n) {
-        int k = 0;
-        for (; k < m->block && k < 64 && i < n; k++, i++) {
-            abuf[k] = fl_from_float(m->in, a[i * sa], &ctx, &fl);
-            bbuf[k] = fl_from_float(m->in, b[i * sb], &ctx, &fl);
-        }
-        acc = fl_tc_block_fma_f16(m, abuf, bbuf, k, acc, &fl);
-    }
-    if (flags)
-        *flags |= fl;
-    return fl_to_float(&fl_binary16, acc);
+    return generic_dot(m, &fl_binary16, fl_tc_block_fma_f16, a, sa, b, sb, n,
+                       c, flags);
 }
 
 static int set_tc(amp_accum *acc, const char *model_name, int acc16)

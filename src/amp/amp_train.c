@@ -82,21 +82,13 @@ struct amp_trainer {
 
 /* ------------------------------------------------------------------ */
 
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* Standard normal by Irwin-Hall (sum of 12 uniforms minus 6): only exact
  * additions of 2^-53-grid values, so the same on every platform. */
 static double normal12(uint64_t *s)
 {
     double t = 0;
     for (int i = 0; i < 12; i++)
-        t += (double)(splitmix(s) >> 11) * 0x1p-53;
+        t += (double)(amp_splitmix64(s) >> 11) * 0x1p-53;
     return t - 6.0;
 }
 

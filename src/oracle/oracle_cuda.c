@@ -13,6 +13,14 @@
 
 #include <stdio.h>
 
+/* The host's CUDA conversions and arithmetic give values only: no
+ * flags. */
+static unsigned cuda_flags_reported(const fl_orc_job *j)
+{
+    (void)j;
+    return 0;
+}
+
 #ifdef FPLAB_HAVE_CUDA_HOST
 #include "oracle_cuda_host.h"
 
@@ -94,12 +102,6 @@ static int cuda_supports(const fl_orc_job *j, char *why, size_t len)
     return 1;
 }
 
-static unsigned cuda_flags_reported(const fl_orc_job *j)
-{
-    (void)j;
-    return 0;
-}
-
 static void cuda_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
                          const uint64_t *b, const uint64_t *c, uint64_t *r,
                          unsigned *flags)
@@ -131,11 +133,6 @@ static int cuda_supports(const fl_orc_job *j, char *why, size_t len)
 {
     (void)j;
     snprintf(why, len, "built without the CUDA toolkit headers");
-    return 0;
-}
-static unsigned cuda_flags_reported(const fl_orc_job *j)
-{
-    (void)j;
     return 0;
 }
 static void cuda_compute(const fl_orc_job *j, size_t n, const uint64_t *a,

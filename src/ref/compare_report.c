@@ -697,6 +697,25 @@ static void top3(FILE *out, const char *what, const uint64_t *diff,
     fputc('\n', out);
 }
 
+/* The rows (or columns) of a GEMM output with differences: how many of
+ * n and their ranges (text and JSON KEY_with_differences, KEY_ranges),
+ * and the three worst when not all differ. */
+static void axis_report(FILE *out, json_t *jg, const char *what,
+                        const char *key, const uint64_t *diff,
+                        const uint64_t *max, size_t n)
+{
+    char rs[512], label[32], jkey[64];
+    size_t k = ranges_str(diff, n, rs, sizeof rs);
+    snprintf(label, sizeof label, "%ss with differences", what);
+    fprintf(out, "  %-26s%zu of %zu%s%s\n", label, k, n, k ? ": " : "", rs);
+    snprintf(jkey, sizeof jkey, "%s_with_differences", key);
+    json_object_set_new(jg, jkey, jint(k));
+    snprintf(jkey, sizeof jkey, "%s_ranges", key);
+    json_object_set_new(jg, jkey, json_string(rs));
+    if (k && k < n)
+        top3(out, what, diff, max, n);
+}
+
 static void gemm_report(FILE *out, json_t *jroot, const fl_cmp_grid *g)
 {
     char rs[512];
@@ -714,20 +733,8 @@ static void gemm_report(FILE *out, json_t *jroot, const fl_cmp_grid *g)
                 nb ? ": " : "", rs);
         json_object_set_new(jg, "batches_with_differences", jint(nb));
     }
-    size_t nr = ranges_str(g->row_diff, g->rows, rs, sizeof rs);
-    fprintf(out, "  rows with differences     %zu of %zu%s%s\n", nr, g->rows,
-            nr ? ": " : "", rs);
-    json_object_set_new(jg, "rows_with_differences", jint(nr));
-    json_object_set_new(jg, "rows_ranges", json_string(rs));
-    if (nr && nr < g->rows)
-        top3(out, "row", g->row_diff, g->row_max, g->rows);
-    size_t nc = ranges_str(g->col_diff, g->cols, rs, sizeof rs);
-    fprintf(out, "  columns with differences  %zu of %zu%s%s\n", nc, g->cols,
-            nc ? ": " : "", rs);
-    json_object_set_new(jg, "cols_with_differences", jint(nc));
-    json_object_set_new(jg, "cols_ranges", json_string(rs));
-    if (nc && nc < g->cols)
-        top3(out, "column", g->col_diff, g->col_max, g->cols);
+    axis_report(out, jg, "row", "rows", g->row_diff, g->row_max, g->rows);
+    axis_report(out, jg, "column", "cols", g->col_diff, g->col_max, g->cols);
     json_t *jt = json_null();
     if (g->tile_h) {
         size_t nt = g->tiles_r * g->tiles_c, with = 0;

@@ -117,11 +117,11 @@ static int elementwise(fl_ref_eop op, const fl_format *in,
     j.r = r;
     j.rbits = rbits;
     j.ctx = *ctx;
-    if (op != FL_REF_CAST && !fl_ref_format_same(out, in)) {
-        if (!fl_ref_format_contains(out, in)) {
+    if (op != FL_REF_CAST && !fl_format_same(out, in)) {
+        if (!fl_format_contains(out, in)) {
             char si[64], so[64];
-            fl_ref_format_spec(in, si, sizeof si);
-            fl_ref_format_spec(out, so, sizeof so);
+            fl_format_spec(in, si, sizeof si);
+            fl_format_spec(out, so, sizeof so);
             ref_set_err(err, errlen,
                         "%s: the output format %s does not hold every %s "
                         "value, so the operation would round twice; compute "

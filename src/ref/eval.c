@@ -61,9 +61,9 @@ static uint64_t mul2(const fl_format *dst, const fl_format *fa, uint64_t a,
                      const fl_format *fb, uint64_t b, const fl_ctx *c,
                      unsigned *flags)
 {
-    int sa = fl_ref_format_same(dst, fa), sb = fl_ref_format_same(dst, fb);
-    if ((sa || fl_ref_format_contains(dst, fa)) &&
-        (sb || fl_ref_format_contains(dst, fb))) {
+    int sa = fl_format_same(dst, fa), sb = fl_format_same(dst, fb);
+    if ((sa || fl_format_contains(dst, fa)) &&
+        (sb || fl_format_contains(dst, fb))) {
         if (!sa)
             a = fl_convert(dst, fa, a, c, flags);   /* exact */
         if (!sb)
@@ -146,16 +146,16 @@ int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
             return -1;
         }
     }
-    fl_ref_format_spec(&m->in, a, sizeof a);
-    fl_ref_format_spec(&m->acc, b, sizeof b);
-    if (fl_ref_format_same(&m->acc, &m->in))
+    fl_format_spec(&m->in, a, sizeof a);
+    fl_format_spec(&m->acc, b, sizeof b);
+    if (fl_format_same(&m->acc, &m->in))
         rc->pmode = REF_P_SAME;
-    else if (fl_ref_format_contains(&m->acc, &m->in))
+    else if (fl_format_contains(&m->acc, &m->in))
         rc->pmode = REF_P_WIDEN;
     else
         rc->pmode = REF_P_MIXED;
     rc->in_is_acc = rc->pmode == REF_P_SAME;
-    rc->out_is_acc = fl_ref_format_same(&rc->out, &m->acc);
+    rc->out_is_acc = fl_format_same(&rc->out, &m->acc);
     if (m->products == FL_REF_PRODUCTS_FUSED && op != FL_REF_OP_SUM &&
         rc->pmode == REF_P_MIXED && m->order != FL_REF_EXACT && !m->tc.on) {
         ref_set_err(err, errlen,
@@ -194,9 +194,9 @@ int ref_ctx_init(ref_ctx *rc, const fl_ref_model *m, fl_ref_op op, size_t n,
             ref_set_err(err, errlen, "tc: a parameter is out of range");
             return -1;
         }
-        if (m->tc.preset_in && !fl_ref_format_same(m->tc.preset_in, &m->in)) {
+        if (m->tc.preset_in && !fl_format_same(m->tc.preset_in, &m->in)) {
             char c[64];
-            fl_ref_format_spec(m->tc.preset_in, c, sizeof c);
+            fl_format_spec(m->tc.preset_in, c, sizeof c);
             ref_set_err(err, errlen,
                         "tc: the preset takes %s inputs but in=%s", c, a);
             return -1;
@@ -297,6 +297,25 @@ static inline void leaf_operand(const ref_ctx *rc, const ref_terms *t,
     o->v = prod(rc, o->a, o->b, c, flags);
 }
 
+/* Operand r of a plan node: +0 (REF_ZERO), leaf r < n, or the value of
+ * node r - n, kept in scratch. */
+static inline void node_operand(const ref_ctx *rc, const ref_terms *t,
+                                int64_t r, int fused, fl_ctx *c,
+                                uint64_t base, const uint64_t *scratch,
+                                operand *o, unsigned *flags)
+{
+    const int64_t n = (int64_t)rc->n;
+    if (r == REF_ZERO) {
+        o->is_prod = 0;
+        o->v = 0;
+    } else if (r < n) {
+        leaf_operand(rc, t, r, fused, c, base, o, flags);
+    } else {
+        o->is_prod = 0;
+        o->v = scratch[r - n];
+    }
+}
+
 /* The value of an operand that must be rounded now (its own slot). */
 static inline uint64_t operand_value(const ref_ctx *rc, operand *o, fl_ctx *c,
                                      uint64_t base, unsigned *flags)
@@ -348,26 +367,10 @@ uint64_t ref_eval_acc(const ref_ctx *rc, const ref_terms *t, uint64_t u,
     for (size_t j = 0; j < p->nnodes; j++) {
         int64_t l = p->kid[2 * j], r = p->kid[2 * j + 1];
         uint64_t v;
-        if (l == REF_ZERO) {
-            L.is_prod = 0;
-            L.v = 0;
-        } else if (l < n) {
-            leaf_operand(rc, t, l, fused, &c, base, &L, flags);
-        } else {
-            L.is_prod = 0;
-            L.v = scratch[l - n];
-        }
+        node_operand(rc, t, l, fused, &c, base, scratch, &L, flags);
         if ((int64_t)j == p->first_node && init)
             init_combine(rc, &L, u, &c, base, flags);
-        if (r == REF_ZERO) {
-            R.is_prod = 0;
-            R.v = 0;
-        } else if (r < n) {
-            leaf_operand(rc, t, r, fused, &c, base, &R, flags);
-        } else {
-            R.is_prod = 0;
-            R.v = scratch[r - n];
-        }
+        node_operand(rc, t, r, fused, &c, base, scratch, &R, flags);
         if (!L.is_prod && !R.is_prod) {
             SR(c, base, (uint64_t)n + j);
             v = fl_add(acc, L.v, R.v, &c, flags);

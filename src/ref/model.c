@@ -1,25 +1,14 @@
 /*
  * model.c — the arithmetic model: defaults, one key at a time, the
- * canonical one-line text form, and the comparison of formats.
+ * canonical one-line text form.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ref_internal.h"
-
-void ref_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    if (err == NULL || errlen == 0)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 void fl_ref_model_init(fl_ref_model *m)
 {
@@ -60,66 +49,21 @@ int fl_ref_model_copy(fl_ref_model *dst, const fl_ref_model *src)
 }
 
 /* ------------------------------------------------------------------------
- * Formats.
+ * Formats: the core's (format.c), under the names ref.h has always had.
  * ---------------------------------------------------------------------- */
 int fl_ref_format_same(const fl_format *g, const fl_format *f)
 {
-    return g->width == f->width && g->ebits == f->ebits &&
-           g->prec == f->prec && g->has_inf == f->has_inf &&
-           g->nan_style == f->nan_style && g->subnormals == f->subnormals &&
-           g->saturate == f->saturate && g->bias == f->bias &&
-           g->emax == f->emax && g->max_bits == f->max_bits;
-}
-
-/* Largest finite significand as an integer of prec bits. */
-static uint64_t max_sig(const fl_format *f)
-{
-    return (f->max_bits & f->frac_mask) | ((uint64_t)1 << (f->prec - 1));
+    return fl_format_same(g, f);
 }
 
 int fl_ref_format_contains(const fl_format *g, const fl_format *f)
 {
-    int32_t qf = f->emin - f->prec + 1, qg = g->emin - g->prec + 1;
-    if (g->prec < f->prec)
-        return 0;
-    if (f->has_inf && !g->has_inf)
-        return 0;
-    /* largest finite: compare leading exponents, then significands
-     * scaled to a common length */
-    if (g->emax < f->emax)
-        return 0;
-    if (g->emax == f->emax) {
-        fl_u128 mg = (fl_u128)max_sig(g) << (f->prec - 1);
-        fl_u128 mf = (fl_u128)max_sig(f) << (g->prec - 1);
-        if (mg < mf)
-            return 0;
-    }
-    /* every value of f is a multiple of 2^qf; below 2^emin(g) it must be
-     * a subnormal of g */
-    if (g->subnormals)
-        return qg <= qf && g->emin <= f->emin;
-    return (f->subnormals ? qf : f->emin) >= g->emin;
+    return fl_format_contains(g, f);
 }
 
 void fl_ref_format_spec(const fl_format *f, char *buf, size_t len)
 {
-    const fl_format *p = f->name ? fl_format_by_name(f->name) : NULL;
-    if (p != NULL && fl_ref_format_same(p, f)) {
-        snprintf(buf, len, "%s", p->name);
-        return;
-    }
-    for (size_t i = 0; i < fl_format_preset_count(); i++) {
-        p = fl_format_preset(i);
-        if (fl_ref_format_same(p, f)) {
-            snprintf(buf, len, "%s", p->name);
-            return;
-        }
-    }
-    if (f->nan_style == FL_NANSTYLE_IEEE && f->subnormals && !f->saturate) {
-        snprintf(buf, len, "ieee:%d:%d", f->ebits, f->prec - 1);
-        return;
-    }
-    snprintf(buf, len, "%s", f->name ? f->name : "?");
+    fl_format_spec(f, buf, len);
 }
 
 /* ------------------------------------------------------------------------
@@ -700,7 +644,7 @@ static size_t tc_text(const fl_ref_model *m, char *buf, size_t len)
         const fl_tc_model *p = fl_tc_model_preset(i);
         if (p->block == t->block && p->neab == t->neab && p->align == t->align &&
             p->norm == t->norm && p->out_rm == t->rm &&
-            fl_ref_format_same(p->in, &m->in)) {
+            fl_format_same(p->in, &m->in)) {
             pname = p->name;
             break;
         }
@@ -717,9 +661,9 @@ char *fl_ref_model_string(const fl_ref_model *m)
     char *tree = NULL, *s;
     const char *ord = order;
     size_t need;
-    fl_ref_format_spec(&m->in, in, sizeof in);
-    fl_ref_format_spec(&m->acc, acc, sizeof acc);
-    fl_ref_format_spec(m->out_set ? &m->out : &m->acc, out, sizeof out);
+    fl_format_spec(&m->in, in, sizeof in);
+    fl_format_spec(&m->acc, acc, sizeof acc);
+    fl_format_spec(m->out_set ? &m->out : &m->acc, out, sizeof out);
     switch (m->order) {
     case FL_REF_PAIRWISE: case FL_REF_BLOCKED: case FL_REF_SPLITK:
         snprintf(order, sizeof order, "%s:%zu", order_names[m->order], m->order_arg);

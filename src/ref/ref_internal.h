@@ -142,6 +142,8 @@ int ref_tcfast_dot(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
                    size_t rows, uint64_t *out, int nthreads,
                    unsigned *flags);
 
+/* The message, printf-style, into err (nothing when err is NULL or
+ * errlen 0; cut to errlen - 1 characters) (err.c). */
 void ref_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -358,10 +358,13 @@ char *ref_tree_print(const fl_ref_tree *t)
             sp--;
             continue;
         }
-        if (it->state == 0) {
-            if (!root)
+        if (it->state < 2) {
+            /* state 0: open, go down the left operand; 1: the plus, go
+             * down the right one */
+            if (it->state == 0 && !root)
                 sb_put(&s, "(", 1);
-            it->state = 1;
+            if (it->state == 1)
+                sb_put(&s, "+", 1);
             if (sp == cap) {
                 struct item *ns = realloc(stk, 2 * cap * sizeof *stk);
                 if (ns == NULL) {
@@ -372,25 +375,10 @@ char *ref_tree_print(const fl_ref_tree *t)
                 cap *= 2;
                 it = &stk[sp - 1];
             }
-            stk[sp].ref = t->kid[2 * (r - n)];
+            stk[sp].ref = t->kid[2 * (r - n) + it->state];
             stk[sp].state = 0;
             sp++;
-        } else if (it->state == 1) {
-            sb_put(&s, "+", 1);
-            it->state = 2;
-            if (sp == cap) {
-                struct item *ns = realloc(stk, 2 * cap * sizeof *stk);
-                if (ns == NULL) {
-                    s.oom = 1;
-                    break;
-                }
-                stk = ns;
-                cap *= 2;
-                it = &stk[sp - 1];
-            }
-            stk[sp].ref = t->kid[2 * (r - n) + 1];
-            stk[sp].state = 0;
-            sp++;
+            it->state++;
         } else {
             if (!root)
                 sb_put(&s, ")", 1);

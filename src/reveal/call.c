@@ -172,10 +172,10 @@ static int call_kernel(rv *r, size_t batch, size_t rows, size_t ncols,
         r->out = c.out_format;
         r->have_out = 1;
         r->res->out = r->out;
-    } else if (!fl_ref_format_same(&r->out, &c.out_format)) {
+    } else if (!fl_format_same(&r->out, &c.out_format)) {
         char x[64], y[64];
-        fl_ref_format_spec(&r->out, x, sizeof x);
-        fl_ref_format_spec(&c.out_format, y, sizeof y);
+        fl_format_spec(&r->out, x, sizeof x);
+        fl_format_spec(&c.out_format, y, sizeof y);
         snprintf(msg, msglen, "kernel call %zu: the output format changed "
                  "between calls: %s before, %s now", c.index + 1, x, y);
         return -1;

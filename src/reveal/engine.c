@@ -71,7 +71,7 @@ static int check_opts(rv *r)
         return rv_fail(r, FL_REVEAL_BAD_OPTIONS,
                        "call_elems (%zu) holds less than one row of %zu terms",
                        o->call_elems, r->T);
-    fl_ref_format_spec(&o->in, f, sizeof f);
+    fl_format_spec(&o->in, f, sizeof f);
     if (o->in.nan_style != FL_NANSTYLE_IEEE || !o->in.has_inf ||
         !o->in.is_signed || o->in.prec < 3)
         return rv_fail(r, FL_REVEAL_BAD_OPTIONS,
@@ -197,7 +197,7 @@ fl_reveal_status fl_reveal(const fl_reveal_opts *o, fl_reveal_kernel kernel,
     res->status = FL_REVEAL_FOUND;
     if (check_opts(&r) != 0)
         goto done;
-    fl_ref_format_spec(&r.in, f, sizeof f);
+    fl_format_spec(&r.in, f, sizeof f);
     if (o->op == FL_REF_OP_GEMM)
         rv_log(&r, "reveal gemm: A %zu x %zu, B %zu x %zu of %s%s", o->m, o->k,
                o->k, o->n, f, o->batch ? " (batched)" : "");
@@ -212,7 +212,7 @@ again:
         goto done;
     {
         char of[64];
-        fl_ref_format_spec(&r.out, of, sizeof of);
+        fl_format_spec(&r.out, of, sizeof of);
         rv_log(&r, "kernel output: %s", of);
     }
 

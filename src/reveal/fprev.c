@@ -503,6 +503,23 @@ static int store(rv *r, pmap *mp, size_t i, size_t j, double cnt)
     return 0;
 }
 
+/* The probe of the pair (i, j) as rows of s, one per window; -1 when out
+ * of memory. */
+static int add_pair_rows(rv *r, const rv_scale *sc, rv_rows *s, size_t i,
+                         size_t j)
+{
+    const size_t ws = win_size(r), nw = win_count(r);
+    for (size_t w = 0; w < nw; w++) {
+        size_t row = rv_rows_add(s, &r->in);
+        size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
+        if (row == (size_t)-1)
+            return -1;
+        fill_probe(r, sc, rv_row_a(s, row), s->prod ? rv_row_b(s, row) : NULL,
+                   i, j, w * ws, hi);
+    }
+    return 0;
+}
+
 /* Every pair as rows (one per window), through the row packer. */
 static int run_pairs_rows(rv *r, const rv_scale *sc, const preq *q, size_t nq,
                           pmap *mp)
@@ -512,16 +529,9 @@ static int run_pairs_rows(rv *r, const rv_scale *sc, const preq *q, size_t nq,
     int rc;
     rv_rows_init(&s, r->T, r->prod);
     for (size_t k = 0; k < nq; k++)
-        for (size_t w = 0; w < nw; w++) {
-            size_t row = rv_rows_add(&s, &r->in);
-            size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
-            if (row == (size_t)-1) {
-                rv_rows_free(&s);
-                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
-            }
-            fill_probe(r, sc, rv_row_a(&s, row),
-                       s.prod ? rv_row_b(&s, row) : NULL, q[k].i, q[k].j,
-                       w * ws, hi);
+        if (add_pair_rows(r, sc, &s, q[k].i, q[k].j) != 0) {
+            rv_rows_free(&s);
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
         }
     rc = rv_run_rows(r, &s);
     for (size_t k = 0; k < nq && rc == 0; k++) {
@@ -1202,61 +1212,43 @@ out:
     return rc;
 }
 
-/* Every observation against the tree: l(i, j) = size of the LCA. */
+/* Every observation against the tree: l(i, j) = size of the LCA
+ * (rv_tree_lca_sizes), in the map's order; the first that differs is the
+ * inconsistency reported. */
 static int check_all(rv *r, const fl_reveal_tree *t, const pmap *mp)
 {
-    size_t tot = t->n + t->nnodes, *par, *dep, *size;
+    size_t *qi = malloc((mp->count + 1) * sizeof *qi);
+    size_t *qj = malloc((mp->count + 1) * sizeof *qj);
+    uint32_t *l = malloc((mp->count + 1) * sizeof *l);
+    size_t k = 0;
     char what[256];
     int rc = 0;
-    par = malloc(tot * sizeof *par);
-    dep = malloc(tot * sizeof *dep);
-    size = malloc(tot * sizeof *size);
-    if (!par || !dep || !size) {
-        free(par);
-        free(dep);
-        free(size);
-        return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    if (qi && qj && l) {
+        for (size_t h = 0; h < mp->cap; h++)
+            if (mp->key[h]) {
+                qi[k] = (size_t)((mp->key[h] - 1) >> 32);
+                qj[k] = (size_t)((mp->key[h] - 1) & 0xffffffffu);
+                k++;
+            }
     }
-    for (size_t i = 0; i < t->n; i++)
-        size[i] = 1;
-    par[tot - 1] = (size_t)-1;
-    for (size_t j = 0; j < t->nnodes; j++) {
-        size[t->n + j] = 0;
-        for (size_t q = t->first[j]; q < t->first[j + 1]; q++) {
-            par[t->kids[q]] = t->n + j;
-            size[t->n + j] += size[t->kids[q]];
-        }
-    }
-    dep[tot - 1] = 0;
-    for (size_t j = t->nnodes; j-- > 0;)
-        for (size_t q = t->first[j]; q < t->first[j + 1]; q++)
-            dep[t->kids[q]] = dep[t->n + j] + 1;
+    if (!qi || !qj || !l || rv_tree_lca_sizes(t, qi, qj, k, l) != 0)
+        rc = rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
+    k = 0;
     for (size_t h = 0; h < mp->cap && rc == 0; h++) {
-        size_t i, j;
         if (!mp->key[h])
             continue;
-        i = (size_t)((mp->key[h] - 1) >> 32);
-        j = (size_t)((mp->key[h] - 1) & 0xffffffffu);
-        while (dep[i] > dep[j])
-            i = par[i];
-        while (dep[j] > dep[i])
-            j = par[j];
-        while (i != j) {
-            i = par[i];
-            j = par[j];
-        }
-        if (size[i] != mp->val[h]) {
+        if (l[k] != mp->val[h]) {
             snprintf(what, sizeof what,
                      "terms %zu and %zu meet in %u terms in the probe but in "
-                     "%zu in the tree", (size_t)((mp->key[h] - 1) >> 32),
-                     (size_t)((mp->key[h] - 1) & 0xffffffffu),
-                     (unsigned)mp->val[h], size[i]);
+                     "%zu in the tree", qi[k], qj[k], (unsigned)mp->val[h],
+                     (size_t)l[k]);
             rc = inconsistent(r, what);
         }
+        k++;
     }
-    free(par);
-    free(dep);
-    free(size);
+    free(qi);
+    free(qj);
+    free(l);
     return rc;
 }
 
@@ -1350,7 +1342,7 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
     memset(t, 0, sizeof *t);
     if (win_count(r) > 1) {
         char o[64];
-        fl_ref_format_spec(&r->out, o, sizeof o);
+        fl_format_spec(&r->out, o, sizeof o);
         rv_log(r, "tree: %s holds counts up to 2^%d exactly: each probe counts "
                "its u's in %zu windows of at most %zu terms", o, r->out.prec,
                win_count(r), win_size(r));
@@ -1477,7 +1469,7 @@ int rv_fprev(rv *r, fl_reveal_tree *t, rv_scale *scale)
 int rv_fprev_at(rv *r, const rv_scale *sc, const size_t *qi, const size_t *qj,
                 size_t nq, uint32_t *l, int *holds, char *why, size_t whylen)
 {
-    const size_t ws = win_size(r), nw = win_count(r);
+    const size_t nw = win_count(r);
     const int grid = r->o->op == FL_REF_OP_GEMM && nw == 1 && !r->bt_auto &&
                      !r->o->batch;
     rv_rows s;
@@ -1490,15 +1482,9 @@ int rv_fprev_at(rv *r, const rv_scale *sc, const size_t *qi, const size_t *qj,
         return -1;
     }
     for (size_t k = 0; k < nq && !grid; k++)
-        for (size_t w = 0; w < nw; w++) {
-            size_t row = rv_rows_add(&s, &r->in);
-            size_t hi = (w + 1) * ws < r->T ? (w + 1) * ws : r->T;
-            if (row == (size_t)-1) {
-                rv_rows_free(&s);
-                return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
-            }
-            fill_probe(r, sc, rv_row_a(&s, row), s.prod ? rv_row_b(&s, row) : NULL,
-                       qi[k], qj[k], w * ws, hi);
+        if (add_pair_rows(r, sc, &s, qi[k], qj[k]) != 0) {
+            rv_rows_free(&s);
+            return rv_fail(r, FL_REVEAL_BAD_OPTIONS, "out of memory");
         }
     rc = rv_run_rows(r, &s);
     if (rc != 0) {

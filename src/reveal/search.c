@@ -986,7 +986,7 @@ static int run_stage(rv *r, probe_set *ps, simbuf *sb, fl_ref_model *m,
  * ---------------------------------------------------------------------- */
 static const char *fmt_name(const fl_format *f, char *buf, size_t len)
 {
-    fl_ref_format_spec(f, buf, len);
+    fl_format_spec(f, buf, len);
     return buf;
 }
 
@@ -1064,6 +1064,17 @@ static void free_ocands(ocand *o, size_t n)
 {
     for (size_t k = 0; k < n; k++)
         free(o[k].spec);
+}
+
+/* The n candidates give way to one: the explicit tree spec (copied).
+ * Returns the new count, 1. */
+static size_t only_tree(ocand *o, size_t n, const char *spec)
+{
+    free_ocands(o, n);
+    o[0].spec = strdup(spec);
+    o[0].has_zero = 0;
+    o[0].name = "tree";
+    return 1;
 }
 
 /* Orient the cherries from the product rows: the fused term goes right. */
@@ -1432,13 +1443,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             }
             if (win == 2) {
                 /* the order is now the oriented tree */
-                free(oc[0].spec);
-                for (size_t k = 1; k < noc; k++)
-                    free(oc[k].spec);
-                oc[0].spec = strdup(tree_spec);
-                oc[0].has_zero = 0;
-                oc[0].name = "tree";
-                noc = 1;
+                noc = only_tree(oc, noc, tree_spec);
             }
         }
         free(oe);
@@ -1518,20 +1523,14 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                             : "rounded (products=rounded)",
                    win >= 8 ? "; in each first pair the product written first "
                               "is the one rounded (order=tree)" : "");
-            if (win >= 8) {
-                for (size_t k = 0; k < noc; k++)
-                    free(oc[k].spec);
-                oc[0].spec = strdup(flip);
-                oc[0].has_zero = 0;
-                oc[0].name = "tree";
-                noc = 1;
-            }
+            if (win >= 8)
+                noc = only_tree(oc, noc, flip);
         }
         free(flip);
     }
 
     /* ---- stage 4: output rounding ---- */
-    if (!fl_ref_format_same(&r->out, &m.acc)) {
+    if (!fl_format_same(&r->out, &m.acc)) {
         /* ties and near-ties, and overflow (out's range may be smaller) */
         nc = kv_list_rm(cand, "out-rm");
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_OUT], ps.hi[ST_RANGE],
@@ -1686,7 +1685,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                 if (fl_ref_model_copy(&al[na], &m) != 0)
                     break;
                 if (set_key(&al[na], "acc", accn[q]) != 0 ||
-                    fl_ref_format_same(&al[na].acc, &m.acc)) {
+                    fl_format_same(&al[na].acc, &m.acc)) {
                     fl_ref_model_free(&al[na]);
                     continue;
                 }

@@ -91,14 +91,14 @@ char *fl_reveal_outcome_text(const fl_reveal_result *res)
 /* The input format by the name `fplab reveal --dtype` gives it. */
 static void dtype_name(const fl_format *f, char *buf, size_t len)
 {
-    if (fl_ref_format_same(f, &fl_binary32))
+    if (fl_format_same(f, &fl_binary32))
         snprintf(buf, len, "float32");
-    else if (fl_ref_format_same(f, &fl_binary16))
+    else if (fl_format_same(f, &fl_binary16))
         snprintf(buf, len, "float16");
-    else if (fl_ref_format_same(f, &fl_bfloat16))
+    else if (fl_format_same(f, &fl_bfloat16))
         snprintf(buf, len, "bfloat16");
     else
-        fl_ref_format_spec(f, buf, len);
+        fl_format_spec(f, buf, len);
 }
 
 char *fl_reveal_notes_text(const fl_reveal_opts *o,
@@ -113,7 +113,7 @@ char *fl_reveal_notes_text(const fl_reveal_opts *o,
     if (res->status != FL_REVEAL_FOUND || !res->have_model)
         return calloc(1, 1);
     dtype_name(&o->in, in, sizeof in);
-    fl_ref_format_spec(&res->out, of, sizeof of);
+    fl_format_spec(&res->out, of, sizeof of);
     /* "201, 1031 and 2053": the lengths checked besides the first */
     lt[0] = '\0';
     for (size_t i = 1; i < res->ntree_lengths && w < sizeof lt; i++)

@@ -87,6 +87,12 @@ static inline uint32_t fl__sc_amax(const float *x, size_t k, int *nan)
     return amax;
 }
 
+/* What every quantizer checks of its input (scheme.c): values given when
+ * n > 0, and under FL_RSB the supplied bits, 1..64 of them, a variant;
+ * 0, or -1 with a message. */
+int fl__sc_check_input(const fl_scale_scheme *s, const float *x, size_t n,
+                       char *err, size_t errlen);
+
 /* binary32 arithmetic through the core, round to nearest even. */
 float fl__f32_mul(float a, float b);
 float fl__f32_div(float a, float b);

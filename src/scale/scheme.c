@@ -303,6 +303,26 @@ size_t fl_scale_nblocks(const fl_scale_scheme *s, size_t n)
 
 /* ---- binary32 arithmetic through the core ---------------------------- */
 
+int fl__sc_check_input(const fl_scale_scheme *s, const float *x, size_t n,
+                       char *err, size_t errlen)
+{
+    if (n && !x) {
+        if (err && errlen)
+            snprintf(err, errlen, "quantize: no input values");
+        return -1;
+    }
+    if (s->rm == FL_RSB && (!s->sr_bits || s->sr_nbits < 1 ||
+                            s->sr_nbits > 64 || s->sr_variant < 0 ||
+                            s->sr_variant >= FL_SRV_COUNT)) {
+        if (err && errlen)
+            snprintf(err, errlen, "quantize: stochastic rounding with "
+                     "supplied bits needs the bits (one per element), 1..64 "
+                     "of them and a variant 0..3");
+        return -1;
+    }
+    return 0;
+}
+
 float fl__f32_mul(float a, float b)
 {
     fl_ctx c = FL_CTX_INIT;

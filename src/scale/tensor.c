@@ -73,20 +73,8 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
                      "scheme");
         return -1;
     }
-    if (n && !x) {
-        if (err && errlen)
-            snprintf(err, errlen, "quantize: no input values");
+    if (fl__sc_check_input(s, x, n, err, errlen))
         return -1;
-    }
-    if (s->rm == FL_RSB && (!s->sr_bits || s->sr_nbits < 1 ||
-                            s->sr_nbits > 64 || s->sr_variant < 0 ||
-                            s->sr_variant >= FL_SRV_COUNT)) {
-        if (err && errlen)
-            snprintf(err, errlen, "quantize: stochastic rounding with "
-                     "supplied bits needs the bits (one per element), 1..64 "
-                     "of them and a variant 0..3");
-        return -1;
-    }
     const float sinv = fl__f32_div(1.0f, scale);
     fl_ctx c = fl__sc_ctx(s);
     uint32_t nsub = 0, nsat = 0;

@@ -1,6 +1,7 @@
 /*
  * format.c — format descriptors: the preset table (with every name each
- * preset answers to), "ieee:E:M", fl_format_define, and the names of
+ * preset answers to), "ieee:E:M", fl_format_define, the comparison of
+ * two formats (same, contains) and a format's spec, and the names of
  * rounding modes and NaN presets.
  *
  * A format is data: (ebits, prec, bias, nan style, signedness, zero,
@@ -566,6 +567,79 @@ int fl_format_parse(fl_format *out, const char *spec, char *err, size_t errlen)
     }
     unknown_format(err, errlen, spec);
     return -1;
+}
+
+/* ----------------------------------------------------------------------
+ * Comparing formats and naming one.
+ * ---------------------------------------------------------------------- */
+
+/* is_signed follows from width, ebits and prec; name, reserved and the
+ * derived masks do not define a format.  (min_gap_up is rounding, not
+ * encoding: fp8-e8m0 and float8_e8m0fnu are the same codes.) */
+int fl_format_same(const fl_format *g, const fl_format *f)
+{
+    return g->width == f->width && g->ebits == f->ebits &&
+           g->prec == f->prec && g->has_inf == f->has_inf &&
+           g->nan_style == f->nan_style && g->subnormals == f->subnormals &&
+           g->saturate == f->saturate && g->bias == f->bias &&
+           g->emax == f->emax && g->max_bits == f->max_bits;
+}
+
+/* Largest finite significand as an integer of prec bits. */
+static uint64_t max_sig(const fl_format *f)
+{
+    return (f->max_bits & f->frac_mask) | ((uint64_t)1 << (f->prec - 1));
+}
+
+/* Every finite value of f is m * 2^q with q >= qf = emin - prec + 1 (its
+ * quantum at the bottom: f's subnormals, or the last bit of its smallest
+ * normal binade; without zero (E8M0) 2^emin itself is such a value), and
+ * a value of f at exponent e has its last bit at e - prec(f) + 1 >= qf.
+ * g holds such a value when its precision is no less, its top is no lower
+ * and, below g's normal range, the value is a multiple of g's smallest
+ * quantum: with subnormals that is qg <= qf alone; without, every value
+ * of f must be at least 2^emin(g).  NaN codes and signs are not values. */
+int fl_format_contains(const fl_format *g, const fl_format *f)
+{
+    int32_t qf = f->emin - f->prec + 1, qg = g->emin - g->prec + 1;
+    if (g->prec < f->prec)
+        return 0;
+    if (f->has_inf && !g->has_inf)
+        return 0;
+    /* largest finite: compare leading exponents, then significands
+     * scaled to a common length */
+    if (g->emax < f->emax)
+        return 0;
+    if (g->emax == f->emax) {
+        fl_u128 mg = (fl_u128)max_sig(g) << (f->prec - 1);
+        fl_u128 mf = (fl_u128)max_sig(f) << (g->prec - 1);
+        if (mg < mf)
+            return 0;
+    }
+    if (g->subnormals)
+        return qg <= qf;
+    return (f->subnormals ? qf : f->emin) >= g->emin;
+}
+
+void fl_format_spec(const fl_format *f, char *buf, size_t len)
+{
+    const fl_format *p = f->name ? fl_format_by_name(f->name) : NULL;
+    if (p != NULL && fl_format_same(p, f)) {
+        snprintf(buf, len, "%s", p->name);
+        return;
+    }
+    for (size_t i = 0; i < fl_format_preset_count(); i++) {
+        p = fl_format_preset(i);
+        if (fl_format_same(p, f)) {
+            snprintf(buf, len, "%s", p->name);
+            return;
+        }
+    }
+    if (f->nan_style == FL_NANSTYLE_IEEE && f->subnormals && !f->saturate) {
+        snprintf(buf, len, "ieee:%d:%d", f->ebits, f->prec - 1);
+        return;
+    }
+    snprintf(buf, len, "%s", f->name ? f->name : "?");
 }
 
 /* ---------------------------------------------------------------------- */

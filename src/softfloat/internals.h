@@ -12,6 +12,22 @@
  * Unpacked finite nonzero values are  sig * 2^(exp - 63)  with bit 63 of
  * sig set, i.e. sig is a 1.63 fixed-point significand and exp the unbiased
  * exponent of its leading bit.
+ *
+ * Who includes it.  The core (src/softfloat) and the reference library
+ * (src/ref, through ref_internal.h): ref's exact and compensated
+ * evaluations unpack operands, round their exact sums once with
+ * fl__round_pack and take the core's NaN and special-value rules
+ * (fl__nan_result, fl__nan_convert, fl__invalid, fl__pack_zero,
+ * fl__pack_inf), so that a reference and the core cannot disagree on them.
+ * No other part: scale's fl__sc_* and fl__mx_* helpers are its own
+ * (scale_internal.h) and it calls the public API.  The shared library
+ * exports none of these names (cmake/fplab.map).
+ *
+ * Contracts common to every function here: f is a valid descriptor (from
+ * the preset table, fl_format_parse or fl_format_define); c is not NULL
+ * unless a comment says it may be; flags is not NULL, and a function only
+ * ORs into *flags (FL_* exception bits and the ternary FL_TERN_UP /
+ * FL_TERN_DOWN), never clears it; results are encodings of f.
  */
 #ifndef FPLAB_INTERNALS_H
 #define FPLAB_INTERNALS_H
@@ -28,9 +44,12 @@ typedef unsigned __int128 fl_u128;
 #define FL__NOINLINE __attribute__((noinline))
 #endif
 
+/* The class of an unpacked operand; the NaN classes are the last two
+ * (fl__is_nan_cls). */
 enum { FL_U_ZERO = 0, FL_U_FINITE = 1, FL_U_INF = 2, FL_U_QNAN = 3,
        FL_U_SNAN = 4 };
 
+/* An unpacked operand (fl__unpack). */
 typedef struct fl_unp {
     int cls;       /* FL_U_* */
     int sign;      /* 0 or 1 */
@@ -38,9 +57,9 @@ typedef struct fl_unp {
     uint64_t sig;  /* bit 63 set for FL_U_FINITE, 0 otherwise */
 } fl_unp;
 
+/* Leading zero bits of x, 0..63; x must not be 0 (undefined there). */
 static inline FPLAB_HOSTDEV int fl__clz64(uint64_t x)
 {
-    /* x != 0 */
 #if defined(__CUDA_ARCH__)
     return __clzll((long long)x);
 #else
@@ -48,6 +67,7 @@ static inline FPLAB_HOSTDEV int fl__clz64(uint64_t x)
 #endif
 }
 
+/* 1 when an unpacked class is a NaN (quiet or signaling). */
 static inline FPLAB_HOSTDEV int fl__is_nan_cls(int cls)
 {
     return cls >= FL_U_QNAN;
@@ -167,7 +187,8 @@ FPLAB_HOSTDEV uint64_t fl__pack_inf(const fl_format *f, int sign,
  * values below 2^emin give 2^emin; min_gap_up: ml_dtypes' E8M0 rounding
  * above 2^emin in RNE and RNA) and all flags, including FL_TERN_UP /
  * FL_TERN_DOWN.  sig != 0 and need not be normalized; its lowest bit is
- * sticky, so it must carry >= prec+2 significant bits. */
+ * sticky, so it must carry >= prec+2 significant bits.  Returns the
+ * encoding in f; the only place a finite result is rounded. */
 FPLAB_HOSTDEV uint64_t fl__round_pack(const fl_format *f, const fl_ctx *c,
                                       int sign, int32_t exp, uint64_t sig,
                                       unsigned *flags);
@@ -186,7 +207,8 @@ static inline FPLAB_HOSTDEV uint64_t fl__sticky128(fl_u128 x)
     return (uint64_t)(x >> 64) | ((uint64_t)x != 0);
 }
 
-/* Shift right with sticky: bits shifted out are ORed into bit 0. */
+/* Shift right with sticky: bits shifted out are ORed into bit 0; n <= 0
+ * returns x, n past the width returns whether x != 0. */
 static inline FPLAB_HOSTDEV uint64_t fl__shr_sticky(uint64_t x, int32_t n)
 {
     if (n <= 0) return x;
@@ -194,6 +216,7 @@ static inline FPLAB_HOSTDEV uint64_t fl__shr_sticky(uint64_t x, int32_t n)
     return (x >> n) | ((x & (((uint64_t)1 << n) - 1)) != 0);
 }
 
+/* fl__shr_sticky on 128 bits. */
 static inline FPLAB_HOSTDEV fl_u128 fl__shr128_sticky(fl_u128 x, int32_t n)
 {
     if (n <= 0) return x;
@@ -235,8 +258,10 @@ static inline FPLAB_HOSTDEV int fl__nan_default_neg(int preset)
 /* NaN results.  fl__nan_result picks the NaN an operation returns given its
  * operands (at least one is a NaN), following c->nan (fl__nan_keep): x86,
  * SoftFloat and first propagate the first NaN operand (quieted), sign and
- * sign-pos its sign, the others return the default NaN.  Raises invalid if any operand is a signaling NaN.  n = number of
- * operands. */
+ * sign-pos its sign, the others return the default NaN.  Raises invalid
+ * if any operand is a signaling NaN.  ops[0..n) are the operands'
+ * encodings in f, in the operation's order (the first NaN is the one
+ * kept). */
 FPLAB_HOSTDEV uint64_t fl__nan_result(const fl_format *f, const fl_ctx *c,
                                       const uint64_t *ops, int n,
                                       unsigned *flags);

@@ -15,18 +15,26 @@ static FPLAB_HOSTDEV int srb_args_ok(int nbits, int variant)
            variant < FL_SRV_COUNT;
 }
 
+/* c in mode FL_RSB with the supplied bits, their width and the variant. */
+static FPLAB_HOSTDEV fl_ctx srb_ctx(const fl_ctx *c, uint64_t rbits,
+                                    int nbits, int variant)
+{
+    fl_ctx k = *c;
+    k.rm = FL_RSB;
+    k.sr_bits = rbits;
+    k.sr_nbits = (uint8_t)nbits;
+    k.sr_variant = (uint8_t)variant;
+    return k;
+}
+
 FPLAB_HOSTDEV uint64_t fl_round_sr_bits(const fl_format *f, double x,
                                         uint64_t rbits, int nbits,
                                         int variant, const fl_ctx *c,
                                         unsigned *flags)
 {
-    fl_ctx k = *c;
     if (!srb_args_ok(nbits, variant))
         return fl__invalid(f, c, flags);
-    k.rm = FL_RSB;
-    k.sr_bits = rbits;
-    k.sr_nbits = (uint8_t)nbits;
-    k.sr_variant = (uint8_t)variant;
+    const fl_ctx k = srb_ctx(c, rbits, nbits, variant);
     return fl_from_double(f, x, &k, flags);
 }
 
@@ -41,11 +49,7 @@ static void srb_one(const fl_format *f, uint64_t *dst, double x,
     if (!srb_args_ok(nbits, variant)) {
         *dst = fl__invalid(f, c, &fl);
     } else if (xf) {
-        fl_ctx k = *c;
-        k.rm = FL_RSB;
-        k.sr_bits = rbits;
-        k.sr_nbits = (uint8_t)nbits;
-        k.sr_variant = (uint8_t)variant;
+        const fl_ctx k = srb_ctx(c, rbits, nbits, variant);
         *dst = fl_from_float(f, *xf, &k, &fl);
     } else {
         *dst = fl_round_sr_bits(f, x, rbits, nbits, variant, c, &fl);
@@ -55,19 +59,28 @@ static void srb_one(const fl_format *f, uint64_t *dst, double x,
     *or_flags |= fl;
 }
 
+/* The array forms: element i from xd[i], or from xf[i] when xf is given,
+ * with rbits[i]. */
+static void srb_array(const fl_format *f, uint64_t *dst, const double *xd,
+                      const float *xf, const uint64_t *rbits, size_t n,
+                      int nbits, int variant, const fl_ctx *c,
+                      unsigned *flags, unsigned *each)
+{
+    unsigned acc = 0;
+    for (size_t i = 0; i < n; i++)
+        srb_one(f, dst + i, xf ? 0 : xd[i], xf ? xf + i : NULL, rbits[i],
+                nbits, variant, c, &acc, each ? each + i : NULL);
+    if (flags)
+        *flags |= acc;
+}
+
 void fl_round_sr_bits_array(const fl_format *f, uint64_t *dst,
                             const double *src, const uint64_t *rbits,
                             size_t n, int nbits, int variant,
                             const fl_ctx *c, unsigned *flags,
                             unsigned *each)
 {
-    unsigned acc = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        srb_one(f, dst + i, src[i], NULL, rbits[i], nbits, variant, c, &acc,
-                each ? each + i : NULL);
-    if (flags)
-        *flags |= acc;
+    srb_array(f, dst, src, NULL, rbits, n, nbits, variant, c, flags, each);
 }
 
 void fl_round_sr_bits_float_array(const fl_format *f, uint64_t *dst,
@@ -76,11 +89,5 @@ void fl_round_sr_bits_float_array(const fl_format *f, uint64_t *dst,
                                   const fl_ctx *c, unsigned *flags,
                                   unsigned *each)
 {
-    unsigned acc = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        srb_one(f, dst + i, 0, src + i, rbits[i], nbits, variant, c, &acc,
-                each ? each + i : NULL);
-    if (flags)
-        *flags |= acc;
+    srb_array(f, dst, NULL, src, rbits, n, nbits, variant, c, flags, each);
 }

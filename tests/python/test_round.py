@@ -192,6 +192,23 @@ def test_decode_wide_formats_and_errors():
         fplab.decode(np.uint8([1, 2, 0x10, 0x20]), "float4_e2m1fn")
 
 
+@pytest.mark.parametrize("fmt,dtype,code,value", [
+    # E8M0's 2^-127 is a binary32 subnormal, 2^127 a normal number
+    ("float8_e8m0fnu", np.float32, np.uint8(0), 2.0 ** -127),
+    ("float8_e8m0fnu", np.float32, np.uint8(254), 2.0 ** 127),
+    ("fp8-e8m0", np.float32, np.uint8(0), 2.0 ** -127),
+    ("binary16", np.float32, np.uint16(1), 2.0 ** -24),
+    ("bfloat16", np.float32, np.uint16(1), 2.0 ** -133),
+    ("tf32", np.float32, np.uint32(1), 2.0 ** -136),
+    ("ieee:9:10", np.float64, np.uint32(1), 2.0 ** -264),   # wider range
+    ("ieee:8:24", np.float64, np.uint64(1), 2.0 ** -150),   # more precision
+])
+def test_decode_float32_where_binary32_holds_every_value(fmt, dtype, code, value):
+    got = fplab.decode(np.array([code]), fmt)
+    assert got.dtype == dtype, (fmt, got.dtype)
+    assert got[0] == value, (fmt, got[0])
+
+
 def test_layouts_and_kinds(rng, cases):
     x = (rng.standard_normal((64, 48)) * 100).astype(np.float32)
     want = fplab.round(x, "bfloat16")
