@@ -1,7 +1,11 @@
 # Fast paths against the generic core: random sampling (unit) and every
 # 16-bit pair / binary32 conversion (exhaustive).
 add_executable(test_fastpath ${CMAKE_CURRENT_LIST_DIR}/test_fastpath.c)
-target_include_directories(test_fastpath PRIVATE ${PROJECT_SOURCE_DIR}/src/softfloat)
+target_include_directories(test_fastpath PRIVATE ${PROJECT_SOURCE_DIR}/src/softfloat
+  ${PROJECT_SOURCE_DIR}/src/accel)
+# the seam's inline level functions read FPLAB_AVX512 as the library does
+target_compile_definitions(test_fastpath PRIVATE
+  $<$<BOOL:${FPLAB_AVX512}>:FPLAB_AVX512=1>)
 target_link_libraries(test_fastpath PRIVATE fplab Threads::Threads fplab_warnings ${FPLAB_LIBM})
 add_test(NAME fastpath_random COMMAND test_fastpath)
 set_tests_properties(fastpath_random PROPERTIES LABELS unit)

@@ -1293,6 +1293,14 @@ static uint64_t h16_operand(uint64_t *s)
     }
 }
 
+/* Cap the calling thread at the level whose binary16 kernels are lv
+ * (fl__h16_hw: 0 the SSE2 versions, 1 F16C and FMA3, 2 AVX-512). */
+static void h16_cap(int lv)
+{
+    fl__accel_cap(lv >= 2 ? FL__CPU_AVX512 : lv == 1 ? FL__CPU_AVX2
+                                                     : FL__CPU_SCALAR);
+}
+
 /* Products at and around the tininess border 2^-14 - 2^-26 = 4095 *
  * 2^-26 (and 2^-14 = 4096 * 2^-26): every pair of 11-bit significands
  * whose product is within 64 of 4095 * 2^j or 4096 * 2^j (j = 9, 10),
@@ -1302,7 +1310,7 @@ static uint64_t h16_border_cases(uint64_t *s)
 {
     const fl_format *ff = &fl_binary16;
     fl_format sf = fl_binary16;
-    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    const int hw0 = fl__h16_hw();
     uint64_t cases = 0, sa, sb;
     int lv, j, tin;
     sf.reserved |= FL__FMT_NOFAST;
@@ -1321,7 +1329,7 @@ static uint64_t h16_border_cases(uint64_t *s)
                                        (sb & 0x3FF) | (sm_next(s) & 1) << 15;
                     const uint64_t ds[3] = { 0, sm_next(s) & 0x83FF, 0x8000 };
                     for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
-                        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+                        h16_cap(lv);
                         for (tin = 0; tin < 2; tin++) {
                             fl_ctx c = fl_ctx_make(FL_RNE);
                             unsigned wf = 0, gf = 0, k;
@@ -1344,7 +1352,7 @@ static uint64_t h16_border_cases(uint64_t *s)
                     }
                 }
             }
-    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    fl__accel_cap(FL__CPU_LEVELS);
     return cases;
 }
 
@@ -1356,12 +1364,12 @@ static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
 {
     const fl_format *ff = &fl_binary16;
     fl_format sf = fl_binary16;
-    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    const int hw0 = fl__h16_hw();
     uint64_t cases = 0, k;
     int lv;
     sf.reserved |= FL__FMT_NOFAST;
     for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
-        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        h16_cap(lv);
         ++*levels_run;
         for (k = 0; k < per; k++) {
             fl_ctx c = fl_ctx_make(FL_RNE);
@@ -1384,7 +1392,7 @@ static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
             cases++;
         }
     }
-    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    fl__accel_cap(FL__CPU_LEVELS);
     return cases;
 }
 
@@ -1399,7 +1407,7 @@ static uint64_t h16_special_cases(uint64_t *s)
 {
     const fl_format *ff = &fl_binary16;
     fl_format sf = fl_binary16;
-    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    const int hw0 = fl__h16_hw();
     static const uint64_t fixed[12] = { 0x0000, 0x0001, 0x03FF, 0x0400,
                                         0x3C00, 0x7BFF, 0x3555, 0x0200,
                                         0x1000, 0x5800, 0x7000, 0x2E66 };
@@ -1421,7 +1429,7 @@ static uint64_t h16_special_cases(uint64_t *s)
             ops[n++] = x;
     }
     for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
-        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        h16_cap(lv);
         for (r = 0; r < 3; r++) {
             fl_ctx c = fl_ctx_make(FL_RNE);
             c.nan = (uint8_t)(r == 0 ? FL_NANP_X86 : r == 1 ? FL_NANP_SOFTFLOAT
@@ -1478,7 +1486,7 @@ static uint64_t h16_special_cases(uint64_t *s)
             }
         }
     }
-    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    fl__accel_cap(FL__CPU_LEVELS);
     return cases;
 }
 
@@ -1493,12 +1501,12 @@ static uint64_t h16_fma_sticky_cases(uint64_t *s)
 {
     const fl_format *ff = &fl_binary16;
     fl_format sf = fl_binary16;
-    const int hw0 = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+    const int hw0 = fl__h16_hw();
     uint64_t cases = 0;
     int lv, r, i;
     sf.reserved |= FL__FMT_NOFAST;
     for (lv = hw0 > 0 ? hw0 : 0; lv >= 0; lv--) {
-        __atomic_store_n(&fl__h16_hw, lv, __ATOMIC_RELAXED);
+        h16_cap(lv);
         for (r = 0; r < 2; r++) {
             fl_ctx c = fl_ctx_make(FL_RNE);
             c.nan = (uint8_t)(r ? FL_NANP_SOFTFLOAT : FL_NANP_X86);
@@ -1520,7 +1528,7 @@ static uint64_t h16_fma_sticky_cases(uint64_t *s)
             }
         }
     }
-    __atomic_store_n(&fl__h16_hw, hw0, __ATOMIC_RELAXED);
+    fl__accel_cap(FL__CPU_LEVELS);
     return cases;
 }
 
@@ -1635,7 +1643,7 @@ static int run_random(void)
         }
         printf("%-20s %10" PRIu64 " cases, %" PRIu64 " levels (hw %d..0), "
                "%ld mismatches so far\n", "binary16 rne paths", hc, lvs,
-               __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED), failures);
+               fl__h16_hw(), failures);
         if (hc < per_op) {
             printf("FAIL: binary16 rne paths: too few cases\n");
             bad = 1;

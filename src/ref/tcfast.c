@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "accel.h"
 
 #if defined(__x86_64__) && defined(FPLAB_AVX512)
 #include <immintrin.h>
@@ -373,10 +374,8 @@ typedef void (*chain_fn)(const ref_ctx *, const chain_in *, uint64_t *,
 static chain_fn pick_chain(const ref_ctx *rc)
 {
 #if TC512
-    const char *e = getenv("FPLAB_REF_SIMD");
     if (rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
-        rc->tcm.align == FL_TC_ALIGN_TRUNC && __builtin_cpu_supports("avx512f") &&
-        !(e && strcmp(e, "avx512") != 0))
+        rc->tcm.align == FL_TC_ALIGN_TRUNC && fl__accel_simd() >= 2)
         return chain_512;
 #endif
     (void)rc;
@@ -806,13 +805,11 @@ static int vgemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 
 static int vec_applicable(const ref_ctx *rc)
 {
-    const char *e = getenv("FPLAB_REF_SIMD");
     return rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
            rc->tcm.align == FL_TC_ALIGN_TRUNC &&
            (rc->m->tc.rm == FL_RTZ || rc->m->tc.rm == FL_RNE) &&
            fl_ref_format_same(&rc->m->acc, &fl_binary32) &&
-           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-           !(e && strcmp(e, "avx512") != 0);
+           fl__accel_simd() >= 2;   /* AVX-512 F, BW, VL, DQ and CD */
 }
 
 /* op(A) rows and op(B) in rows of npad columns, decoded; 0, or 1 when

@@ -89,7 +89,7 @@ FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
 #ifdef FPLAB_AVX512
     if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
+                         fl__h16_hw() > 1, 1))
         return fl__h16_add_hw512(f, a, b, c, flags);   /* every encoding */
 #endif
     if (fl__h16_take(f, c)) {

@@ -40,6 +40,7 @@
 #define FPLAB_FAST_H
 
 #include "internals.h"
+#include "accel.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -762,12 +763,14 @@ FL__AINLINE uint64_t fl__h16_fma_special(uint64_t a, uint64_t b, uint64_t d,
 }
 
 /* The same multiplication and fma through the host's F16C conversions
- * (fast_h16.c), when fl__h16_hw > 0: the CPU has F16C (set at start-up;
- * -1 until then, and tests may set 0 to prove the SSE2 versions). */
-extern __attribute__((visibility("hidden"))) int fl__h16_hw;
-/* 1: the CPU has FMA3 besides F16C (fl__h16_fma_fma3). */
-extern __attribute__((visibility("hidden"))) int fl__h16_fma3;
-/* fl__h16_hw == 1, FMA3 and the host's NaN rule: the fma of any three
+ * (fast_h16.c), by the calling thread's level: 2 the AVX-512 kernels
+ * (compiled only with FPLAB_AVX512), 1 F16C with FMA3 (avx2), 0 the SSE2
+ * versions above (scalar). */
+FL__AINLINE int fl__h16_hw(void)
+{
+    return fl__accel_simd();
+}
+/* fl__h16_hw() == 1 and the host's NaN rule: the fma of any three
  * encodings by a binary32 fused multiply-add and an exact binary64
  * residual sign. */
 uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b,
@@ -778,11 +781,11 @@ uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a, uint64_t b,
                         const fl_ctx *c, unsigned *flags);
 uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a, uint64_t b,
                         uint64_t d, const fl_ctx *c, unsigned *flags);
-/* fl__h16_hw == 2 (AVX-512F too; compiled only with FPLAB_AVX512): the
+/* fl__h16_hw() == 2 (AVX-512 too; compiled only with FPLAB_AVX512): the
  * fma by rounding-controlled binary32 fused multiply-adds. */
 uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            uint64_t d, const fl_ctx *c, unsigned *flags);
-/* fl__h16_hw == 2 and the host's NaN rule: the addition of any two
+/* fl__h16_hw() == 2 and the host's NaN rule: the addition of any two
  * encodings by rounding-controlled binary32 additions, the fma of any
  * three by fused multiply-adds. */
 uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
@@ -799,18 +802,19 @@ FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT;
+           (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT &&
+           fl__accel_level() >= FL__CPU_SCALAR;
 }
 
 /* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of
- * the context 0 or 4) and F16C: fl__h16_mul_hw takes every encoding. */
+ * the context 0 or 4) at level avx2 or above: fl__h16_mul_hw takes every
+ * encoding. */
 FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFBFFFFFF00FFull) == 0 &&
-           __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0;
+           (w & 0xFBFFFFFF00FFull) == 0 && fl__h16_hw() > 0;
 }
 #endif /* FL__H16_SSE */
 

@@ -18,7 +18,6 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FL__NSIMD 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -287,16 +286,12 @@ static size_t fl__narrow_kernel(const fl_format *f, float *dst,
 #ifdef FL__NSIMD
     fl__npar P;
     *ok = 0;
-    if (level < 0)
-        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
-    if (level == 0 || !fl__npar_init(&P, f, c))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__npar_init(&P, f, c))
         return 0;
     *ok = 1;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__n512(f, &P, c, dst, src, n, flags);
-#endif
-    return fl__n256(f, &P, c, dst, src, n, flags);
+    return FL__ACCEL_SIMD_CALL(set, fl__n512(f, &P, c, dst, src, n, flags),
+                               fl__n256(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
@@ -320,15 +315,12 @@ size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
 {
 #ifdef FL__NSIMD
     fl__npar P;
-    if (level < 0)
-        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
-    if (level == 0 || !fl__npar_init(&P, f, c))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__npar_init(&P, f, c))
         return 0;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl);
-#endif
-    return fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl);
+    return FL__ACCEL_SIMD_CALL(
+        set, fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl),
+        fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)lane_flags;
     (void)level; (void)lvl;

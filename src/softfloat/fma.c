@@ -122,19 +122,16 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
 {
 #if !defined(__CUDACC__) && defined(FL__H16_SSE)
 #ifdef FPLAB_AVX512
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
+    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
         return fl__h16_fma_host512(f, a, b, addend, c, flags);   /* every encoding */
 #endif
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) == 1 &&
-                         __atomic_load_n(&fl__h16_fma3, __ATOMIC_RELAXED), 1))
+    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() == 1, 1))
         return fl__h16_fma_fma3(f, a, b, addend, c, flags);      /* every encoding */
     if (fl__h16_take(f, c)) {
         if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
                              fl__h16_special(addend), 0))
             return fl__h16_fma_special(a, b, addend, c, flags);
-        const int hw = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
+        const int hw = fl__h16_hw();
 #ifdef FPLAB_AVX512
         if (hw > 1)
             return fl__h16_fma_hw512(f, a, b, addend, c, flags);

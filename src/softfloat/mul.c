@@ -53,7 +53,7 @@ FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
     if (fl__h16_take(f, c)) {
         if (fl__h16_special(a) | fl__h16_special(b))
             return fl__h16_mul_special(a, b, c, flags);
-        if (__atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0)
+        if (fl__h16_hw() > 0)
             return fl__h16_mul_hw(f, a, b, c, flags);     /* finite */
         return fl__h16_mul(a, b, c, flags);
     }
