@@ -14,7 +14,7 @@
  * tests/test_fastpath.c proves every kernel equal to the generic code at
  * every level the CPU has (CTest runs it once per FPLAB_CPU level), under
  * every NaN preset, on the specials; a kernel that is not proven there
- * does not go in.
+ * does not go in.  hooks.h lists the routes each hook tries.
  *
  * Levels (cpu.h): the one CPU probe.  A kernel set is chosen by
  * fl__accel_level() (the process's level, capped by FPLAB_CPU and by the
@@ -25,15 +25,6 @@
 #define FPLAB_ACCEL_H
 
 #include "cpu.h"
-
-/* The hook: run an accelerated copy; return its result from the calling
- * operation when it took the case.  `call` writes fl__accel_r. */
-#define FL__ACCEL_HOOK(call)                                                 \
-    do {                                                                     \
-        uint64_t fl__accel_r;                                                \
-        if (call)                                                            \
-            return fl__accel_r;                                              \
-    } while (0)
 
 /* The vector kernel set the calling thread runs (the array kernels,
  * fast_simd.c, fast_narrow.c, fast_simd_binop.c, and scale's MX kernels,

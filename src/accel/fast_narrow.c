@@ -86,7 +86,7 @@ static uint32_t fl__pow2b(int32_t k)
  * Fill P for rounding binary32 to f in c's mode and options; 0 when f is
  * not a narrow format the kernels serve: width <= 8 (so p <= 8), every
  * finite value a binary32 value (emax <= 127, the smallest positive value
- * at least 2^-149), and not forced to the generic code.
+ * at least 2^-149).
  */
 static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 {
@@ -96,7 +96,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     int sg;
     if (f->width > 8 || p > 8 || f->emax > 127 ||
         (f->subnormals ? kq : f->emin) < -149 ||
-        (f->reserved & FL__FMT_NOFAST) || c->rm >= FL_RM_COUNT ||
+        c->rm >= FL_RM_COUNT ||
         (f->nan_style == FL_NANSTYLE_P3109 &&
          (p == 1 || !f->is_signed || c->rm == FL_RTO)))
         return 0;   /* P3109's own rules there: fl__round_pack */
