@@ -2,9 +2,11 @@
  * cpu.c — the one CPU probe of libfplab (cpu.h).
  *
  * cpuid traps to the hypervisor in a virtual machine (microseconds), so
- * the answer is cached.  The probe is a pure function of the CPU and the
- * environment: threads that race on the first call compute the same word
- * and store it atomically, which makes the race harmless without a lock.
+ * the answer is cached.  A constructor probes at load time; a call before
+ * that (another library's constructor) probes itself.  The probe is a pure
+ * function of the CPU and the environment: callers that race on it compute
+ * the same word and store it atomically, which makes the race harmless
+ * without a lock.
  */
 #include "cpu.h"
 
@@ -84,7 +86,7 @@ static int fl__cpu_detect(unsigned *feat)
     return level;
 }
 
-int fl__cpu_probe(void)
+static int fl__cpu_probe(void)
 {
     unsigned feat;
     int level = fl__cpu_detect(&feat), cap = FL__CPU_LEVELS - 1, i;
@@ -107,6 +109,13 @@ int fl__cpu_probe(void)
     __atomic_store_n(&fl__cpu_feat_cache, feat | 0x80000000u, __ATOMIC_RELAXED);
     __atomic_store_n(&fl__cpu_level_cache, level, __ATOMIC_RELEASE);
     return level;
+}
+
+/* At load time, before any thread of the process can ask. */
+__attribute__((constructor)) static void fl__cpu_init(void)
+{
+    if (__atomic_load_n(&fl__cpu_level_cache, __ATOMIC_RELAXED) < 0)
+        fl__cpu_probe();
 }
 
 int fl__cpu_level(void)

@@ -51,18 +51,19 @@ const char *fl__cpu_level_name(int level);
 int fl__accel_cap(int level);
 
 /* The level the calling thread runs: the process's, capped by the thread's
- * cap.  The hooks of the operations ask this. */
+ * cap.  The hooks of the operations ask this on every call, so it is two
+ * plain loads and no call: the process's level is probed by a constructor
+ * at load time (cpu.c) and never written after that; until then it reads
+ * -1, below every level, and the generic code runs, which is always
+ * correct. */
 extern __thread unsigned char fl__accel_tcap
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 extern int fl__cpu_level_cache __attribute__((visibility("hidden")));
-int fl__cpu_probe(void);
 
 static inline __attribute__((always_inline)) int fl__accel_level(void)
 {
-    int l = __atomic_load_n(&fl__cpu_level_cache, __ATOMIC_RELAXED);
+    const int l = fl__cpu_level_cache;
     const int t = fl__accel_tcap;
-    if (__builtin_expect(l < 0, 0))
-        l = fl__cpu_probe();
     return l < t ? l : t;
 }
 

@@ -117,6 +117,6 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               uint64_t addend, const fl_ctx *c,
                               unsigned *flags)
 {
-    FL__ACCEL_HOOK(fl__accel_fma(f, a, b, addend, c, flags));
-    return fl__fma_generic(f, a, b, addend, c, flags);
+    return FL__ACCEL_OR(fl__accel_fma(f, a, b, addend, c, flags, fl__fma_generic),
+                        fl__fma_generic(f, a, b, addend, c, flags));
 }

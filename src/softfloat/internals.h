@@ -32,6 +32,7 @@ typedef unsigned __int128 fl_u128;
  * included by the operation files on the host) is empty there. */
 #if defined(__CUDACC__)
 #define FL__ACCEL_HOOK(call) ((void)0)
+#define FL__ACCEL_OR(accel, generic) (generic)
 #endif
 
 enum { FL_U_ZERO = 0, FL_U_FINITE = 1, FL_U_INF = 2, FL_U_QNAN = 3,

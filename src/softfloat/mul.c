@@ -44,6 +44,6 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__mul_generic(const fl_format *f,
 FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-    FL__ACCEL_HOOK(fl__accel_mul(f, a, b, c, flags));
-    return fl__mul_generic(f, a, b, c, flags);
+    return FL__ACCEL_OR(fl__accel_mul(f, a, b, c, flags, fl__mul_generic),
+                        fl__mul_generic(f, a, b, c, flags));
 }

@@ -34,6 +34,6 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__sub_generic(const fl_format *f,
 FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-    FL__ACCEL_HOOK(fl__accel_sub(f, a, b, c, flags));
-    return fl__sub_generic(f, a, b, c, flags);
+    return FL__ACCEL_OR(fl__accel_sub(f, a, b, c, flags, fl__sub_generic),
+                        fl__sub_generic(f, a, b, c, flags));
 }
