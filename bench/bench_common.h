@@ -11,6 +11,7 @@
 #define FPLAB_BENCH_COMMON_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -90,6 +91,23 @@ static inline void bench_copy_run(void *arg)
 {
     const bench_copy *c = arg;
     memcpy(c->dst, c->src, c->bytes);
+}
+
+/* The CPU and the seam's level every row of this run used (src/accel/
+ * cpu.h: the CPU's own, capped by FPLAB_CPU), so that figures from two CPUs
+ * or two levels are never confused.  Needs src/accel on the include path
+ * (bench/CMakeLists.txt). */
+#include "cpu.h"
+static inline const char *bench_level(void)
+{
+    return fl__cpu_level_name(fl__cpu_level());
+}
+static inline void bench_print_cpu(const char *prog)
+{
+    char model[64];
+    fl__cpu_model(model, sizeof model);
+    printf("%s: CPU %s, level %s (FPLAB_CPU caps it)\n", prog, model,
+           bench_level());
 }
 
 #endif /* FPLAB_BENCH_COMMON_H */

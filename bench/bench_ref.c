@@ -215,7 +215,7 @@ int main(int argc, char **argv)
     ct2 = cpu_rate;
     fl_ref_model_free(&rj.m);
     /* generic paths, smaller */
-    fl_ref_set_fast(0);
+    fl__accel_cap(FL__CPU_GENERIC);
     setup(&rj, "in=binary32 acc=binary32 order=sequential", ns, a32, b32, d, 2);
     rg = measure(ref, &rj, macs_s);
     cg = cpu_rate;
@@ -224,11 +224,12 @@ int main(int argc, char **argv)
     rtg = measure(ref, &rj, macs_s);
     ctg = cpu_rate;
     fl_ref_model_free(&rj.m);
-    fl_ref_set_fast(1);
+    fl__accel_cap(FL__CPU_LEVELS);
 
     /* G MAC/s: wall clock.  per CPU-s: MACs per second of CPU time the
      * process used (other jobs on a shared machine do not count): for a
      * 2-thread row, twice it is what two idle cores would give. */
+    bench_print_cpu("bench_ref");
     printf("%-52s %9s %9s %9s %11s\n", "workload", "G MAC/s", "/loop", "/BLAS",
            "per CPU-s");
     printf("%-52s %9.3f %9s %9s %11.3f\n", "yardstick: triple-loop float GEMM, 1 thread",

@@ -80,6 +80,7 @@ int main(int argc, char **argv)
             v = ldexpf(v, -140);
         x[i] = (r >> 63) ? -v : v;
     }
+    bench_print_cpu("bench_scale");
     printf("bench_scale: %zu binary32 values (rows of 4096), %d repetitions, one "
            "core, CPU time\n\n", n, reps);
     printf("%-28s %10s %20s %10s\n", "workload", "G elem/s", "min..max", "x memcpy");

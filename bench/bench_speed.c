@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
  * (SoftFloat's) in a way fresh TestFloat operands never do.  2^18 sets
  * (9 MiB of operands, results and flags) stay in the last-level cache. */
 #define NANY ((size_t)1 << 18)
-static float *fsrc, *fdst;
+static float *fsrc, *fdst, *fspread;
 static double *dsrc, *ddst;
 static uint64_t *ha, *hb, *hc, *hr;    /* binary16 / binary32 operands */
 static unsigned *hfl;                  /* each operation's flags */
@@ -137,6 +138,14 @@ static void w_round_f(size_t n, void *arg)
     unsigned fl = 0;
     (void)arg;
     fl_round_float_array(cur_fmt, fdst, fsrc, n, &cur_ctx, &fl);
+    sink += fl;
+}
+/* The same on inputs with a realistic exponent spread (fspread). */
+static void w_round_f_spread(size_t n, void *arg)
+{
+    unsigned fl = 0;
+    (void)arg;
+    fl_round_float_array(cur_fmt, fdst, fspread, n, &cur_ctx, &fl);
     sink += fl;
 }
 static void w_round_d(size_t n, void *arg)
@@ -346,8 +355,8 @@ static void y_mpfr_add16(size_t n, void *arg)
 
 /* ---- table -------------------------------------------------------------- */
 typedef struct { char name[48]; double rate, yrate, target; const char *yname;
-                 int target_is_ratio; const char *note; } row_t;
-static row_t rows[160];
+                 int target_is_ratio; const char *note; const char *level; } row_t;
+static row_t rows[256];
 static int nrows;
 
 static const char *filter;   /* run only workloads whose name contains it */
@@ -375,9 +384,10 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
              (int)__builtin_ctzll((unsigned long long)n));
     r->rate = m; r->yrate = ym; r->yname = yname; r->target = target;
     r->target_is_ratio = target_is_ratio;
-    printf("%-40s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f\n",
+    r->level = bench_level();
+    printf("%-40s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f  %s\n",
            r->name, m, lo, hi, yname ? yname : "-", ym, ylo, yhi,
-           ym > 0 ? m / ym : 0.0);
+           ym > 0 ? m / ym : 0.0, r->level);
     fflush(stdout);
 }
 
@@ -390,6 +400,7 @@ int main(int argc, char **argv)
     if (argc > 2)
         filter = argv[2];
     fsrc = aligned_alloc(64, NBIG * sizeof *fsrc);
+    fspread = aligned_alloc(64, NBIG * sizeof *fspread);
     fdst = aligned_alloc(64, NBIG * sizeof *fdst);
     dsrc = aligned_alloc(64, NBIG * sizeof *dsrc);
     ddst = aligned_alloc(64, NBIG * sizeof *ddst);
@@ -402,7 +413,15 @@ int main(int argc, char **argv)
         fsrc[i] = (float)((double)(int32_t)r * 0x1p-31 *
                           (double)(1u << (r >> 40 & 31)) * 0x1p-18);
         dsrc[i] = (double)(int64_t)r * 0x1p-63 * (double)(1u << (r >> 40 & 31)) * 0x1p-18;
+        /* realistic spread (gradients, activations): sign, a significand
+         * in [1, 2) and an exponent uniform in -20..9, so every narrow
+         * format and binary16 get subnormal (and some overflowing)
+         * results */
+        fspread[i] = (float)((r >> 63 ? -1.0 : 1.0) *
+                             (1.0 + (double)(r & 0xFFFFFF) * 0x1p-24) *
+                             ldexp(1.0, (int)((r >> 24) % 30) - 20));
     }
+    bench_print_cpu("bench_speed");
     printf("bench_speed: %d repetitions, rates in M elem/s (median [min..max])\n", reps);
 
     /* scalar ops on random operands (finite, any class) */
@@ -508,6 +527,20 @@ int main(int argc, char **argv)
                 snprintf(nm, sizeof nm, "f32->%s SR", narrow[q]);
                 run(nm, &nf[q], FL_RSR, w_round_f, NULL, NULL, NBIG, 1000, 0);
             }
+            /* every format again on inputs spread over 2^-20 .. 2^9:
+             * subnormal results (and overflow in the narrow formats) as
+             * in real gradients, which the rows above mostly avoid */
+            run("f32->binary16 RNE spread", &fl_binary16, FL_RNE, w_round_f_spread, y_memcpy, "memcpy", NBIG, 0.8, 1);
+            run("f32->binary16 SR spread", &fl_binary16, FL_RSR, w_round_f_spread, NULL, NULL, NBIG, 1000, 0);
+            run("f32->bfloat16 RNE spread", &fl_bfloat16, FL_RNE, w_round_f_spread, y_memcpy, "memcpy", NBIG, 0.8, 1);
+            run("f32->bfloat16 SR spread", &fl_bfloat16, FL_RSR, w_round_f_spread, NULL, NULL, NBIG, 1000, 0);
+            for (q = 0; q < sizeof narrow / sizeof narrow[0]; q++) {
+                char nm[48];
+                snprintf(nm, sizeof nm, "f32->%s RNE spread", narrow[q]);
+                run(nm, &nf[q], FL_RNE, w_round_f_spread, y_memcpy, "memcpy", NBIG, 0.8, 1);
+                snprintf(nm, sizeof nm, "f32->%s SR spread", narrow[q]);
+                run(nm, &nf[q], FL_RSR, w_round_f_spread, NULL, NULL, NBIG, 1000, 0);
+            }
         }
         /* threads: the compute part (slower thread's CPU time) and wall */
         self_timed = 1;
@@ -531,7 +564,7 @@ int main(int argc, char **argv)
         use_wall = 0;
     }
     printf("\nsummary (targets: M ops/s, or ratio to the yardstick)\n");
-    printf("%-40s %10s %10s %8s %8s  %s\n", "workload", "fplab", "yardstick", "ratio", "target", "");
+    printf("%-40s %10s %10s %8s %8s %-10s %s\n", "workload", "fplab", "yardstick", "ratio", "target", "level", "");
     for (k = 0; k < nrows; k++) {
         row_t *r = &rows[k];
         double ratio = r->yrate > 0 ? r->rate / r->yrate : 0;
@@ -539,8 +572,8 @@ int main(int argc, char **argv)
             (r->target_is_ratio ? ratio >= r->target : r->rate >= r->target) ? "PASS" : "GAP";
         if (r->note)
             v = r->note;
-        printf("%-40s %10.1f %10.1f %8.2f %8.2f  %s\n", r->name, r->rate, r->yrate,
-               ratio, r->target, v);
+        printf("%-40s %10.1f %10.1f %8.2f %8.2f %-10s %s\n", r->name, r->rate, r->yrate,
+               ratio, r->target, r->level, v);
     }
     return (int)(sink & 0);
 }

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     to = bench_now(BENCH_WALL) - t0;
 
     if (fl_sweep_run(&cfg, &res) != 0) { fprintf(stderr, "threads failed\n"); return 1; }
-    printf("cpu: %s\n", cpu);
+    printf("cpu: %s, level %s\n", cpu, bench_level());
     printf("binary16 add, rne, %s, %d thread(s), 2^%d pairs: %.2f s, "
            "%.1f M pairs/s, %llu mismatches\n",
            flags ? "value+flags" : "values", threads, k, res.seconds,

@@ -14,7 +14,7 @@
  *           goes through its text form (print, parse, print: same line);
  *   tc      tensor-core chains (sequential, splitk) vs the block calls;
  *   fast    the fast paths (native binary32, integer tensor-core blocks)
- *           vs the generic path (fl_ref_set_fast(0)), value and flags,
+ *           vs the generic path (fl__accel_cap(FL__CPU_GENERIC)), value and flags,
  *           incl. subnormals, overflow, NaN payloads;
  *   threads 1, 2, 3 and 7 threads give the same bits and flags;
  *   text    the canonical line, round trips, and the error messages of
@@ -32,6 +32,7 @@
 #include "fplab/ref.h"
 #include "fplab/tensorcore.h"
 #include "test_common.h"
+#include "cpu.h"   /* fl__accel_cap: the generic path for comparison */
 
 static uint64_t rng;
 
@@ -997,12 +998,12 @@ static void fast_case(int tc)
     } else {
         beta = 0;
     }
-    fl_ref_set_fast(1);
+    fl__accel_cap(FL__CPU_LEVELS);
     rc1 = fl_ref_gemm(&m, &s, alpha, A_, B_, beta, C, D1, 1 + (int)rndn(3), &f1,
                       err, sizeof err);
-    fl_ref_set_fast(0);
+    fl__accel_cap(FL__CPU_GENERIC);
     rc2 = fl_ref_gemm(&m, &s, alpha, A_, B_, beta, C, D2, 1, &f2, err, sizeof err);
-    fl_ref_set_fast(1);
+    fl__accel_cap(FL__CPU_LEVELS);
     CHECK(rc1 == 0 && rc2 == 0, "fast gemm: %s", err);
     for (size_t e = 0; e < batch * M * N; e++) {
         CHECK(D1[e] == D2[e], "%s gemm %zux%zux%zu batch %zu ta %d tb %d: element %zu "
@@ -1022,13 +1023,13 @@ static void fast_case(int tc)
         f1 = f2 = 0;
         fill(a, rows * n, in, sp);
         fill(b, rows * n, in, sp);
-        fl_ref_set_fast(1);
+        fl__accel_cap(FL__CPU_LEVELS);
         rc1 = sum ? fl_ref_sum(&m, a, rows, n, o1, 2, &f1, err, sizeof err)
                   : fl_ref_dot(&m, a, b, rows, n, o1, 2, &f1, err, sizeof err);
-        fl_ref_set_fast(0);
+        fl__accel_cap(FL__CPU_GENERIC);
         rc2 = sum ? fl_ref_sum(&m, a, rows, n, o2, 1, &f2, err, sizeof err)
                   : fl_ref_dot(&m, a, b, rows, n, o2, 1, &f2, err, sizeof err);
-        fl_ref_set_fast(1);
+        fl__accel_cap(FL__CPU_LEVELS);
         CHECK(rc1 == 0 && rc2 == 0, "fast rows: %s", err);
         for (size_t r = 0; r < rows; r++) {
             CHECK(o1[r] == o2[r], "%s %s row %zu n %zu: fast 0x%" PRIx64
@@ -1085,13 +1086,13 @@ static void tc_corner(const char *model, const fl_format *in, uint64_t a0,
     one = fl_from_i32(&m.acc, 1, &c0, &d);
     beta = m.epilogue == FL_REF_EPI_INIT ? one : 0;
     fl_ref_gemm_shape_init(&s, 0, 0, 1, M, N, K);
-    fl_ref_set_fast(1);
+    fl__accel_cap(FL__CPU_LEVELS);
     CHECK(fl_ref_gemm(&m, &s, one, A, B, beta, beta ? C : NULL, D1, 1, &f1, err,
                       sizeof err) == 0, "%s", err);
-    fl_ref_set_fast(0);
+    fl__accel_cap(FL__CPU_GENERIC);
     CHECK(fl_ref_gemm(&m, &s, one, A, B, beta, beta ? C : NULL, D2, 1, &f2, err,
                       sizeof err) == 0, "%s", err);
-    fl_ref_set_fast(1);
+    fl__accel_cap(FL__CPU_LEVELS);
     for (int e = 0; e < M * N; e++) {
         CHECK(D1[e] == D2[e] && D1[e] == want, "tc corner '%s' element %d: fast 0x%"
               PRIx64 " generic 0x%" PRIx64 " want 0x%" PRIx64, model, e, D1[e],

@@ -209,8 +209,7 @@ typedef struct fl_format {
     uint8_t nan_style;    /* fl_nan_style */
     uint8_t subnormals;   /* 1 if subnormal numbers exist */
     uint8_t saturate;     /* 1: overflow gives the largest finite value */
-    uint8_t reserved;     /* bit 0x01: generic code only (no fast paths);
-                             used by the tests that prove the fast paths */
+    uint8_t reserved;     /* 0 (keeps the layout; no meaning) */
     uint8_t is_signed;    /* 0: no sign bit (E8M0); sign_mask is then 0 */
     uint8_t has_zero;     /* 0: no zero; exponent field 0 holds the normal
                              number 2^-bias (E8M0) */

@@ -291,11 +291,6 @@ int fl_ref_gemm(const fl_ref_model *m, const fl_ref_gemm_shape *s,
                 uint64_t beta, const uint64_t *C, uint64_t *D, int nthreads,
                 unsigned *flags, char *err, size_t errlen);
 
-/* Disable (0) or allow (1, default) the fast paths: native binary32
- * arithmetic and the integer tensor-core blocks.  For tests and benches
- * that prove them equal to the generic path; process-wide. */
-void fl_ref_set_fast(int on);
-
 /* ------------------------------------------------------------------------
  * Element-wise operations: thin over the core.  Operands a, b, c in format
  * in, the result in format out: out must hold every value of in (the

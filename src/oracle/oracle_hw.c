@@ -84,13 +84,19 @@
 #include <string.h>
 #include <stdio.h>
 
+#include "cpu.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define HW_X86 1
-#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define HW_X86 0
 #endif
+
+void fl_orc_cpu_model(char *buf, size_t len)
+{
+    fl__cpu_model(buf, len);
+}
 
 #if HW_X86
 
@@ -100,87 +106,17 @@ typedef struct hw_caps {
     int avx512;            /* F, BW, VL and DQ: the vector flags path */
 } hw_caps;
 
-static unsigned long long hw_xgetbv0(void)
-{
-    unsigned eax, edx;
-    __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
-    return ((unsigned long long)edx << 32) | eax;
-}
-
-static hw_caps hw_detect(void)
-{
-    hw_caps k = {0, 0, 0, 0, 0};
-    unsigned a, b, c, d;
-    int avx_os = 0, avx512_os = 0, avx512f = 0, avx512vl = 0;
-    if (!__get_cpuid(1, &a, &b, &c, &d))
-        return k;
-    if ((c & (1u << 27)) && (c & (1u << 28))) {        /* OSXSAVE, AVX */
-        unsigned long long x = hw_xgetbv0();
-        avx_os = (x & 0x6) == 0x6;                       /* XMM, YMM */
-        avx512_os = avx_os && (x & 0xE0) == 0xE0;        /* k, ZMM_Hi */
-    }
-    k.f16c = avx_os && (c & (1u << 29));
-    k.fma = avx_os && (c & (1u << 12));
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-        avx512f = (b >> 16) & 1;
-        avx512vl = (b >> 31) & 1;
-        k.avx512fp16 = avx512_os && avx512f && avx512vl && ((d >> 23) & 1);
-        k.avx512 = avx512_os && avx512f && avx512vl && k.f16c &&
-                   ((b >> 30) & 1) /* BW */ && ((b >> 17) & 1) /* DQ */;
-        if (a >= 1) {
-            unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
-            __get_cpuid_count(7, 1, &a1, &b1, &c1, &d1);
-            k.avx512bf16 = avx512_os && avx512f && avx512vl && ((a1 >> 5) & 1);
-        }
-    }
-    return k;
-}
-
-/* cpuid traps to the hypervisor in a virtual machine (microseconds), so
- * the answer is cached: detection always gives the same bits, and an
- * atomic word makes the first calls' race harmless. */
+/* From the seam's one probe (src/accel/cpu.h), by the calling thread's
+ * level: FPLAB_CPU caps what the oracle uses like every other path. */
 static hw_caps hw_caps_get(void)
 {
-    static _Atomic unsigned cache;           /* 0: not yet; bit 5: known */
-    unsigned v = atomic_load_explicit(&cache, memory_order_relaxed);
+    const int l = fl__accel_level();
     hw_caps k;
-    if (!v) {
-        k = hw_detect();
-        v = 32u | (unsigned)k.f16c | (unsigned)k.fma << 1 |
-            (unsigned)k.avx512fp16 << 2 | (unsigned)k.avx512bf16 << 3 |
-            (unsigned)k.avx512 << 4;
-        atomic_store_explicit(&cache, v, memory_order_relaxed);
-    }
-    k.f16c = v & 1;
-    k.fma = (v >> 1) & 1;
-    k.avx512fp16 = (v >> 2) & 1;
-    k.avx512bf16 = (v >> 3) & 1;
-    k.avx512 = (v >> 4) & 1;
+    k.f16c = k.fma = l >= FL__CPU_AVX2;
+    k.avx512 = l >= FL__CPU_AVX512;
+    k.avx512fp16 = l >= FL__CPU_AVX512FP16;
+    k.avx512bf16 = k.avx512 && (fl__cpu_features() & FL__CPU_BF16) != 0;
     return k;
-}
-
-void fl_orc_cpu_model(char *buf, size_t len)
-{
-    unsigned r[12];
-    unsigned a, b, c, d;
-    size_t i, n;
-    char s[49];
-    if (!len) return;
-    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
-        for (i = 0; i < 3; i++)
-            __get_cpuid(0x80000002u + (unsigned)i, &r[4 * i], &r[4 * i + 1],
-                        &r[4 * i + 2], &r[4 * i + 3]);
-        memcpy(s, r, 48);
-        s[48] = 0;
-        /* trim spaces */
-        n = strlen(s);
-        while (n && s[n - 1] == ' ') s[--n] = 0;
-        i = 0;
-        while (s[i] == ' ') i++;
-        snprintf(buf, len, "%s", s + i);
-        return;
-    }
-    snprintf(buf, len, "unknown x86");
 }
 
 /* ------------------------------------------------------ MXCSR and ops
@@ -1329,10 +1265,6 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
 
 #else /* not x86 */
 
-void fl_orc_cpu_model(char *buf, size_t len)
-{
-    if (len) snprintf(buf, len, "unknown (not x86)");
-}
 static int hw_can_run(char *why, size_t len)
 {
     snprintf(why, len, "not an x86 CPU");

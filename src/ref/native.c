@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "accel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -41,32 +42,23 @@
 
 enum { LVL_NONE = 0, LVL_SSE2, LVL_AVX2, LVL_AVX512 };
 
-/* The SIMD level: what the CPU has, capped by FPLAB_REF_SIMD (none, sse2,
- * avx2, avx512: tests run every level on one machine). */
+/* The SIMD level: the seam's (src/accel/cpu.h; FPLAB_CPU caps it). */
 static int simd_level(void)
 {
-    static int level = -1;
-    if (level < 0) {
-        int l = LVL_NONE, cap = LVL_AVX512;
-        const char *e = getenv("FPLAB_REF_SIMD");
+    const int l = fl__accel_level();
 #if REF_X86
-        l = LVL_SSE2;
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-            l = LVL_AVX2;
+    if (l >= FL__CPU_AVX512) {
 #if defined(FPLAB_AVX512)
-        if (__builtin_cpu_supports("avx512f"))
-            l = LVL_AVX512;
+        return LVL_AVX512;
+#else
+        return LVL_AVX2;
 #endif
-#endif
-        if (e && !strcmp(e, "none"))
-            cap = LVL_NONE;
-        else if (e && !strcmp(e, "sse2"))
-            cap = LVL_SSE2;
-        else if (e && !strcmp(e, "avx2"))
-            cap = LVL_AVX2;
-        level = l < cap ? l : cap;
     }
-    return level;
+    return l >= FL__CPU_AVX2 ? LVL_AVX2 : l >= FL__CPU_SCALAR ? LVL_SSE2 : LVL_NONE;
+#else
+    (void)l;
+    return LVL_NONE;
+#endif
 }
 
 static int applicable(const ref_ctx *rc)

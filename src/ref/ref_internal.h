@@ -126,8 +126,16 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
                  void *arg, unsigned *flags);
 int ref_nthreads(int nthreads);
 
-/* Fast paths (0: done; 1: not applicable, use the generic path). */
-extern int ref_fast_enabled;
+/* Fast paths (0: done; 1: not applicable, use the generic path; -1 out
+ * of memory).  ref_fast (run.c) is the one choice between them. */
+typedef struct ref_fast_job {
+    const fl_ref_gemm_shape *s;   /* a GEMM; NULL: rows of dot products */
+    const uint64_t *a, *b, *c;    /* A, B, C (GEMM) or the rows' a, b */
+    uint64_t *out;                /* D, or one result per row */
+    size_t rows;
+} ref_fast_job;
+int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
+             unsigned *flags);
 int ref_native_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
                     const uint64_t *A, const uint64_t *B, const uint64_t *C,
                     uint64_t *D, int nthreads, unsigned *flags);

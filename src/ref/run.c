@@ -13,13 +13,7 @@
 #include <unistd.h>
 
 #include "ref_internal.h"
-
-int ref_fast_enabled = 1;
-
-void fl_ref_set_fast(int on)
-{
-    ref_fast_enabled = on != 0;
-}
+#include "accel.h"
 
 int ref_nthreads(int nthreads)
 {
@@ -104,6 +98,34 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
 }
 
 /* ------------------------------------------------------------------------
+ * The accelerated kernels, by the seam's level (src/accel/accel.h): the
+ * integer tensor-core blocks (tcfast.c) or native binary32 arithmetic
+ * (native.c), both proven equal to the generic path by the test ref_fast.
+ * Nothing at the level generic, nor for the exact order.  A GEMM when
+ * j->s is set, else rows of dot products.  0: done; 1: not taken (the
+ * generic path runs, *flags untouched); -1: out of memory.
+ * ---------------------------------------------------------------------- */
+int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
+             unsigned *flags)
+{
+    const fl_ref_model *m = rc->m;
+    if (fl__accel_level() == FL__CPU_GENERIC || m->order == FL_REF_EXACT)
+        return 1;
+    if (m->tc.on) {
+        if (!ref_tcfast_applicable(rc))
+            return 1;
+        return j->s ? ref_tcfast_gemm(rc, j->s, j->a, j->b, j->c, j->out,
+                                      nthreads, flags)
+                    : ref_tcfast_dot(rc, j->a, j->b, j->rows, j->out,
+                                     nthreads, flags);
+    }
+    return j->s ? ref_native_gemm(rc, j->s, j->a, j->b, j->c, j->out,
+                                  nthreads, flags)
+                : ref_native_rows(rc, j->a, j->b, j->rows, j->out, nthreads,
+                                  flags);
+}
+
+/* ------------------------------------------------------------------------
  * sum and dot: rows of terms.
  * ---------------------------------------------------------------------- */
 typedef struct rows_job {
@@ -163,12 +185,9 @@ static int rows_run(const fl_ref_model *m, fl_ref_op op, const uint64_t *a,
         ref_ctx_free(&rc);
         return 0;
     }
-    if (ref_fast_enabled && m->order != FL_REF_EXACT) {
-        int done = 1;
-        if (m->tc.on && ref_tcfast_applicable(&rc))
-            done = ref_tcfast_dot(&rc, a, b, rows, out, nthreads, &f);
-        else if (!m->tc.on)
-            done = ref_native_rows(&rc, a, b, rows, out, nthreads, &f);
+    {
+        ref_fast_job fj = { NULL, a, b, NULL, out, rows };
+        const int done = ref_fast(&rc, &fj, nthreads, &f);
         if (done == 0) {
             if (flags)
                 *flags |= f & FL_IEEE_FLAGS;
@@ -350,12 +369,9 @@ int fl_ref_gemm(const fl_ref_model *m, const fl_ref_gemm_shape *s,
         ref_ctx_free(&rc);
         return 0;
     }
-    if (ref_fast_enabled && m->order != FL_REF_EXACT) {
-        int done = 1;
-        if (m->tc.on && ref_tcfast_applicable(&rc))
-            done = ref_tcfast_gemm(&rc, s, A, B, C, D, nthreads, &f);
-        else if (!m->tc.on)
-            done = ref_native_gemm(&rc, s, A, B, C, D, nthreads, &f);
+    {
+        ref_fast_job fj = { s, A, B, C, D, 0 };
+        const int done = ref_fast(&rc, &fj, nthreads, &f);
         if (done == 0) {
             if (flags)
                 *flags |= f & FL_IEEE_FLAGS;

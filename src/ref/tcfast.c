@@ -8,7 +8,7 @@
  * exact products of p-bit significands (p <= 12 here, so a product fits
  * in 24 bits), the same alignment exponents (ea+eb, +1 for a product of 2
  * or more under norm=products), the same window lsb L = emax - 23 - neab,
- * the same per-term cut (cut() mirrors tcmodel.c's align_cut), the same
+ * the same per-term cut (fl__tc_align_cut, tc_align.h, for both), the same
  * exact integer sum, the same zero result (+0, or -0 when every term is a
  * negative zero) and the same rounding: fl__round_pack, or round32()
  * below for a binary32 result in the normal range in rtz or rne, which is
@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "ref_internal.h"
+#include "accel.h"
+#include "tc_align.h"
 
 #if defined(__x86_64__) && defined(FPLAB_AVX512)
 #include <immintrin.h>
@@ -54,28 +56,6 @@ static inline int decode(const fl_format *f, uint64_t x, const fl_ctx *c,
         return 0;
     }
     return u.cls != FL_U_ZERO;
-}
-
-static inline uint64_t cut(int mode, int s, uint64_t mag, int32_t k, int *c)
-{
-    uint64_t q, rest, half;
-    if (k >= 64) {
-        q = 0;
-        rest = mag;
-        half = ~(uint64_t)0;
-    } else {
-        q = mag >> k;
-        rest = mag & ((((uint64_t)1) << k) - 1);
-        half = ((uint64_t)1) << (k - 1);
-    }
-    if (rest == 0)
-        return q;
-    *c = 1;
-    if (mode == FL_TC_ALIGN_FLOOR)
-        return q + (uint64_t)s;
-    if (mode == FL_TC_ALIGN_RNE)
-        return q + (uint64_t)(rest > half || (rest == half && (q & 1)));
-    return q;
 }
 
 /* sum * 2^L rounded to binary32 in rtz or rne when the result is normal
@@ -216,12 +196,12 @@ static uint64_t block_scalar(const ref_ctx *rc, const int32_t *ae,
     for (int t = 0; t < nt; t++) {
         int32_t sh = lsb[t] - L;
         uint64_t v = sh >= 0 ? (uint64_t)mag[t] << sh
-                             : cut(tm->align, (int)sg[t], mag[t], -sh, &cutf);
+                             : fl__tc_align_cut(tm->align, (int)sg[t], mag[t], -sh, &cutf);
         sum += sg[t] ? -(int64_t)v : (int64_t)v;
     }
     if (ck > 0) {
         int32_t sh = clsb - L;
-        uint64_t v = sh >= 0 ? cmag << sh : cut(tm->align, csign, cmag, -sh, &cutf);
+        uint64_t v = sh >= 0 ? cmag << sh : fl__tc_align_cut(tm->align, csign, cmag, -sh, &cutf);
         sum += csign ? -(int64_t)v : (int64_t)v;
     }
     return finish(rc, sum, L, cutf, ctx, flags);
@@ -288,7 +268,7 @@ static uint64_t block_512(const ref_ctx *rc, const int32_t *ae,
     }
     if (ck > 0) {
         int32_t sh = clsb - L;
-        uint64_t v = sh >= 0 ? cmag << sh : cut(FL_TC_ALIGN_TRUNC, csign, cmag, -sh, &cutf);
+        uint64_t v = sh >= 0 ? cmag << sh : fl__tc_align_cut(FL_TC_ALIGN_TRUNC, csign, cmag, -sh, &cutf);
         sum += csign ? -(int64_t)v : (int64_t)v;
     }
     return finish(rc, sum, L, cutf, ctx, flags);
@@ -373,10 +353,8 @@ typedef void (*chain_fn)(const ref_ctx *, const chain_in *, uint64_t *,
 static chain_fn pick_chain(const ref_ctx *rc)
 {
 #if TC512
-    const char *e = getenv("FPLAB_REF_SIMD");
     if (rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
-        rc->tcm.align == FL_TC_ALIGN_TRUNC && __builtin_cpu_supports("avx512f") &&
-        !(e && strcmp(e, "avx512") != 0))
+        rc->tcm.align == FL_TC_ALIGN_TRUNC && fl__accel_simd() >= 2)
         return chain_512;
 #endif
     (void)rc;
@@ -806,13 +784,11 @@ static int vgemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 
 static int vec_applicable(const ref_ctx *rc)
 {
-    const char *e = getenv("FPLAB_REF_SIMD");
     return rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
            rc->tcm.align == FL_TC_ALIGN_TRUNC &&
            (rc->m->tc.rm == FL_RTZ || rc->m->tc.rm == FL_RNE) &&
            fl_ref_format_same(&rc->m->acc, &fl_binary32) &&
-           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-           !(e && strcmp(e, "avx512") != 0);
+           fl__accel_simd() >= 2;   /* AVX-512 F, BW, VL, DQ and CD */
 }
 
 /* op(A) rows and op(B) in rows of npad columns, decoded; 0, or 1 when

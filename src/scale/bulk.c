@@ -111,28 +111,25 @@ static unsigned encode_avx512(const sc_enc *K, const float *r, size_t k, uint8_t
 typedef unsigned (*encode_fn)(const sc_enc *, const float *, size_t, uint8_t *,
                               uint8_t *);
 
-static encode_fn pick(void)
-{
-    switch (fl__sc_simd_level()) {
+/* The kernels by vector set (fl__accel_simd): the dispatch table. */
+static const encode_fn encode_by_set[3] = {
+    encode_plain,
 #if defined(__x86_64__) && defined(__GNUC__)
+    encode_avx2,
 #ifdef FPLAB_AVX512
-    case 2: return encode_avx512;
+    encode_avx512,
+#else
+    encode_avx2,
 #endif
-    case 1: return encode_avx2;
+#else
+    encode_plain, encode_plain,
 #endif
-    default: return encode_plain;
-    }
-}
+};
 
 void fl__sc_round_codes(const fl__sc_elem *e, const float *y, size_t n,
                         const fl_ctx *c, uint8_t *q, uint8_t *ov)
 {
-    static encode_fn fn_cache;
-    encode_fn fn = __atomic_load_n(&fn_cache, __ATOMIC_RELAXED);
-    if (!fn) {
-        fn = pick();   /* idempotent: racing threads store the same pointer */
-        __atomic_store_n(&fn_cache, fn, __ATOMIC_RELAXED);
-    }
+    const encode_fn fn = encode_by_set[fl__accel_simd()];
     float r[PIECE];
     sc_enc K;
     const fl_format *f = e->f;

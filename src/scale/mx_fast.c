@@ -179,47 +179,29 @@ static int body_avx512(const fl__mxk *K, const float *x, size_t nb, uint8_t *c,
 typedef int (*body_fn)(const fl__mxk *, const float *, size_t, uint8_t *, uint8_t *,
                        float *, uint32_t *, uint32_t *, uint8_t *);
 
-int fl__sc_simd_level(void)
-{
+/* The kernels by vector set (fl__accel_simd): the dispatch table. */
+static const body_fn body_by_set[3] = {
+    body_plain,
 #ifdef FL__MX_X86
-    __builtin_cpu_init();
+    body_avx2,
 #ifdef FPLAB_AVX512
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return 2;
+    body_avx512,
+#else
+    body_avx2,
 #endif
-    if (__builtin_cpu_supports("avx2"))
-        return 1;
+#else
+    body_plain, body_plain,
 #endif
-    return 0;
-}
-
-static body_fn pick(void)
-{
-    switch (fl__sc_simd_level()) {
-#ifdef FL__MX_X86
-#ifdef FPLAB_AVX512
-    case 2: return body_avx512;
-#endif
-    case 1: return body_avx2;
-#endif
-    default: return body_plain;
-    }
-}
+};
 
 int fl__mx_fast(const fl__sc_elem *e, const fl_scale_scheme *s,
                 const float *x, size_t nblocks, uint8_t *codes,
                 uint8_t *scales, float *deq, uint32_t *nsub,
                 uint32_t *nsat, uint8_t *done)
 {
-    static body_fn fn_cache;
     if (!e->fast || s->block != 32)
         return 0;
-    body_fn fn = __atomic_load_n(&fn_cache, __ATOMIC_RELAXED);
-    if (!fn) {
-        fn = pick();   /* idempotent: racing threads store the same pointer */
-        __atomic_store_n(&fn_cache, fn, __ATOMIC_RELAXED);
-    }
+    const body_fn fn = body_by_set[fl__accel_simd()];
     fl__mxk K;
     K.m = e->m;
     K.bias = e->bias;

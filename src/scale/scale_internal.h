@@ -17,6 +17,7 @@
 
 #include "fplab/fplab.h"
 #include "fplab/scale.h"
+#include "accel.h"
 
 typedef struct fl__sc_elem {
     const fl_format *f;   /* NULL: MXINT8 */
@@ -128,9 +129,8 @@ int fl__mx_fast(const fl__sc_elem *e, const fl_scale_scheme *s,
                 uint8_t *scales, float *deq, uint32_t *nsub,
                 uint32_t *nsat, uint8_t *done);
 
-/* The vector level of the kernels here (mx_fast.c, bulk.c): 2 AVX-512
- * (F, BW, VL, DQ; only with FPLAB_AVX512), 1 AVX2, 0 neither. */
-int fl__sc_simd_level(void);
+/* The kernels here (mx_fast.c, bulk.c) are chosen by the seam's vector
+ * set, fl__accel_simd (src/accel/accel.h): 2 AVX-512, 1 AVX2, 0 neither. */
 
 /* Codes of y[0..n) in e's format (e->fast: the plain layout) in context
  * c, element i with stochastic-rounding index c->sr_index + i: q[i] and

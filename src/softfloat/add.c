@@ -13,7 +13,7 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
 FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
@@ -64,15 +64,12 @@ FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
     return fl__round_pack(f, c, x.sign, x.exp + 1, sum, flags);
 }
 
-/* Everything but the binary16 nearest-even path of fl_add. */
-static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__add_rest(const fl_format *f,
+/* The generic algorithm: fl_add when the seam declines. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__add_generic(const fl_format *f,
                                                         uint64_t a, uint64_t b,
                                                         const fl_ctx *c,
                                                         unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_add(f, a, b, c, flags, &fl__fast_r));
-#endif
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
 
@@ -86,17 +83,6 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__add_rest(const fl_format *f,
 FPLAB_HOSTDEV uint64_t fl_add(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-#if !defined(__CUDACC__) && defined(FL__H16_SSE)
-#ifdef FPLAB_AVX512
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
-        return fl__h16_add_hw512(f, a, b, c, flags);   /* every encoding */
-#endif
-    if (fl__h16_take(f, c)) {
-        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b), 0))
-            return fl__h16_add_special(a, b, c, flags);
-        return fl__h16_add(a, b, flags);
-    }
-#endif
-    return fl__add_rest(f, a, b, c, flags);
+    return FL__ACCEL_OR(fl__accel_add(f, a, b, c, flags, fl__add_generic),
+                        fl__add_generic(f, a, b, c, flags));
 }

@@ -9,16 +9,14 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
 FPLAB_HOSTDEV uint64_t fl_convert(const fl_format *dst, const fl_format *src,
                                   uint64_t a, const fl_ctx *c,
                                   unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_convert(dst, src, a, c, flags, &fl__fast_r));
-#endif
+    FL__ACCEL_HOOK(fl__accel_convert(dst, src, a, c, flags));
     /* denormals-are-zero applies to the source operand */
     const fl_unp u = fl__unpack(src, a, c);
 

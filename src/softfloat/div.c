@@ -8,15 +8,13 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
 FPLAB_HOSTDEV uint64_t fl_div(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_div(f, a, b, c, flags, &fl__fast_r));
-#endif
+    FL__ACCEL_HOOK(fl__accel_div(f, a, b, c, flags));
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
     const int sign = x.sign ^ y.sign;

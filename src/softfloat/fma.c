@@ -15,19 +15,16 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
-/* Everything but the binary16 nearest-even path of fl_fma. */
-static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_rest(const fl_format *f,
+/* The generic algorithm: fl_fma when the seam declines. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_generic(const fl_format *f,
                                                         uint64_t a, uint64_t b,
                                                         uint64_t addend,
                                                         const fl_ctx *c,
                                                         unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_fma(f, a, b, addend, c, flags, &fl__fast_r));
-#endif
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
     const fl_unp z = fl__unpack(f, addend, c);
@@ -120,29 +117,6 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               uint64_t addend, const fl_ctx *c,
                               unsigned *flags)
 {
-#if !defined(__CUDACC__) && defined(FL__H16_SSE)
-#ifdef FPLAB_AVX512
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 1, 1))
-        return fl__h16_fma_host512(f, a, b, addend, c, flags);   /* every encoding */
-#endif
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) == 1 &&
-                         __atomic_load_n(&fl__h16_fma3, __ATOMIC_RELAXED), 1))
-        return fl__h16_fma_fma3(f, a, b, addend, c, flags);      /* every encoding */
-    if (fl__h16_take(f, c)) {
-        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
-                             fl__h16_special(addend), 0))
-            return fl__h16_fma_special(a, b, addend, c, flags);
-        const int hw = __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED);
-#ifdef FPLAB_AVX512
-        if (hw > 1)
-            return fl__h16_fma_hw512(f, a, b, addend, c, flags);
-#endif
-        if (hw > 0)
-            return fl__h16_fma_hw(f, a, b, addend, c, flags);
-        return fl__h16_fma(a, b, addend, c, flags);
-    }
-#endif
-    return fl__fma_rest(f, a, b, addend, c, flags);
+    return FL__ACCEL_OR(fl__accel_fma(f, a, b, addend, c, flags, fl__fma_generic),
+                        fl__fma_generic(f, a, b, addend, c, flags));
 }

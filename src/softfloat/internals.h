@@ -44,6 +44,13 @@ typedef unsigned __int128 fl_u128;
 #define FL__NOINLINE __attribute__((noinline))
 #endif
 
+/* Device code has no seam: the operations' one hook (src/accel/hooks.h,
+ * included by the operation files on the host) is empty there. */
+#if defined(__CUDACC__)
+#define FL__ACCEL_HOOK(call) ((void)0)
+#define FL__ACCEL_OR(accel, generic) (generic)
+#endif
+
 /* The class of an unpacked operand; the NaN classes are the last two
  * (fl__is_nan_cls). */
 enum { FL_U_ZERO = 0, FL_U_FINITE = 1, FL_U_INF = 2, FL_U_QNAN = 3,

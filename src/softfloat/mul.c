@@ -7,18 +7,15 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
-/* Everything but the binary16 nearest-even path of fl_mul. */
-static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__mul_rest(const fl_format *f,
+/* The generic algorithm: fl_mul when the seam declines. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__mul_generic(const fl_format *f,
                                                         uint64_t a, uint64_t b,
                                                         const fl_ctx *c,
                                                         unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_mul(f, a, b, c, flags, &fl__fast_r));
-#endif
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
     const int sign = x.sign ^ y.sign;
@@ -47,16 +44,6 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__mul_rest(const fl_format *f,
 FPLAB_HOSTDEV uint64_t fl_mul(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-#if !defined(__CUDACC__) && defined(FL__H16_SSE)
-    if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
-        return fl__h16_mul_hw(f, a, b, c, flags);
-    if (fl__h16_take(f, c)) {
-        if (fl__h16_special(a) | fl__h16_special(b))
-            return fl__h16_mul_special(a, b, c, flags);
-        if (__atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0)
-            return fl__h16_mul_hw(f, a, b, c, flags);     /* finite */
-        return fl__h16_mul(a, b, c, flags);
-    }
-#endif
-    return fl__mul_rest(f, a, b, c, flags);
+    return FL__ACCEL_OR(fl__accel_mul(f, a, b, c, flags, fl__mul_generic),
+                        fl__mul_generic(f, a, b, c, flags));
 }

@@ -14,7 +14,7 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
 /* floor(sqrt(n)) for n < 4^k, k <= 32; *rem = n - root^2. */
@@ -64,9 +64,7 @@ static FPLAB_HOSTDEV uint64_t isqrt_wide(fl_u128 n, int k, int *inexact)
 FPLAB_HOSTDEV uint64_t fl_sqrt(const fl_format *f, uint64_t a,
                                const fl_ctx *c, unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_sqrt(f, a, c, flags, &fl__fast_r));
-#endif
+    FL__ACCEL_HOOK(fl__accel_sqrt(f, a, c, flags));
     const fl_unp x = fl__unpack(f, a, c);
     /* root bits, <= 55: a round bit and the sticky below it, and under
      * FL_RSB as many more as there are random bits (their comparison needs

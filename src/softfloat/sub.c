@@ -11,18 +11,15 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
-/* Everything but the binary16 nearest-even path of fl_sub. */
-static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__sub_rest(const fl_format *f,
+/* The generic algorithm: fl_sub when the seam declines. */
+static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__sub_generic(const fl_format *f,
                                                         uint64_t a, uint64_t b,
                                                         const fl_ctx *c,
                                                         unsigned *flags)
 {
-#ifndef __CUDACC__
-    FL__TRY_FAST(fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &fl__fast_r));
-#endif
     const fl_unp x = fl__unpack(f, a, c);
     fl_unp y = fl__unpack(f, b, c);
 
@@ -37,10 +34,6 @@ static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__sub_rest(const fl_format *f,
 FPLAB_HOSTDEV uint64_t fl_sub(const fl_format *f, uint64_t a, uint64_t b,
                               const fl_ctx *c, unsigned *flags)
 {
-#if !defined(__CUDACC__) && defined(FL__H16_SSE)
-    /* finite operands only: a NaN keeps its own sign (see above) */
-    if (fl__h16_take(f, c) && !(fl__h16_special(a) | fl__h16_special(b)))
-        return fl__h16_add(a, b ^ 0x8000, flags);
-#endif
-    return fl__sub_rest(f, a, b, c, flags);
+    return FL__ACCEL_OR(fl__accel_sub(f, a, b, c, flags, fl__sub_generic),
+                        fl__sub_generic(f, a, b, c, flags));
 }

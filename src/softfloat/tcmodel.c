@@ -15,6 +15,7 @@
 
 #include "internals.h"
 #include "fplab/tensorcore.h"
+#include "tc_align.h"
 
 const fl_tc_model fl_tc_v100_fp16 = {"v100-fp16", &fl_binary16, 4, 0, FL_RTZ,
     FL_TC_ALIGN_TRUNC, FL_TC_NORM_ONCE};
@@ -61,35 +62,6 @@ struct term {
     int32_t lsb;     /* exponent of mag's bit 0 */
     uint64_t mag;
 };
-
-/* mag / 2^k cut to an integer as m->align says, for a term of sign s;
- * *cut is set when a nonzero part was dropped.  k > 0. */
-static uint64_t align_cut(int mode, int s, uint64_t mag, int32_t k, int *cut)
-{
-    uint64_t q, rest, half;
-    if (k >= 64) {
-        /* mag < 2^63 (at most 2p <= 64 bits and a top bit below 63 for
-         * every term): the whole term lies below half a unit */
-        q = 0;
-        rest = mag;
-        half = ~(uint64_t)0;
-    } else {
-        q = mag >> k;
-        rest = mag & ((((uint64_t)1) << k) - 1);
-        half = ((uint64_t)1) << (k - 1);
-    }
-    if (rest == 0)
-        return q;
-    *cut = 1;
-    switch (mode) {
-    case FL_TC_ALIGN_FLOOR:
-        return q + (uint64_t)s;          /* a negative term rounds away */
-    case FL_TC_ALIGN_RNE:
-        return q + (uint64_t)(rest > half || (rest == half && (q & 1)));
-    default:
-        return q;                        /* truncation toward zero */
-    }
-}
 
 static uint64_t block(const fl_tc_model *m, const fl_format *accf,
                       const uint64_t *a, const uint64_t *b, int n,
@@ -180,7 +152,7 @@ static uint64_t block(const fl_tc_model *m, const fl_format *accf,
         if (sh >= 0)
             v = t[i].mag << sh;   /* every aligned term < 2^(25+neab) */
         else
-            v = align_cut(m->align, t[i].sign, t[i].mag, -sh, &truncated);
+            v = fl__tc_align_cut(m->align, t[i].sign, t[i].mag, -sh, &truncated);
         sum += t[i].sign ? -(int64_t)v : (int64_t)v;
     }
     if (sum == 0) {

@@ -18,7 +18,6 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FL__NSIMD 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -87,7 +86,7 @@ static uint32_t fl__pow2b(int32_t k)
  * Fill P for rounding binary32 to f in c's mode and options; 0 when f is
  * not a narrow format the kernels serve: width <= 8 (so p <= 8), every
  * finite value a binary32 value (emax <= 127, the smallest positive value
- * at least 2^-149), and not forced to the generic code.
+ * at least 2^-149).
  */
 static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 {
@@ -97,7 +96,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     int sg;
     if (f->width > 8 || p > 8 || f->emax > 127 ||
         (f->subnormals ? kq : f->emin) < -149 ||
-        (f->reserved & FL__FMT_NOFAST) || c->rm >= FL_RM_COUNT ||
+        c->rm >= FL_RM_COUNT ||
         (f->nan_style == FL_NANSTYLE_P3109 &&
          (p == 1 || !f->is_signed || c->rm == FL_RTO)))
         return 0;   /* P3109's own rules there: fl__round_pack */
@@ -287,16 +286,12 @@ static size_t fl__narrow_kernel(const fl_format *f, float *dst,
 #ifdef FL__NSIMD
     fl__npar P;
     *ok = 0;
-    if (level < 0)
-        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
-    if (level == 0 || !fl__npar_init(&P, f, c))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__npar_init(&P, f, c))
         return 0;
     *ok = 1;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__n512(f, &P, c, dst, src, n, flags);
-#endif
-    return fl__n256(f, &P, c, dst, src, n, flags);
+    return FL__ACCEL_SIMD_CALL(set, fl__n512(f, &P, c, dst, src, n, flags),
+                               fl__n256(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
@@ -320,15 +315,12 @@ size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
 {
 #ifdef FL__NSIMD
     fl__npar P;
-    if (level < 0)
-        level = fl__simd_available();   /* 2 AVX-512, 1 AVX2, 0 none */
-    if (level == 0 || !fl__npar_init(&P, f, c))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__npar_init(&P, f, c))
         return 0;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl);
-#endif
-    return fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl);
+    return FL__ACCEL_SIMD_CALL(
+        set, fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl),
+        fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)lane_flags;
     (void)level; (void)lvl;

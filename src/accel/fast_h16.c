@@ -1,7 +1,7 @@
 /*
  * fast_h16.c — binary16 multiplication and fused multiply-add in nearest
  * even through the host's F16C conversions (x86-64 with GCC or Clang; run
- * only when CPUID reports F16C, see fl__h16_hw).  fl_mul and fl_fma call
+ * only at the seam's level avx2 or above, see fl__h16_hw).  fl_mul and fl_fma call
  * them for finite operands when fl__h16_take accepts the format and the
  * context (fast.h), in place of the SSE2 versions there, and fl_mul calls
  * fl__h16_mul_hw for every encoding when the context's NaN rule is the
@@ -34,11 +34,7 @@
 #include "fast.h"
 
 #if defined(FL__H16_SSE) && defined(__GNUC__)
-#include <cpuid.h>
 #include <immintrin.h>
-
-__attribute__((visibility("hidden"))) int fl__h16_hw = -1;
-__attribute__((visibility("hidden"))) int fl__h16_fma3 = 0;
 
 /* Flag words by down | up << 1 | tiny << 2 | overflow << 3 | sign << 4
  * (down, up: the rounded magnitude below, above the exact one). */
@@ -62,30 +58,6 @@ static const uint8_t fl__h16_hwfw[32] = {
 
 /* The tininess border (binary32) by c->tininess: before, after. */
 static const float fl__h16_tb[2] = { 0x1p-14f - 0x1p-26f, 0x1p-14f };
-
-/* CPUID leaf 1: ECX bit 29 F16C (with AVX, bit 28, and the OS saving the
- * AVX state, bit 27 OSXSAVE and XCR0's SSE and AVX bits). */
-/* 2: also AVX-512F (leaf 7 EBX bit 16) with the OS saving its state
- * (XCR0 bits 5-7); compiled only with FPLAB_AVX512. */
-__attribute__((constructor)) static void fl__h16_detect(void)
-{
-    unsigned a, b, c, d;
-    int hw = 0;
-    if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) &&
-        (c & (1u << 28)) && (c & (1u << 27))) {
-        unsigned lo, hi;
-        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-        hw = (lo & 6) == 6;
-        /* FMA3: leaf 1 ECX bit 12 (same AVX state) */
-        __atomic_store_n(&fl__h16_fma3, hw && (c & (1u << 12)) != 0, __ATOMIC_RELAXED);
-#ifdef FPLAB_AVX512
-        if (hw && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 16)) &&
-            (lo & 0xE6) == 0xE6)
-            hw = 2;
-#endif
-    }
-    __atomic_store_n(&fl__h16_hw, hw, __ATOMIC_RELAXED);
-}
 
 #define FL__H16_TARGET __attribute__((target("avx,f16c")))
 
@@ -353,7 +325,7 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
 
 /*
  * The fma of any three encodings under the host's NaN rule without
- * AVX-512 (F16C and FMA3; fma.c takes it at fl__h16_hw == 1): X rounded
+ * AVX-512 (F16C and FMA3; fma.c takes it at fl__h16_hw() == 1): X rounded
  * to odd at 24 bits from the nearest-even binary32 fused multiply-add R
  * and the sign of X - R, found exactly in binary64.  The product a * b is
  * exact there; TwoSum gives s + e = X exactly (s nearest X at 53 bits);

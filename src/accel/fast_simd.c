@@ -1,8 +1,8 @@
 /*
  * fast_simd.c — SIMD kernels for fl_round_float_array and
  * fl_round_double_array (x86-64 with GCC or Clang): AVX-512 (F, BW, VL,
- * DQ; compiled only with FPLAB_AVX512) and AVX2, chosen at run time with
- * __builtin_cpu_supports.  The lane algorithm is in simd_round.h; every
+ * DQ; compiled only with FPLAB_AVX512) and AVX2, chosen at run time by
+ * the seam's level (src/accel/accel.h).  The lane algorithm is in simd_round.h; every
  * case it does not decide goes to the scalar entry point element by
  * element, so the kernels are exact or absent, never approximate.
  *
@@ -16,7 +16,6 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define FL__SIMD 1
-#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -209,25 +208,6 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #include "simd_round.h"
 
-/* Which kernels this CPU runs: 2 = AVX-512, 1 = AVX2, 0 = none. */
-static int fl__simd_level(void)
-{
-#ifdef FPLAB_AVX512
-    if (__builtin_cpu_supports("avx512f") &&
-        __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq"))
-        return 2;
-#endif
-    if (__builtin_cpu_supports("avx2")) {
-        /* F16C: CPUID leaf 1, ECX bit 29 (not every compiler's
-         * __builtin_cpu_supports knows it) */
-        unsigned a, b, c, d;
-        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)))
-            return 1;
-    }
-    return 0;
-}
 #endif /* FL__SIMD */
 
 size_t fl__simd_round_float_array(const fl_format *f, float *dst,
@@ -237,15 +217,11 @@ size_t fl__simd_round_float_array(const fl_format *f, float *dst,
 {
 #ifdef FL__SIMD
     fl__kpar P;
-    if (level < 0)
-        level = fl__simd_level();
-    if (level == 0 || !fl__kpar_init(&P, f, c, 23, 127))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__kpar_init(&P, f, c, 23, 127))
         return 0;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__k512_f32(f, &P, c, dst, src, n, flags);
-#endif
-    return fl__k256_f32(f, &P, c, dst, src, n, flags);
+    return FL__ACCEL_SIMD_CALL(set, fl__k512_f32(f, &P, c, dst, src, n, flags),
+                               fl__k256_f32(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
@@ -260,15 +236,11 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
 {
 #ifdef FL__SIMD
     fl__kpar P;
-    if (level < 0)
-        level = fl__simd_level();
-    if (level == 0 || !fl__kpar_init(&P, f, c, 52, 1023))
+    const int set = level < 0 ? fl__accel_simd() : level;
+    if (set == 0 || !fl__kpar_init(&P, f, c, 52, 1023))
         return 0;
-#ifdef FPLAB_AVX512
-    if (level >= 2)
-        return fl__k512_f64(f, &P, c, dst, src, n, flags);
-#endif
-    return fl__k256_f64(f, &P, c, dst, src, n, flags);
+    return FL__ACCEL_SIMD_CALL(set, fl__k512_f64(f, &P, c, dst, src, n, flags),
+                               fl__k256_f64(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
@@ -278,9 +250,5 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
 
 int fl__simd_available(void)
 {
-#ifdef FL__SIMD
-    return fl__simd_level();
-#else
-    return 0;
-#endif
+    return fl__accel_simd();
 }

@@ -33,30 +33,21 @@
  * Assumes the host's binary64 arithmetic in its default state: round to
  * nearest even, subnormals neither flushed nor treated as zero.
  *
- * Setting FL__FMT_NOFAST in a format descriptor's `reserved` field forces
- * the generic code (the tests compare the two paths that way).
+ * At the level generic (FPLAB_CPU=generic, or a test's thread cap; see
+ * accel.h) fl__fast_fmt says no to every format: the generic code runs.
  */
 #ifndef FPLAB_FAST_H
 #define FPLAB_FAST_H
 
 #include "internals.h"
+#include "preset_init.h"
+#include "accel.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-#define FL__FMT_NOFAST 0x01
-
 #define FL__AINLINE static inline __attribute__((always_inline))
-
-/* Run a fast path; return its result from the calling function if it
- * handled the case.  Used as the first line of the generic entry points. */
-#define FL__TRY_FAST(call)                                                   \
-    do {                                                                     \
-        uint64_t fl__fast_r;                                                 \
-        if (call)                                                            \
-            return fl__fast_r;                                               \
-    } while (0)
 
 typedef union { double d; uint64_t u; } fl__d64;
 typedef union { float f; uint32_t u; } fl__f32;
@@ -73,7 +64,7 @@ FL__AINLINE int fl__fast_fmt(const fl_format *f)
     return f->prec <= 24 && f->ebits <= 8 && f->prec >= 2 &&
            f->nan_style <= FL_NANSTYLE_FINITE && f->is_signed &&
            f->has_zero && f->bias == (1 << (f->ebits - 1)) - 1 &&
-           !(f->reserved & FL__FMT_NOFAST);
+           fl__accel_level() >= FL__CPU_SCALAR;
 }
 
 /* The modes the fast paths implement: those a context alone defines
@@ -423,9 +414,10 @@ FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
  * parameter bytes: the eight from width to reserved, and the eight from
  * is_signed to bias (the other fields are derived from them).  For
  * binary16, bfloat16 and binary32 the scalar fast paths run on a
- * compile-time copy, so every field folds into the code; any other
- * descriptor (other formats, FL__FMT_NOFAST copies) runs the same code on
- * its own fields.  Each key is read as one little-endian 64-bit word.
+ * compile-time copy (built by format.c's own preset lines, preset_init.h),
+ * so every field folds into the code; any other descriptor runs the same
+ * code on its own fields.  Each key is read as one little-endian 64-bit
+ * word.
  */
 #define FL__KEY(w, e, p)                                                     \
     ((uint64_t)(w) | (uint64_t)(e) << 8 | (uint64_t)(p) << 16 |             \
@@ -434,15 +426,9 @@ FL__AINLINE int fl__fast_sqrt_g(const fl_format *f, uint64_t a,
 #define FL__KEY2(bias)                                                       \
     ((uint64_t)1 | (uint64_t)1 << 8 | (uint64_t)1 << 16 |                   \
      (uint64_t)(uint32_t)(bias) << 32)
-static const fl_format fl__k_binary16 = {
-    "binary16", 16, 5, 11, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
-    15, -14, 15, 0x8000, 0x7C00, 0x3FF, 0x7BFF };
-static const fl_format fl__k_bfloat16 = {
-    "bfloat16", 16, 8, 8, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
-    127, -126, 127, 0x8000, 0x7F80, 0x7F, 0x7F7F };
-static const fl_format fl__k_binary32 = {
-    "binary32", 32, 8, 24, 1, FL_NANSTYLE_IEEE, 1, 0, 0, 1, 1, 1, 0,
-    127, -126, 127, 0x80000000, 0x7F800000, 0x7FFFFF, 0x7F7FFFFF };
+static const fl_format fl__k_binary16 = FL__PRESET_BINARY16;
+static const fl_format fl__k_bfloat16 = FL__PRESET_BFLOAT16;
+static const fl_format fl__k_binary32 = FL__PRESET_BINARY32;
 
 FL__AINLINE uint64_t fl__fmt_key(const fl_format *f)
 {
@@ -762,12 +748,14 @@ FL__AINLINE uint64_t fl__h16_fma_special(uint64_t a, uint64_t b, uint64_t d,
 }
 
 /* The same multiplication and fma through the host's F16C conversions
- * (fast_h16.c), when fl__h16_hw > 0: the CPU has F16C (set at start-up;
- * -1 until then, and tests may set 0 to prove the SSE2 versions). */
-extern __attribute__((visibility("hidden"))) int fl__h16_hw;
-/* 1: the CPU has FMA3 besides F16C (fl__h16_fma_fma3). */
-extern __attribute__((visibility("hidden"))) int fl__h16_fma3;
-/* fl__h16_hw == 1, FMA3 and the host's NaN rule: the fma of any three
+ * (fast_h16.c), by the calling thread's level: 2 the AVX-512 kernels
+ * (compiled only with FPLAB_AVX512), 1 F16C with FMA3 (avx2), 0 the SSE2
+ * versions above (scalar). */
+FL__AINLINE int fl__h16_hw(void)
+{
+    return fl__accel_simd();
+}
+/* fl__h16_hw() == 1 and the host's NaN rule: the fma of any three
  * encodings by a binary32 fused multiply-add and an exact binary64
  * residual sign. */
 uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b,
@@ -778,11 +766,11 @@ uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a, uint64_t b,
                         const fl_ctx *c, unsigned *flags);
 uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a, uint64_t b,
                         uint64_t d, const fl_ctx *c, unsigned *flags);
-/* fl__h16_hw == 2 (AVX-512F too; compiled only with FPLAB_AVX512): the
+/* fl__h16_hw() == 2 (AVX-512 too; compiled only with FPLAB_AVX512): the
  * fma by rounding-controlled binary32 fused multiply-adds. */
 uint64_t fl__h16_fma_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            uint64_t d, const fl_ctx *c, unsigned *flags);
-/* fl__h16_hw == 2 and the host's NaN rule: the addition of any two
+/* fl__h16_hw() == 2 and the host's NaN rule: the addition of any two
  * encodings by rounding-controlled binary32 additions, the fma of any
  * three by fused multiply-adds. */
 uint64_t fl__h16_fma_host512(const fl_format *f, uint64_t a, uint64_t b,
@@ -799,18 +787,19 @@ FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT;
+           (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT &&
+           fl__accel_level() >= FL__CPU_SCALAR;
 }
 
 /* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of
- * the context 0 or 4) and F16C: fl__h16_mul_hw takes every encoding. */
+ * the context 0 or 4) at level avx2 or above: fl__h16_mul_hw takes every
+ * encoding. */
 FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFBFFFFFF00FFull) == 0 &&
-           __atomic_load_n(&fl__h16_hw, __ATOMIC_RELAXED) > 0;
+           (w & 0xFBFFFFFF00FFull) == 0 && fl__h16_hw() > 0;
 }
 #endif /* FL__H16_SSE */
 
@@ -860,8 +849,7 @@ static inline int fl__fast_convert(const fl_format *dst,
             return 0;
         u = fl__u_of(fl__fast_decode(src, a, c->daz));
     } else if (src->ebits == 11 && src->prec == 53 &&
-               src->nan_style == FL_NANSTYLE_IEEE && src->subnormals &&
-               !(src->reserved & FL__FMT_NOFAST)) {
+               src->nan_style == FL_NANSTYLE_IEEE && src->subnormals) {
         if ((a & 0x7FF0000000000000ull) == 0x7FF0000000000000ull)
             return 0;
         u = a;

@@ -1,0 +1,57 @@
+/*
+ * accel.h — the seam between libfplab's generic code and its hardware
+ * acceleration (host only, not installed).
+ *
+ * The rule for contributors
+ * -------------------------
+ * Edit the generic code.  The operation files (src/softfloat/add.c,
+ * mul.c, fma.c, ...) hold the algorithm in the style of SoftFloat and
+ * are the one source of truth; each has ONE hook, FL__ACCEL_HOOK, where
+ * the seam may take the case.  Everything here is an accelerated copy of
+ * some generic routine and must give the same value and the same flag
+ * word (IEEE flags and the ternary bits) for every input it accepts;
+ * whatever it does not accept it declines, and the generic code runs.
+ * tests/test_fastpath.c proves every kernel equal to the generic code at
+ * every level the CPU has (CTest runs it once per FPLAB_CPU level), under
+ * every NaN preset, on the specials; a kernel that is not proven there
+ * does not go in.  hooks.h lists the routes each hook tries.
+ *
+ * Levels (cpu.h): the one CPU probe.  A kernel set is chosen by
+ * fl__accel_level() (the process's level, capped by FPLAB_CPU and by the
+ * calling thread's test cap) at the call, so a test can compare a kernel
+ * with the generic code in one process.
+ */
+#ifndef FPLAB_ACCEL_H
+#define FPLAB_ACCEL_H
+
+#include "cpu.h"
+
+/* The vector kernel set the calling thread runs (the array kernels,
+ * fast_simd.c, fast_narrow.c, fast_simd_binop.c, and scale's MX kernels,
+ * are built for these two widths; the binary16 kernels of fast_h16.c
+ * follow the same sets): 2 AVX-512, 1 AVX2, 0 none.  Kernels that take a
+ * `level` argument read it as such a set, -1 meaning this one. */
+static inline int fl__accel_simd(void)
+{
+    const int level = fl__accel_level();
+#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef FPLAB_AVX512
+    if (level >= FL__CPU_AVX512)
+        return 2;
+#endif
+    if (level >= FL__CPU_AVX2)
+        return 1;
+#endif
+    (void)level;
+    return 0;
+}
+
+/* Call the kernel of a family for a vector kernel set (fl__accel_simd):
+ * the one level-to-kernel ladder of the array kernels. */
+#ifdef FPLAB_AVX512
+#define FL__ACCEL_SIMD_CALL(set, k512, k256) ((set) >= 2 ? (k512) : (k256))
+#else
+#define FL__ACCEL_SIMD_CALL(set, k512, k256) (k256)
+#endif
+
+#endif /* FPLAB_ACCEL_H */

@@ -1,0 +1,185 @@
+/*
+ * hooks.h — the seam's side of the one hook in each operation file
+ * (host only; device code compiles the operations without it).
+ *
+ * An operation file reads, for add, sub, mul and fma,
+ *
+ *     uint64_t fl_add(f, a, b, c, flags)
+ *     {
+ *         return FL__ACCEL_OR(fl__accel_add(f, a, b, c, flags, fl__add_generic),
+ *                             fl__add_generic(f, a, b, c, flags));
+ *     }
+ *
+ * (the seam takes the case or ends in the generic algorithm it is handed),
+ * and for div, sqrt and convert, whose routes are inline,
+ *
+ *     FL__ACCEL_HOOK(fl__accel_div(f, a, b, c, flags));
+ *     ... the generic algorithm ...
+ *
+ * and nothing else of the acceleration.  A route either takes the case
+ * (its result and flags exactly the generic code's) or declines it before
+ * writing a flag.  Every route here is proven equal to the generic code by
+ * tests/test_fastpath.c.
+ *
+ * Routes, in order:
+ *   binary16 in nearest even (fl__h16_take, fast.h): the AVX-512 kernels
+ *     for every encoding under the host's NaN rule (level avx512), the
+ *     F16C/FMA3 ones (avx2), the SSE2 ones for finite operands (scalar);
+ *   any other fast-path format (fl__fast_fmt): binary64 arithmetic with
+ *     round-to-odd and one fl__fast_pack (scalar), out of line so that the
+ *     binary16 routes stay small.
+ */
+#ifndef FPLAB_ACCEL_HOOKS_H
+#define FPLAB_ACCEL_HOOKS_H
+
+#include "fast.h"
+
+/* A route's answer: two registers on x86-64 and AArch64. */
+typedef struct fl__accel_res {
+    uint64_t r;
+    uint64_t taken;
+} fl__accel_res;
+
+#define FL__ACCEL_OR(accel, generic) (accel)
+
+#define FL__ACCEL_HOOK(call)                                                 \
+    do {                                                                     \
+        const fl__accel_res fl__ar = (call);                                 \
+        if (fl__ar.taken)                                                    \
+            return fl__ar.r;                                                 \
+    } while (0)
+
+FL__AINLINE fl__accel_res fl__accel_took(uint64_t r)
+{
+    fl__accel_res x;
+    x.r = r;
+    x.taken = 1;
+    return x;
+}
+
+/* The generic algorithm of a two- and a three-operand operation, handed
+ * to the routes below so that the other formats' route (scalar.c) and the
+ * fall back to the generic code are one tail call each: the operation
+ * itself then needs no stack frame on the binary16 routes. */
+typedef uint64_t (*fl__accel_op2)(const fl_format *, uint64_t, uint64_t,
+                                  const fl_ctx *, unsigned *);
+typedef uint64_t (*fl__accel_op3)(const fl_format *, uint64_t, uint64_t,
+                                  uint64_t, const fl_ctx *, unsigned *);
+
+/* The scalar routes of the other formats (scalar.c), each ending in the
+ * generic algorithm when it declines. */
+uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags,
+                           fl__accel_op2 generic);
+uint64_t fl__accel_sub_any(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags,
+                           fl__accel_op2 generic);
+uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags,
+                           fl__accel_op2 generic);
+uint64_t fl__accel_fma_any(const fl_format *f, uint64_t a, uint64_t b,
+                           uint64_t d, const fl_ctx *c, unsigned *flags,
+                           fl__accel_op3 generic);
+
+FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
+                                   uint64_t b, const fl_ctx *c,
+                                   unsigned *flags, fl__accel_op2 generic)
+{
+#ifdef FL__H16_SSE
+#ifdef FPLAB_AVX512
+    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
+        return fl__h16_add_hw512(f, a, b, c, flags);
+#endif
+    if (fl__h16_take(f, c)) {
+        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b), 0))
+            return fl__h16_add_special(a, b, c, flags);
+        return fl__h16_add(a, b, flags);
+    }
+#endif
+    return fl__accel_add_any(f, a, b, c, flags, generic);
+}
+
+FL__AINLINE uint64_t fl__accel_sub(const fl_format *f, uint64_t a,
+                                   uint64_t b, const fl_ctx *c,
+                                   unsigned *flags, fl__accel_op2 generic)
+{
+#ifdef FL__H16_SSE
+    /* finite operands only: a NaN keeps its own sign */
+    if (fl__h16_take(f, c) && !(fl__h16_special(a) | fl__h16_special(b)))
+        return fl__h16_add(a, b ^ 0x8000, flags);
+#endif
+    return fl__accel_sub_any(f, a, b, c, flags, generic);
+}
+
+FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
+                                   uint64_t b, const fl_ctx *c,
+                                   unsigned *flags, fl__accel_op2 generic)
+{
+#ifdef FL__H16_SSE
+    if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
+        return fl__h16_mul_hw(f, a, b, c, flags);
+    if (fl__h16_take(f, c)) {
+        if (fl__h16_special(a) | fl__h16_special(b))
+            return fl__h16_mul_special(a, b, c, flags);
+        if (fl__h16_hw() > 0)
+            return fl__h16_mul_hw(f, a, b, c, flags);
+        return fl__h16_mul(a, b, c, flags);
+    }
+#endif
+    return fl__accel_mul_any(f, a, b, c, flags, generic);
+}
+
+FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
+                                   uint64_t b, uint64_t d, const fl_ctx *c,
+                                   unsigned *flags, fl__accel_op3 generic)
+{
+#ifdef FL__H16_SSE
+    if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
+#ifdef FPLAB_AVX512
+        if (fl__h16_hw() > 1)
+            return fl__h16_fma_host512(f, a, b, d, c, flags);
+#endif
+        return fl__h16_fma_fma3(f, a, b, d, c, flags);
+    }
+    if (fl__h16_take(f, c)) {
+        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
+                             fl__h16_special(d), 0))
+            return fl__h16_fma_special(a, b, d, c, flags);
+#ifdef FPLAB_AVX512
+        if (fl__h16_hw() > 1)
+            return fl__h16_fma_hw512(f, a, b, d, c, flags);
+#endif
+        if (fl__h16_hw() > 0)
+            return fl__h16_fma_hw(f, a, b, d, c, flags);
+        return fl__h16_fma(a, b, d, c, flags);
+    }
+#endif
+    return fl__accel_fma_any(f, a, b, d, c, flags, generic);
+}
+
+/* Division, square root and conversion: the scalar routes, inline. */
+FL__AINLINE fl__accel_res fl__accel_div(const fl_format *f, uint64_t a,
+                                        uint64_t b, const fl_ctx *c,
+                                        unsigned *flags)
+{
+    fl__accel_res x;
+    x.taken = (uint64_t)fl__fast_div(f, a, b, c, flags, &x.r);
+    return x;
+}
+FL__AINLINE fl__accel_res fl__accel_sqrt(const fl_format *f, uint64_t a,
+                                         const fl_ctx *c, unsigned *flags)
+{
+    fl__accel_res x;
+    x.taken = (uint64_t)fl__fast_sqrt(f, a, c, flags, &x.r);
+    return x;
+}
+FL__AINLINE fl__accel_res fl__accel_convert(const fl_format *dst,
+                                            const fl_format *src, uint64_t a,
+                                            const fl_ctx *c, unsigned *flags)
+{
+    fl__accel_res x;
+    x.taken = (uint64_t)fl__fast_convert(dst, src, a, c, flags, &x.r);
+    return x;
+}
+
+#endif /* FPLAB_ACCEL_HOOKS_H */
