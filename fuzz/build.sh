@@ -5,11 +5,11 @@
 #   fuzz/build.sh [OUT_DIR]
 #
 # Each harness fuzz/fuzz_NAME.c becomes OUT_DIR/fuzz_NAME.  The sources
-# they exercise (the core, the MPFR oracle, the CSV reader, the tensor
-# files with their raw and text readers, the calc/testfloat commands) are
-# compiled once with coverage instrumentation into OUT_DIR/obj.  Needs clang, libclang-rt
-# (libFuzzer), MPFR, GMP, zlib and jansson.  CC overrides the compiler
-# (default clang).
+# they exercise (the core and its seam src/accel, the MPFR oracle, the
+# CSV reader, the tensor files with their raw and text readers, the
+# calc/testfloat commands) are compiled once with coverage instrumentation
+# into OUT_DIR/obj.  Needs clang, libclang-rt (libFuzzer), MPFR, GMP, zlib
+# and jansson.  CC overrides the compiler (default clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-build-fuzz}
@@ -18,11 +18,11 @@ mkdir -p "$out/obj"
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
-        -Wno-unused-parameter -Iinclude -Isrc/softfloat -Isrc/oracle
+        -Wno-unused-parameter -Iinclude -Isrc/softfloat -Isrc/accel -Isrc/oracle
         -Isrc/amp -Isrc/tensor -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
         -ffp-contract=off)
 
-srcs=(src/softfloat/*.c src/oracle/mpfr_oracle.c
+srcs=(src/softfloat/*.c src/accel/*.c src/oracle/mpfr_oracle.c
       src/amp/amp_data.c src/amp/amp_err.c cli/util.c cli/cmd_calc.c
       cli/cmd_testfloat.c src/ops/*.c src/ref/*.c src/tensor/*.c)
 objs=()
