@@ -115,43 +115,103 @@ static void on_signal(int sig)
 /* The last lines of the kernel's log, indented, into buf ("" if none). */
 static void log_tail(const rk_kernel *k, char *buf, size_t len)
 {
+    /* The first LOG_HEAD lines (where a kernel's own message usually is)
+     * and the last LOG_TAIL (how it ended: a sanitizer's or the runtime's
+     * report), each cut to LOG_WIDTH characters, with the number of lines
+     * left out between them. */
+    enum { LOG_HEAD = 3, LOG_TAIL = 8, LOG_WIDTH = 160, LOG_KEEP = 4096 };
     FILE *fp = fopen(k->log, "rb");
-    char tmp[4096];
-    size_t got = 0;
-    long sz;
+    char head[LOG_KEEP], tail[LOG_KEEP];
+    size_t nh = 0, nt = 0;
+    long sz = 0, lines_total = 0;
     buf[0] = '\0';
     if (fp == NULL)
         return;
     if (fseek(fp, 0, SEEK_END) == 0 && (sz = ftell(fp)) > 0) {
-        long from = sz > (long)sizeof tmp - 1 ? sz - (long)sizeof tmp + 1 : 0;
-        fseek(fp, from, SEEK_SET);
-        got = fread(tmp, 1, sizeof tmp - 1, fp);
+        int c;
+        rewind(fp);
+        nh = fread(head, 1, sizeof head - 1, fp);
+        if (sz > (long)nh) {
+            long from = sz - (long)sizeof tail + 1;
+            fseek(fp, from > (long)nh ? from : (long)nh, SEEK_SET);
+            nt = fread(tail, 1, sizeof tail - 1, fp);
+        }
+        rewind(fp);
+        while ((c = getc(fp)) != EOF)
+            lines_total += c == '\n';
     }
     fclose(fp);
-    tmp[got] = '\0';
-    if (got == 0)
+    head[nh] = tail[nt] = '\0';
+    if (nh == 0)
         return;
+    if (sz > 0 && (nt > 0 ? tail[nt - 1] : head[nh - 1]) != '\n')
+        lines_total++;              /* a last line without its newline */
     {
-        /* the last 8 lines */
-        int lines = 0;
-        char *p = tmp + got;
-        while (p > tmp && p[-1] == '\n')
-            *--p = '\0';
-        while (p > tmp && lines < 8) {
-            p--;
-            if (*p == '\n')
-                lines++;
+        /* the log as lines: all of them when few, else head ... tail */
+        const char *ln[LOG_HEAD + LOG_TAIL];
+        size_t lw[LOG_HEAD + LOG_TAIL];
+        int nl = 0, shown_head = 0;
+        long skipped = 0;
+        char *whole = nt ? NULL : head;     /* the log fits in head[] */
+        if (whole != NULL && lines_total <= LOG_HEAD + LOG_TAIL) {
+            for (char *p = whole; *p && nl < LOG_HEAD + LOG_TAIL;) {
+                char *e = strchr(p, '\n');
+                size_t w = e ? (size_t)(e - p) : strlen(p);
+                ln[nl] = p, lw[nl++] = w;
+                p += w + (e != NULL);
+            }
+            shown_head = nl;
+        } else {
+            /* the first LOG_HEAD lines of head[] */
+            char *p = head;
+            while (*p && nl < LOG_HEAD) {
+                char *e = strchr(p, '\n');
+                if (e == NULL)
+                    break;
+                ln[nl] = p, lw[nl++] = (size_t)(e - p);
+                p = e + 1;
+            }
+            shown_head = nl;
+            /* the last LOG_TAIL lines of the log's end */
+            char *t = nt ? tail : head;
+            size_t n = nt ? nt : nh;
+            while (n > 0 && t[n - 1] == '\n')
+                t[--n] = '\0';
+            char *q = t + n;
+            int got = 0;
+            while (q > t && got < LOG_TAIL) {
+                q--;
+                if (*q == '\n')
+                    got++;
+            }
+            if (*q == '\n')
+                q++;
+            for (char *r = q; *r && nl < LOG_HEAD + LOG_TAIL;) {
+                char *e = strchr(r, '\n');
+                size_t w = e ? (size_t)(e - r) : strlen(r);
+                ln[nl] = r, lw[nl++] = w;
+                r += w + (e != NULL);
+            }
+            skipped = lines_total - nl;
         }
-        if (*p == '\n')
-            p++;
-        snprintf(buf, len, "\n  its last output:");
-        for (char *save = NULL, *l = strtok_r(p, "\n", &save); l;
-             l = strtok_r(NULL, "\n", &save)) {
+        snprintf(buf, len, "\n  its output (%ld line%s):", lines_total,
+                 lines_total == 1 ? "" : "s");
+        for (int i = 0; i < nl; i++) {
             size_t w = strlen(buf);
-            for (char *c = l; *c; c++)
+            char line[LOG_WIDTH + 4];
+            size_t m = lw[i] < LOG_WIDTH ? lw[i] : LOG_WIDTH;
+            if (i == shown_head && skipped > 0) {
+                snprintf(buf + w, len - w, "\n    [%ld line%s left out]",
+                         skipped, skipped == 1 ? "" : "s");
+                w = strlen(buf);
+            }
+            memcpy(line, ln[i], m);
+            line[m] = '\0';
+            for (char *c = line; *c; c++)
                 if ((unsigned char)*c < 0x20 && *c != '\t')
                     *c = '?';
-            snprintf(buf + w, len - w, "\n    %s", l);
+            snprintf(buf + w, len - w, "\n    %s%s", line,
+                     lw[i] > LOG_WIDTH ? "..." : "");
         }
     }
 }

@@ -40,12 +40,14 @@ pass_asan() {
     # tests that re-run whole quick labs to compare files (atomic writes,
     # same seed same bytes): 6 of the pass's 10 minutes here; the lab's
     # code runs under ASan in lab_smoke and lab_audit (docs/reliability.md).
+    # lab_audit_noplots audits lab_repro's output, so it leaves with it
+    # (ctest's -E drops a fixture's setup test but not the tests needing it).
     ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:strict_string_checks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     LSAN_OPTIONS=suppressions=$supp \
     FPLAB_GNUPLOT=/nonexistent \
         ctest --test-dir build-asan -LE 'long|exhaustive|gpu|mpi' \
-            -E '^(hardening_nothing_lost|lab_repro)$' \
+            -E '^(hardening_nothing_lost|lab_repro|lab_audit_noplots)$' \
             --output-on-failure -j "$jobs" --timeout 900
 }
 
