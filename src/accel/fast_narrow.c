@@ -65,6 +65,9 @@ typedef struct {
                           2^-126: lanes in (2^emin, gapb) go to the scalar
                           code (0: none) */
     int ftrick;        /* nearest even by the float addition */
+    int p1tie;         /* P3109 at precision 1 in nearest even: ties go by
+                          the code's parity, so tie lanes at or above
+                          2^emin go to the scalar code */
     int after, fz, daz, uns, nozero, nonegz, lowsub;
     int var;           /* the kernel variant: FL__NV_* */
 } fl__npar;
@@ -98,8 +101,13 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
         (f->subnormals ? kq : f->emin) < -149 ||
         c->rm >= FL_RM_COUNT ||
         (f->nan_style == FL_NANSTYLE_P3109 &&
-         (p == 1 || !f->is_signed || c->rm == FL_RTO)))
+         (!f->is_signed || c->rm == FL_RTO)))
         return 0;   /* P3109's own rules there: fl__round_pack */
+    /* P3109, p = 1: every code is 2^e, and nearest even judges a tie by
+     * the code's parity (round.c, code_parity), which the lane algorithm
+     * does not see; the other modes the kernel serves never look at it */
+    P->p1tie = f->nan_style == FL_NANSTYLE_P3109 && p == 1 &&
+               c->rm == FL_RNE;
     P->lowsub = f->emin < -126;
     P->Emin = P->lowsub ? 1 : f->emin + 127;
     P->C = sh0 + P->Emin;
@@ -191,7 +199,8 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
              (P->lowsub ? FL__NV_LOWSUB : 0) | (P->fz ? FL__NV_FZ : 0) |
              (P->daz ? FL__NV_DAZ : 0);
     if ((P->var != FL__NV_PLAIN && P->var != FL__NV_NOMZ &&
-         P->var != FL__NV_UNSV && P->var != FL__NV_E8M0) || P->gapb)
+         P->var != FL__NV_UNSV && P->var != FL__NV_E8M0) || P->gapb ||
+        P->p1tie)
         P->var = FL__NV_RT;
     return 1;
 }

@@ -92,8 +92,10 @@
  * and the precomputed flag words of overflow, unsigned-negative and
  * no-zero lanes.  Lanes the kernel does not decide go to the scalar entry
  * point fl_round_float with their own SR index: NaN and infinite inputs,
- * binary32 subnormals where f reaches below 2^-126, and the rare SR lanes
- * above.
+ * binary32 subnormals where f reaches below 2^-126, the rare SR lanes
+ * above, and for P3109 at precision 1 in nearest even the ties at or
+ * above 2^emin (P3109 breaks them by the code's parity, the quotient's
+ * last bit here being always 1).
  */
 
 #define KC2(a, b) a##_##b
@@ -336,6 +338,9 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
             kbad |= kamb;
         if (rt && P->gapb)      /* min_gap_up above 2^-126: scalar code */
             kbad |= K_GT(a, K->eminb) & K_LT(a, K->gapb);
+        if (rt && P->p1tie && (rm == FL_RNE || rm == FL__KM_RNEI))
+            /* P3109, p = 1: a tie between 2^e and 2^(e+1), e >= emin */
+            kbad |= K_EQ(a & (hid - one), hid >> 1) & K_GE(a, K->eminb);
         if (K_ANYM(kbad)) {
             /* note the lanes for the scalar code; no flags from them */
             const unsigned bad = K_BITS_OF(kbad);
