@@ -43,7 +43,7 @@ echo started >> "$SERVER_STARTS"
 while IFS=$'\t' read -r what idx op dtype in in2 out; do
     [ "$what" = quit ] && exit 0
     case $mode in
-        hang) sleep 57.75 ;;
+        hang) sleep "$HANG_SLEEP" ;;
         crash) echo "server: going down" >&2; kill -SEGV $$ ;;
         garbage) echo "hello there"; continue ;;
         error) echo "error the server cannot do $op"; continue ;;
@@ -62,6 +62,9 @@ EOF
 chmod +x server.sh
 export SERVER_PIDS="$W/server.pids" SERVER_STARTS="$W/server.starts"
 export SERVER_LOG="$W/server.log"
+# the hanging server's sleep, its length unique to this run (another
+# run of this script on the machine has its own)
+export HANG_SLEEP="57.$$"
 
 no_leftovers() {   # name: every server pid gone, no temporary files
     local name=$1
@@ -74,7 +77,7 @@ no_leftovers() {   # name: every server pid gone, no temporary files
             fi
         done < "$SERVER_PIDS"
     fi
-    if ps -eo args | grep -q '^sleep 57.75'; then
+    if ps -eo args | grep -qx "sleep $HANG_SLEEP"; then
         fail "$name: a sleep of the server's group survived"
     fi
 }
