@@ -495,10 +495,10 @@ HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
  * Then the lanes' OR must equal what MXCSR recorded (PE, OE; IE and ZE
  * cannot occur, see below): a disagreement is an internal failure of the
  * oracle and marks the 16 elements FL_ORC_ERROR.  Lanes with an infinite
- * or NaN operand, a zero divisor or a negative radicand run through the
- * scalar hw_op16 (MXCSR read per element); in the vector their operands
- * are replaced by 1.0, which raises nothing.  tests/verify_xcheck.c
- * compares this path with the scalar one. */
+ * or NaN operand, a zero divisor or a negative radicand have their
+ * operands replaced by 1.0 (which raises nothing) and run as a second
+ * block of their own (hw_vec16_spec, its own MXCSR read).
+ * tests/verify_xcheck.c compares this path with the scalar one. */
 /* The "memory" clobber keeps every store of the previous block (and so
  * every computation feeding it, some of which raise flags) before the
  * next ldmxcsr. */
@@ -535,6 +535,69 @@ HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
+/* The special lanes of a block (spec: an infinite or NaN operand, a zero
+ * divisor, a negative radicand) together, by the same instruction
+ * sequence on their own operands, the other lanes holding 1.0.  Their
+ * results are exact (an infinity, a NaN, 0 for finite / infinity), so
+ * their only flags are invalid and divide-by-zero, which each lane has
+ * when
+ *   invalid         an operand is a signalling NaN, or the result is a
+ *                   NaN from operands that are not (inf - inf, 0 * inf,
+ *                   0 / 0, inf / inf, the root of a negative number);
+ *   divide-by-zero  the quotient is infinite and both operands finite;
+ * read off the binary16 codes of the operands and of the hardware's
+ * result.  The lanes' OR must equal what MXCSR recorded (and nothing
+ * else may be recorded): otherwise the lanes are marked FL_ORC_ERROR. */
+HW_V16_TARGET
+static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
+                          __mmask16 spec, uint64_t *r, unsigned *flags)
+{
+    const __m256i one16 = _mm256_set1_epi16(0x3C00);
+    const __m256i expm = _mm256_set1_epi16(0x7C00);
+    const __m256i absm = _mm256_set1_epi16(0x7FFF);
+    const __m256i quiet = _mm256_set1_epi16(0x0200);
+    const __m256i va = _mm256_mask_blend_epi16(spec, one16, va0);
+    const __m256i vb = _mm256_mask_blend_epi16(spec, one16, vb0);
+    __m512 x, y, s;
+    __m256i h;
+    unsigned m, k;
+    __mmask16 nan_a, nan_b, nan_h, snan, ie, dz = 0;
+    uint16_t hr[16];
+    int ok;
+
+    switch (op) {
+    case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
+    case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
+    case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
+    case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
+    default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
+    }
+    (void)x; (void)y; (void)s;
+    nan_a = _mm256_cmpgt_epu16_mask(_mm256_and_si256(va, absm), expm);
+    nan_b = _mm256_cmpgt_epu16_mask(_mm256_and_si256(vb, absm), expm);
+    nan_h = _mm256_cmpgt_epu16_mask(_mm256_and_si256(h, absm), expm);
+    snan = (nan_a & _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, quiet),
+                                            _mm256_setzero_si256())) |
+           (nan_b & _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, quiet),
+                                            _mm256_setzero_si256()));
+    ie = (snan | (nan_h & (__mmask16)~(nan_a | nan_b))) & spec;
+    if (op == FL_ORC_DIV)
+        dz = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, absm), expm) &
+             _mm256_cmpneq_epi16_mask(_mm256_and_si256(va, expm), expm) &
+             _mm256_cmpneq_epi16_mask(_mm256_and_si256(vb, expm), expm) &
+             spec;
+    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
+         !(m & (MX_OE | MX_UE | MX_PE));
+    _mm256_storeu_si256((__m256i *)hr, h);
+    for (k = spec; k; k &= k - 1) {
+        const int l = __builtin_ctz(k);
+        r[l] = hr[l];
+        flags[l] = !ok ? FL_ORC_ERROR
+                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
+                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
+    }
+}
+
 /* Returns how many elements it did (a multiple of 16). */
 HW_V16_TARGET
 static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
@@ -549,10 +612,11 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
     for (i = 0; i < done; i += 16) {
         __m256i va = hw_v16_load(a + i);
         __m256i vb = op == FL_ORC_SQRT ? one16 : hw_v16_load(b + i);
+        __m256i va0, vb0;
         __mmask16 spec, pe, oe, tiny;
         __m512 x, y, s, as;
         __m256i h;
-        unsigned m, k;
+        unsigned m;
 
         spec = _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, expm), expm) |
                _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, expm), expm);
@@ -562,6 +626,8 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
                 _mm256_setzero_si256());
         if (op == FL_ORC_SQRT)
             spec |= _mm256_cmpgt_epu16_mask(va, _mm256_set1_epi16((short)0x8000));
+        va0 = va;
+        vb0 = vb;
         va = _mm256_mask_blend_epi16(spec, va, one16);
         vb = _mm256_mask_blend_epi16(spec, vb, one16);
 
@@ -598,13 +664,8 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
         _mm512_storeu_si512(r + i + 8,
                             _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
         _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, m));
-        for (k = spec; k; k &= k - 1) {
-            const size_t e = i + (size_t)__builtin_ctz(k);
-            unsigned f;
-            r[e] = hw_op16(op, rc, (uint16_t)a[e],
-                           op == FL_ORC_SQRT ? 0 : (uint16_t)b[e], 0, &f);
-            flags[e] = f;
-        }
+        if (spec)
+            hw_vec16_spec(op, word, va0, vb0, spec, r + i, flags + i);
     }
     return done;
 }

@@ -244,7 +244,14 @@ static void pairs_of(uint64_t *restrict A, uint64_t *restrict B, uint64_t i0,
         const uint64_t a = ((i0 + i) >> w) & m, b0 = (i0 + i) & m;
         const size_t run = (size_t)(m - b0 + 1) < n - i
                            ? (size_t)(m - b0 + 1) : n - i;
-        for (size_t k = 0; k < run; k++) {
+        size_t k = 0, j;
+        /* blocks of 8 (a fixed trip count: vector code at -O2) */
+        for (; k + 8 <= run; k += 8)
+            for (j = 0; j < 8; j++) {
+                A[i + k + j] = a;
+                B[i + k + j] = b0 + k + j;
+            }
+        for (; k < run; k++) {
             A[i + k] = a;
             B[i + k] = b0 + k;
         }
@@ -253,38 +260,53 @@ static void pairs_of(uint64_t *restrict A, uint64_t *restrict B, uint64_t i0,
 }
 
 /* Nonzero when some element of the chunk may disagree: different bits,
- * different compared flags, or an oracle error.  Branch-free, in blocks
- * of 8 with 8 independent accumulators (vector code at -O2), so it runs
- * at memory speed; the element-by-element comparison only runs on chunks
- * where this is nonzero. */
+ * different compared flags, or an oracle error.  Branch-free, with two
+ * 16-byte vector accumulators each (GCC's vector types: SSE2 registers),
+ * so it runs at memory speed; the element-by-element comparison only runs
+ * on chunks where this is nonzero. */
+typedef uint64_t fl__sw_v64 __attribute__((vector_size(16)));
+typedef unsigned fl__sw_v32 __attribute__((vector_size(16)));
+
 static uint64_t chunk_diff(const uint64_t *restrict W,
                            const uint64_t *restrict G,
                            const unsigned *restrict WF,
                            const unsigned *restrict GF, size_t n,
                            unsigned fmask)
 {
-    uint64_t d[8] = {0}, dd = 0;
-    unsigned f[8] = {0}, ff = 0;
     const unsigned fm = fmask | FL_ORC_ERROR;
-    size_t i = 0, k;
-    for (; i + 8 <= n; i += 8)
-        for (k = 0; k < 8; k++)
-            d[k] |= W[i + k] ^ G[i + k];
+    fl__sw_v64 d0 = {0, 0}, d1 = {0, 0};
+    fl__sw_v32 f0 = {0, 0, 0, 0}, f1 = {0, 0, 0, 0};
+    uint64_t dd = 0;
+    unsigned ff = 0;
+    size_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        fl__sw_v64 w0, w1, g0, g1;
+        memcpy(&w0, W + i, 16);
+        memcpy(&w1, W + i + 2, 16);
+        memcpy(&g0, G + i, 16);
+        memcpy(&g1, G + i + 2, 16);
+        d0 |= w0 ^ g0;
+        d1 |= w1 ^ g1;
+    }
     for (; i < n; i++)
         dd |= W[i] ^ G[i];
     if (fmask) {
         /* (WF ^ GF) & fmask, and WF's error bit, which GF never has */
-        for (i = 0; i + 8 <= n; i += 8)
-            for (k = 0; k < 8; k++)
-                f[k] |= (WF[i + k] ^ GF[i + k]) & fm;
+        for (i = 0; i + 8 <= n; i += 8) {
+            fl__sw_v32 w0, w1, g0, g1;
+            memcpy(&w0, WF + i, 16);
+            memcpy(&w1, WF + i + 4, 16);
+            memcpy(&g0, GF + i, 16);
+            memcpy(&g1, GF + i + 4, 16);
+            f0 |= (w0 ^ g0) & fm;
+            f1 |= (w1 ^ g1) & fm;
+        }
         for (; i < n; i++)
             ff |= (WF[i] ^ GF[i]) & fm;
     }
-    for (k = 0; k < 8; k++) {
-        dd |= d[k];
-        ff |= f[k];
-    }
-    return dd | ff;
+    d0 |= d1;
+    f0 |= f1;
+    return dd | d0[0] | d0[1] | ff | f0[0] | f0[1] | f0[2] | f0[3];
 }
 
 static void *sweep_worker(void *arg)
@@ -305,30 +327,53 @@ static void *sweep_worker(void *arg)
     unsigned *WF = fbuf, *GF = fbuf + FL_SWEEP_CHUNK;
     fl_sweep_result *res = &th->res;
     uint64_t k;
+    /* Exhaustive binary operations on w-bit operands whose chunks each
+     * lie in one run of a fixed a (the chunk divides 2^w and the range
+     * starts on a chunk): B is a window of the ramp 0 .. 2^w - 1 and A
+     * is refilled only when a changes. */
+    const int w = j->src->width;
+    const int ramped = cfg->exhaustive && ar == 2 && w <= 16 &&
+                       ((uint64_t)1 << w) >= FL_SWEEP_CHUNK &&
+                       cfg->lo % FL_SWEEP_CHUNK == 0;
+    uint64_t *ramp = ramped ? malloc(sizeof(uint64_t) << w) : NULL;
+    uint64_t last_a = ~(uint64_t)0;
 
     memset(res, 0, sizeof *res);
-    if (!buf || !fbuf) {
+    if (!buf || !fbuf || (ramped && !ramp)) {
+        free(ramp);
         free(buf);
         free(fbuf);
         res->oracle_err = res->mismatches = 1;   /* cannot pass silently */
         atomic_store(&th->finished, 1);
         return NULL;
     }
+    if (ramped)
+        for (k = 0; k < ((uint64_t)1 << w); k++)
+            ramp[k] = k;
     for (k = (uint64_t)th->t; k < nchunks; k += (uint64_t)th->nt) {
         const uint64_t i0 = cfg->lo + k * FL_SWEEP_CHUNK;
         const size_t n = (size_t)((cfg->hi - i0) < FL_SWEEP_CHUNK
                                   ? (cfg->hi - i0) : FL_SWEEP_CHUNK);
+        const uint64_t *Bc = B;     /* this chunk's second operands */
         size_t i;
-        if (cfg->exhaustive && ar == 2) {
+        if (ramped) {
+            const uint64_t a = i0 >> w;
+            if (a != last_a) {
+                for (i = 0; i < FL_SWEEP_CHUNK; i++)
+                    A[i] = a;
+                last_a = a;
+            }
+            Bc = ramp + (i0 & (((uint64_t)1 << w) - 1));
+        } else if (cfg->exhaustive && ar == 2) {
             /* the common exhaustive case, without a call per input */
-            pairs_of(A, B, i0, n, j->src->width);
+            pairs_of(A, B, i0, n, w);
         } else {
             for (i = 0; i < n; i++)
                 fl_sweep_inputs(cfg, i0 + i, &A[i], &B[i], &C[i]);
         }
-        o->compute(j, n, A, ar >= 2 ? B : NULL, ar >= 3 ? C : NULL, W,
+        o->compute(j, n, A, ar >= 2 ? Bc : NULL, ar >= 3 ? C : NULL, W,
                    fmask ? WF : NULL);
-        fl_orc_core_compute(j, n, A, B, C, G, fmask ? GF : NULL);
+        fl_orc_core_compute(j, n, A, Bc, C, G, fmask ? GF : NULL);
         if (cfg->inject_every)
             for (i = 0; i < n; i++)
                 if ((i0 + i) % cfg->inject_every == 0)
@@ -348,13 +393,14 @@ static void *sweep_worker(void *arg)
                 if (oerr) res->oracle_err++;
                 else if (verr) res->value_mm++;
                 else res->flag_mm++;
-                record(res, i0 + i, A[i], ar >= 2 ? B[i] : 0,
+                record(res, i0 + i, A[i], ar >= 2 ? Bc[i] : 0,
                        ar >= 3 ? C[i] : 0, W[i], G[i], wf, gf);
             }
         }
         res->cases += n;
         atomic_store_explicit(&th->done, res->cases, memory_order_relaxed);
     }
+    free(ramp);
     free(buf);
     free(fbuf);
     atomic_store(&th->finished, 1);
