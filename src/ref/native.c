@@ -234,6 +234,20 @@ typedef struct ngemm {
 
 #define ROWBLOCK 32
 
+/* Tile t: batch matrix bi, rows [i0, i1) (a row block), columns [j0, j1)
+ * (a panel). */
+static void ngemm_tile(const ngemm *g, size_t t, size_t *bi, size_t *i0,
+                       size_t *i1, size_t *j0, size_t *j1)
+{
+    const size_t per = g->nrb * g->npan, rem = t % per;
+    const size_t M = g->s->m, N = g->s->n;
+    *bi = t / per;
+    *i0 = rem / g->npan * g->rb;
+    *j0 = rem % g->npan * PANEL;
+    *i1 = *i0 + g->rb < M ? *i0 + g->rb : M;
+    *j1 = *j0 + PANEL < N ? *j0 + PANEL : N;
+}
+
 static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 {
     const ngemm *g = arg;
@@ -247,10 +261,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     /* the start values of epilogue=init (generic: beta*C in acc) */
     if (init)
         for (size_t t = lo; t < hi; t++) {
-            size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-            size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-            size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
-            size_t j1 = j0 + PANEL < N ? j0 + PANEL : N;
+            size_t bi, i0, i1, j0, j1;
+            ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
             for (size_t i = i0; i < i1; i++)
                 for (size_t j = j0; j < j1; j++) {
                     const uint64_t *cv = g->C ? g->C + bi * s->stride_c + i * s->ldc + j : NULL;
@@ -262,9 +274,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     {
         unsigned saved = csr_begin();
         for (size_t t = lo; t < hi; t++) {
-            size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-            size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-            size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
+            size_t bi, i0, i1, j0, j1;
+            ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
             const float *a = g->Af + bi * g->afs;
             const float *b = g->Bf + bi * g->bfs + j0;
             float *d = g->Df + bi * M * npad + j0;
@@ -285,10 +296,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 
     /* epilogue; NaN results again through the generic path */
     for (size_t t = lo; t < hi; t++) {
-        size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-        size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-        size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
-        size_t j1 = j0 + PANEL < N ? j0 + PANEL : N;
+        size_t bi, i0, i1, j0, j1;
+        ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
         for (size_t i = i0; i < i1; i++)
             for (size_t j = j0; j < j1; j++) {
                 size_t e = (bi * M + i) * N + j;
