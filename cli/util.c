@@ -101,6 +101,16 @@ int cli_parse_rm(const char *s, const char *where)
     return rm;
 }
 
+int cli_parse_tininess(const char *s, const char *where)
+{
+    if (!strcmp(s, "before"))
+        return FL_TINY_BEFORE;
+    if (!strcmp(s, "after"))
+        return FL_TINY_AFTER;
+    cli_error("%s: '%s' is not 'before' or 'after'", where, s);
+    return -1;
+}
+
 int cli_parse_u64(const char *s, uint64_t *v)
 {
     return fl__parse_u64(s, v);
