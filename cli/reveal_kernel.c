@@ -453,50 +453,50 @@ static int fd_wait(int fd, short events, double deadline, short *revents)
     }
 }
 
-/* Write all of buf before the deadline; 0, -1 timeout, -2 the reader is
- * gone. */
-static int write_all(int fd, const void *buf, size_t len, double deadline)
+/* Moves len bytes through fd before the deadline, in chunks of at most
+ * 1 MiB: from src when it is not NULL (writing), else into dst (reading).
+ * 0; -1 the deadline passed; -2 the other end is gone (a hang-up while
+ * writing, EOF while reading, or an error). */
+static int transfer_all(int fd, const char *src, char *dst, size_t len,
+                        double deadline)
 {
-    const char *p = buf;
+    const int out = src != NULL;
     while (len > 0) {
+        const size_t chunk = len > (1u << 20) ? (1u << 20) : len;
         short rev;
-        ssize_t w;
-        if (!fd_wait(fd, POLLOUT, deadline, &rev))
+        ssize_t k;
+        if (!fd_wait(fd, out ? POLLOUT : POLLIN, deadline, &rev))
             return -1;
-        if (rev & (POLLERR | POLLHUP | POLLNVAL))
+        if (out && (rev & (POLLERR | POLLHUP | POLLNVAL)))
             return -2;
-        w = write(fd, p, len > (1u << 20) ? (1u << 20) : len);
-        if (w < 0) {
+        k = out ? write(fd, src, chunk) : read(fd, dst, chunk);
+        if (k < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
             return -2;
         }
-        p += w;
-        len -= (size_t)w;
+        if (k == 0 && !out)
+            return -2;
+        if (out)
+            src += k;
+        else
+            dst += k;
+        len -= (size_t)k;
     }
     return 0;
+}
+
+/* Write all of buf before the deadline; 0, -1 timeout, -2 the reader is
+ * gone. */
+static int write_all(int fd, const void *buf, size_t len, double deadline)
+{
+    return transfer_all(fd, buf, NULL, len, deadline);
 }
 
 /* Read exactly len bytes before the deadline; 0, -1 timeout, -2 EOF. */
 static int read_all(int fd, void *buf, size_t len, double deadline)
 {
-    char *p = buf;
-    while (len > 0) {
-        ssize_t g;
-        if (!fd_wait(fd, POLLIN, deadline, NULL))
-            return -1;
-        g = read(fd, p, len > (1u << 20) ? (1u << 20) : len);
-        if (g < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            return -2;
-        }
-        if (g == 0)
-            return -2;
-        p += g;
-        len -= (size_t)g;
-    }
-    return 0;
+    return transfer_all(fd, NULL, buf, len, deadline);
 }
 
 /* ------------------------------------------------------------------------
