@@ -41,6 +41,9 @@ int cli_one_format(const char *cmd, int argc, char **argv,
                    void (*usage)(FILE *), fl_format *out, const char **spec);
 /* Rounding mode by fplab or TestFloat name; -1 (message printed) if bad. */
 int cli_parse_rm(const char *s, const char *where);
+/* Tininess by name, "before" or "after" (FL_TINY_*); -1 (message printed,
+ * starting with where) if neither. */
+int cli_parse_tininess(const char *s, const char *where);
 /* Unsigned decimal or 0x-hex integer, whole string; -1 if bad (no message). */
 int cli_parse_u64(const char *s, uint64_t *v);
 /* Non-negative decimal/0x integer or a double; whole string; -1 if bad. */

@@ -186,13 +186,10 @@ int cmd_calc(int argc, char **argv)
                 return CLI_USAGE;
             c.rm = (uint8_t)rm;
         } else if (!strcmp(optname, "--tininess")) {
-            if (!strcmp(val, "before"))
-                c.tininess = FL_TINY_BEFORE;
-            else if (!strcmp(val, "after"))
-                c.tininess = FL_TINY_AFTER;
-            else
-                return cli_error("calc: --tininess: '%s' is not 'before' or "
-                                 "'after'", val);
+            int t = cli_parse_tininess(val, "calc: --tininess");
+            if (t < 0)
+                return CLI_USAGE;
+            c.tininess = (uint8_t)t;
         } else if (!strcmp(optname, "--nan")) {
             int p = fl_nan_preset_parse(val);
             if (p < 0)

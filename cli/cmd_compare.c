@@ -233,21 +233,6 @@ static int parse_opts(int argc, char **argv, opts *o)
 }
 
 /* ---------------------------------------------------------------------
- * Printing helpers.
- * ------------------------------------------------------------------- */
-
-static void bucket_label(int b, char *buf, size_t len)
-{
-    uint64_t lo, hi;
-    fl_cmp_bucket_range(b, &lo, &hi);
-    if (lo == hi)
-        snprintf(buf, len, "%llu", (unsigned long long)lo);
-    else
-        snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
-                 (unsigned long long)hi);
-}
-
-/* ---------------------------------------------------------------------
  * The heat map.
  * ------------------------------------------------------------------- */
 
@@ -347,7 +332,7 @@ static int write_plot(const char *dir, const fl_cmp_grid *g, const char *title,
     int step = top > 16 ? (top + 15) / 16 : 1;
     for (int b = step > 1 ? step : 0; b <= top; b += step) {
         char lab[64];
-        bucket_label(b, lab, sizeof lab);
+        fl_cmp_bucket_label(b, lab, sizeof lab);
         fprintf(f, ", '%s ulp' %d", lab, b);
     }
     if (nonfinite)

@@ -146,39 +146,81 @@ static void usage(FILE *fp)
             "(no CUDA in this build or no device).\n");
 }
 
-#ifndef FPLAB_HAVE_CUDA
-int cmd_gpu_check(int argc, char **argv)
+/* The command's options; quick lowers the defaults of nrand and tiles. */
+typedef struct gc_opts {
+    uint64_t seed, nrand, tiles;
+    int quick, dim;
+    const char *out, *dump;
+} gc_opts;
+
+/* The arguments, checked alike in every build, so that bad usage is exit
+ * 2 even where the checks are skipped.  -1: run; else the exit status
+ * (CLI_OK after --help, CLI_USAGE after the message). */
+static int parse_args(int argc, char **argv, gc_opts *o)
 {
-    /* The arguments are checked as in a CUDA build, so bad usage is exit 2
-     * everywhere, before the skip. */
+    int nrand_set = 0, tiles_set = 0;
+    o->seed = 1;
+    o->nrand = (uint64_t)1 << 28;
+    o->tiles = (uint64_t)1 << 16;
+    o->quick = 0;
+    o->dim = 256;
+    o->out = o->dump = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
         } else if (!strcmp(a, "--quick")) {
-            continue;
+            o->quick = 1;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--random") ||
                    !strcmp(a, "--tiles")) {
             uint64_t v;
             if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0)
-                return cli_error("gpu-check: %s needs a non-negative integer", a);
+                return cli_error("gpu-check: %s needs a non-negative integer%s%s",
+                                 a, i + 1 < argc ? ", got " : "",
+                                 i + 1 < argc ? argv[i + 1] : "");
             i++;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--gemm-dump")) {
+            if (!strcmp(a, "--seed"))
+                o->seed = v;
+            else if (!strcmp(a, "--random"))
+                o->nrand = v, nrand_set = 1;
+            else
+                o->tiles = v, tiles_set = 1;
+        } else if (!strcmp(a, "--out")) {
             if (i + 1 >= argc)
-                return cli_error("gpu-check: %s needs a %s", a,
-                                 a[2] == 'o' ? "file name" : "directory");
-            i++;
+                return cli_error("gpu-check: --out needs a file name");
+            o->out = argv[++i];
+        } else if (!strcmp(a, "--gemm-dump")) {
+            if (i + 1 >= argc)
+                return cli_error("gpu-check: --gemm-dump needs a directory");
+            o->dump = argv[++i];
         } else if (!strcmp(a, "--dim")) {
             uint64_t v;
             if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0 ||
                 v < 1 || v > 8192)
                 return cli_error("gpu-check: --dim needs an integer 1..8192");
+            o->dim = (int)v;
             i++;
         } else {
             return cli_error("gpu-check: unknown argument '%s' (see --help)", a);
         }
     }
+    if (o->quick) {
+        if (!nrand_set)
+            o->nrand = (uint64_t)1 << 22;
+        if (!tiles_set)
+            o->tiles = 1024;
+    }
+    return -1;
+}
+
+#ifndef FPLAB_HAVE_CUDA
+int cmd_gpu_check(int argc, char **argv)
+{
+    gc_opts g;
+    const int r = parse_args(argc, argv, &g);
+    if (r >= 0)
+        return r;
     fprintf(stderr, "fplab gpu-check: skipped: this fplab was built without "
                     "the CUDA toolkit\n");
     return CLI_SKIP;
@@ -313,61 +355,18 @@ done:
 
 int cmd_gpu_check(int argc, char **argv)
 {
-    uint64_t seed = 1, nrand = (uint64_t)1 << 28, tiles = (uint64_t)1 << 16;
-    int quick = 0, nrand_set = 0, tiles_set = 0, dim = 256;
-    const char *out = NULL, *dump = NULL;
+    gc_opts g;
     fk_device dev;
     char why[512];
     cli_out o;
     struct report rp = {NULL, 0};
     int ndev;
-
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--quick")) {
-            quick = 1;
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--random") ||
-                   !strcmp(a, "--tiles")) {
-            uint64_t v;
-            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0)
-                return cli_error("gpu-check: %s needs a non-negative integer%s%s",
-                                 a, i + 1 < argc ? ", got " : "",
-                                 i + 1 < argc ? argv[i + 1] : "");
-            i++;
-            if (!strcmp(a, "--seed"))
-                seed = v;
-            else if (!strcmp(a, "--random"))
-                nrand = v, nrand_set = 1;
-            else
-                tiles = v, tiles_set = 1;
-        } else if (!strcmp(a, "--out")) {
-            if (i + 1 >= argc)
-                return cli_error("gpu-check: --out needs a file name");
-            out = argv[++i];
-        } else if (!strcmp(a, "--gemm-dump")) {
-            if (i + 1 >= argc)
-                return cli_error("gpu-check: --gemm-dump needs a directory");
-            dump = argv[++i];
-        } else if (!strcmp(a, "--dim")) {
-            uint64_t v;
-            if (i + 1 >= argc || cli_parse_u64(argv[i + 1], &v) != 0 ||
-                v < 1 || v > 8192)
-                return cli_error("gpu-check: --dim needs an integer 1..8192");
-            dim = (int)v;
-            i++;
-        } else {
-            return cli_error("gpu-check: unknown argument '%s' (see --help)", a);
-        }
-    }
-    if (quick) {
-        if (!nrand_set)
-            nrand = (uint64_t)1 << 22;
-        if (!tiles_set)
-            tiles = 1024;
-    }
+    const int pr = parse_args(argc, argv, &g);
+    if (pr >= 0)
+        return pr;
+    const uint64_t seed = g.seed, nrand = g.nrand, tiles = g.tiles;
+    const int quick = g.quick, dim = g.dim;
+    const char *out = g.out, *dump = g.dump;
 
     if (gpu_load(why, sizeof why) != 0) {
         fprintf(stderr, "fplab gpu-check: skipped: %s\n", why);

@@ -371,87 +371,78 @@ int cmd_hist(int argc, char **argv)
     }
     char stem[200], path[4096];
     stem_of(file, stem, sizeof stem);
-    cli_out o;
-    snprintf(path, sizeof path, "%s/hist_%s.dat", out, stem);
-    if (cli_out_open(&o, path)) {
-        rc = CLI_USAGE;
-        goto done;
-    }
-    fprintf(o.fp, "# fplab %s: log2 histogram of |g*S| per scale\n# input: %s (%s %s, "
-                  "shape %s, %zu values)\n# format: %s (emin %d, emax %d, prec %d)\n"
-                  "# params: lo=%ld hi=%ld scales=%s\n# outside the bins: zeros=%llu "
-                  "nonfinite=%llu\n",
-            FPLAB_VERSION, file, in.kind, in.dtype, shp, n, f.name,
-            f.emin, f.emax, f.prec, lo, hi, scales_s,
-            (unsigned long long)h.scales[0].log2.zeros,
-            (unsigned long long)h.scales[0].log2.nonfinite);
-    fprintf(o.fp, "# below (|g*S| < 2^lo) per scale:");
-    for (int k = 0; k < ns; k++)
-        fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.below);
-    fprintf(o.fp, "\n# above (|g*S| >= 2^hi) per scale:");
-    for (int k = 0; k < ns; k++)
-        fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.above);
-    fprintf(o.fp, "\n# columns: log2_lower_edge");
-    for (int k = 0; k < ns; k++)
-        fprintf(o.fp, " count_S=%g", sc[k]);
-    fprintf(o.fp, "\n");
-    for (long b = lo; b < hi; b++) {
-        fprintf(o.fp, "%ld", b);
-        for (int k = 0; k < ns; k++)
-            fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.bins[b - lo]);
-        fprintf(o.fp, "\n");
-    }
-    if (cli_out_commit(&o)) {
-        rc = CLI_USAGE;
-        goto done;
-    }
-    snprintf(path, sizeof path, "%s/hist_%s_scales.dat", out, stem);
-    if (cli_out_open(&o, path)) {
-        rc = CLI_USAGE;
-        goto done;
-    }
-    fprintf(o.fp, "# fplab %s: range statistics of g*S rounded (RNE) into %s\n"
-                  "# input: %s (%zu values, %zu nonzero finite)\n# params: scales=%s\n"
-                  "# columns: scale underflow subnormal overflow normal (counts of the "
-                  "nonzero finite values)\n", FPLAB_VERSION, f.name, file, n, live,
-            scales_s);
-    for (int k = 0; k < ns; k++)
-        fprintf(o.fp, "%.9g %llu %llu %llu %llu\n", sc[k],
-                (unsigned long long)h.scales[k].range.underflow,
-                (unsigned long long)h.scales[k].range.subnormal,
-                (unsigned long long)h.scales[k].range.overflow,
-                (unsigned long long)h.scales[k].normal);
-    if (cli_out_commit(&o)) {
-        rc = CLI_USAGE;
-        goto done;
-    }
-    if (nsch) {
-        snprintf(path, sizeof path, "%s/hist_%s_scaling.dat", out, stem);
+    /* each data file whole or not at all (cli_out); the third only with
+     * --scaling */
+    static const char *const dat_suffix[3] = { "", "_scales", "_scaling" };
+    for (int fi = 0; fi < (nsch ? 3 : 2); fi++) {
+        cli_out o;
+        snprintf(path, sizeof path, "%s/hist_%s%s.dat", out, stem, dat_suffix[fi]);
         if (cli_out_open(&o, path)) {
             rc = CLI_USAGE;
             goto done;
         }
-        fprintf(o.fp, "# fplab %s: block and per-tensor scaling of %s\n# input: %s "
-                      "(%zu values, %zu nonzero finite, last axis %zu)\n# params: "
-                      "scaling=%s\n# columns: scheme nonzero underflow subnormal "
-                      "saturated lost rel_n rel_max rel_mean rel_rms tensor_amax "
-                      "tensor_scale_inv (counts of the nonzero finite values; tensor "
-                      "columns 0 for MX)\n", FPLAB_VERSION, file, file, n, live,
-                last, scaling_s);
-        for (int q = 0; q < nsch; q++)
-            fprintf(o.fp, "%s %llu %llu %llu %llu %llu %llu %.9g %.9g %.9g %.9g %.9g\n",
-                    schemes[q].name, (unsigned long long)sst[q].nonzero,
-                    (unsigned long long)sst[q].underflow,
-                    (unsigned long long)sst[q].subnormal,
-                    (unsigned long long)sst[q].saturated,
-                    (unsigned long long)sst[q].lost, (unsigned long long)sst[q].rel_n,
-                    sst[q].rel_max, fl_scale_stats_rel_mean(&sst[q]),
-                    fl_scale_stats_rel_rms(&sst[q]), (double)stt[q].amax,
-                    (double)stt[q].scale_inv);
+        if (fi == 0) {
+            fprintf(o.fp, "# fplab %s: log2 histogram of |g*S| per scale\n# input: %s (%s %s, "
+                          "shape %s, %zu values)\n# format: %s (emin %d, emax %d, prec %d)\n"
+                          "# params: lo=%ld hi=%ld scales=%s\n# outside the bins: zeros=%llu "
+                          "nonfinite=%llu\n",
+                    FPLAB_VERSION, file, in.kind, in.dtype, shp, n, f.name,
+                    f.emin, f.emax, f.prec, lo, hi, scales_s,
+                    (unsigned long long)h.scales[0].log2.zeros,
+                    (unsigned long long)h.scales[0].log2.nonfinite);
+            fprintf(o.fp, "# below (|g*S| < 2^lo) per scale:");
+            for (int k = 0; k < ns; k++)
+                fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.below);
+            fprintf(o.fp, "\n# above (|g*S| >= 2^hi) per scale:");
+            for (int k = 0; k < ns; k++)
+                fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.above);
+            fprintf(o.fp, "\n# columns: log2_lower_edge");
+            for (int k = 0; k < ns; k++)
+                fprintf(o.fp, " count_S=%g", sc[k]);
+            fprintf(o.fp, "\n");
+            for (long b = lo; b < hi; b++) {
+                fprintf(o.fp, "%ld", b);
+                for (int k = 0; k < ns; k++)
+                    fprintf(o.fp, " %llu", (unsigned long long)h.scales[k].log2.bins[b - lo]);
+                fprintf(o.fp, "\n");
+            }
+        } else if (fi == 1) {
+            fprintf(o.fp, "# fplab %s: range statistics of g*S rounded (RNE) into %s\n"
+                          "# input: %s (%zu values, %zu nonzero finite)\n# params: scales=%s\n"
+                          "# columns: scale underflow subnormal overflow normal (counts of the "
+                          "nonzero finite values)\n", FPLAB_VERSION, f.name, file, n, live,
+                    scales_s);
+            for (int k = 0; k < ns; k++)
+                fprintf(o.fp, "%.9g %llu %llu %llu %llu\n", sc[k],
+                        (unsigned long long)h.scales[k].range.underflow,
+                        (unsigned long long)h.scales[k].range.subnormal,
+                        (unsigned long long)h.scales[k].range.overflow,
+                        (unsigned long long)h.scales[k].normal);
+        } else {
+            fprintf(o.fp, "# fplab %s: block and per-tensor scaling of %s\n# input: %s "
+                          "(%zu values, %zu nonzero finite, last axis %zu)\n# params: "
+                          "scaling=%s\n# columns: scheme nonzero underflow subnormal "
+                          "saturated lost rel_n rel_max rel_mean rel_rms tensor_amax "
+                          "tensor_scale_inv (counts of the nonzero finite values; tensor "
+                          "columns 0 for MX)\n", FPLAB_VERSION, file, file, n, live,
+                    last, scaling_s);
+            for (int q = 0; q < nsch; q++)
+                fprintf(o.fp, "%s %llu %llu %llu %llu %llu %llu %.9g %.9g %.9g %.9g %.9g\n",
+                        schemes[q].name, (unsigned long long)sst[q].nonzero,
+                        (unsigned long long)sst[q].underflow,
+                        (unsigned long long)sst[q].subnormal,
+                        (unsigned long long)sst[q].saturated,
+                        (unsigned long long)sst[q].lost, (unsigned long long)sst[q].rel_n,
+                        sst[q].rel_max, fl_scale_stats_rel_mean(&sst[q]),
+                        fl_scale_stats_rel_rms(&sst[q]), (double)stt[q].amax,
+                        (double)stt[q].scale_inv);
+        }
         if (cli_out_commit(&o)) {
             rc = CLI_USAGE;
             goto done;
         }
+    }
+    if (nsch) {
         printf("\nwrote %s/hist_%s.dat, %s/hist_%s_scales.dat and %s/hist_%s_scaling.dat\n",
                out, stem, out, stem, out, stem);
     } else {

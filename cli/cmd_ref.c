@@ -347,9 +347,22 @@ static int common_format(input *in, int n, const char *const *names)
     return 0;
 }
 
+static void report(const opts *o, const char *line, const fl_format *f,
+                   int ndim, const size_t *shape, unsigned flags)
+{
+    char fl[80], sh[256], fs[64];
+    fl_tensor_shape_text(shape, ndim, sh, sizeof sh);
+    printf("model: %s\n", line);
+    printf("wrote %s: %s %s, flags %s\n", o->out, spec_of(f, fs, sizeof fs), sh,
+           cli_flag_names(flags, fl, sizeof fl));
+}
+
+/* The result (format f, shape ndim/shape) to --out with the model's line
+ * beside it, then reported with the flags it raised; 0, or -1 after the
+ * message. */
 static int write_out(const opts *o, const fl_format *f, int ndim,
                      const size_t *shape, const uint64_t *bits,
-                     const char *line)
+                     const char *line, unsigned flags)
 {
     tensor t;
     const tensor *ts[1];
@@ -370,22 +383,8 @@ static int write_out(const opts *o, const fl_format *f, int ndim,
         return cli_error("ref: %s", err), -1;
     }
     tensor_free(&t);
+    report(o, line, f, ndim, shape, flags);
     return 0;
-}
-
-static void report(const opts *o, const char *line, const fl_format *f,
-                   int ndim, const size_t *shape, unsigned flags)
-{
-    char fl[80], sh[256], fs[64];
-    tensor t;
-    memset(&t, 0, sizeof t);
-    t.ndim = ndim;
-    for (int d = 0; d < ndim; d++)
-        t.shape[d] = shape[d];
-    tensor_shape_str(&t, sh, sizeof sh);
-    printf("model: %s\n", line);
-    printf("wrote %s: %s %s, flags %s\n", o->out, spec_of(f, fs, sizeof fs), sh,
-           cli_flag_names(flags, fl, sizeof fl));
 }
 
 /* --sr-bits and its companions: the bits tensor (unsigned integers of
@@ -568,9 +567,8 @@ static int run_elementwise(const opts *o)
         cli_error("ref: %s", err);
         goto out;
     }
-    if (write_out(o, &of, in[0].t.ndim, in[0].t.shape, r, line) != 0)
+    if (write_out(o, &of, in[0].t.ndim, in[0].t.shape, r, line, flags) != 0)
         goto out;
-    report(o, line, &of, in[0].t.ndim, in[0].t.shape, flags);
     if (srb)
         printf("rounding: stochastic with supplied bits (%s), %d bits, "
                "variant %s, saturation %s%s%s\n", o->sr_bits, srn,
@@ -644,6 +642,24 @@ static const char *input_format(const opts *o, char *buf, size_t len,
     return r;
 }
 
+/* The nin inputs of sum, dot and gemm, each in the format input_format
+ * says; names[i] their sources.  *nload counts the ones loaded (to unload,
+ * also after a failure).  0, or -1 after the message. */
+static int load_model_inputs(const opts *o, int nin, input *in,
+                             const char **names, int *nload)
+{
+    for (int i = 0; i < nin; i++) {
+        char what[96], fbuf[64];
+        const char *src, *fmt = input_format(o, fbuf, sizeof fbuf, &src);
+        snprintf(what, sizeof what, "%s (input %d)", src, i + 1);
+        if (load2(&in[i], o->in[i], fmt, what, fmt && !o->in_format) != 0)
+            return -1;
+        names[i] = in[i].t.source;
+        (*nload)++;
+    }
+    return 0;
+}
+
 static int run_reduce(const opts *o)
 {
     input in[2];
@@ -657,15 +673,8 @@ static int run_reduce(const opts *o)
     const char *opname = o->op == OP_SUM ? "sum" : "dot";
 
     fl_ref_model_init(&m);
-    for (int i = 0; i < o->nin; i++) {
-        char what[96], fbuf[64];
-        const char *src, *fmt = input_format(o, fbuf, sizeof fbuf, &src);
-        snprintf(what, sizeof what, "%s (input %d)", src, i + 1);
-        if (load2(&in[i], o->in[i], fmt, what, fmt && !o->in_format) != 0)
-            goto out;
-        names[i] = in[i].t.source;
-        nload++;
-    }
+    if (load_model_inputs(o, o->nin, in, names, &nload) != 0)
+        goto out;
     if (in[0].t.ndim == 0) {
         cli_error("ref: %s: %s is a scalar; %s reduces the last axis of an array",
                   opname, names[0], opname);
@@ -707,12 +716,9 @@ static int run_reduce(const opts *o)
         cli_error("ref: %s", err);
         goto out;
     }
-    {
-        const fl_format *of = m.out_set ? &m.out : &m.acc;
-        if (write_out(o, of, outdim, outshape, r, line) != 0)
-            goto out;
-        report(o, line, of, outdim, outshape, flags);
-    }
+    if (write_out(o, m.out_set ? &m.out : &m.acc, outdim, outshape, r, line,
+                  flags) != 0)
+        goto out;
     rc = CLI_OK;
 out:
     for (int i = 0; i < nload; i++)
@@ -752,15 +758,8 @@ static int run_gemm(const opts *o)
 
     fl_ref_model_init(&m);
     memset(&cin, 0, sizeof cin);
-    for (int i = 0; i < 2; i++) {
-        char what[96], fbuf[64];
-        const char *src, *fmt = input_format(o, fbuf, sizeof fbuf, &src);
-        snprintf(what, sizeof what, "%s (input %d)", src, i + 1);
-        if (load2(&in[i], o->in[i], fmt, what, fmt && !o->in_format) != 0)
-            goto out;
-        names[i] = in[i].t.source;
-        nload++;
-    }
+    if (load_model_inputs(o, 2, in, names, &nload) != 0)
+        goto out;
     shape_of(&in[0].t, sa, sizeof sa);
     shape_of(&in[1].t, sb, sizeof sb);
     for (int i = 0; i < 2; i++)
@@ -835,13 +834,8 @@ static int run_gemm(const opts *o)
                       cin.t.shape[1] == M && cin.t.shape[2] == N);
             if (!ok) {
                 char sc[256], so[256];
-                tensor ot;
-                memset(&ot, 0, sizeof ot);
-                ot.ndim = outdim;
-                for (int q = 0; q < outdim; q++)
-                    ot.shape[q] = outshape[q];
                 shape_of(&cin.t, sc, sizeof sc);
-                tensor_shape_str(&ot, so, sizeof so);
+                fl_tensor_shape_text(outshape, outdim, so, sizeof so);
                 cli_error("ref: gemm: C %s has shape %s but the output is %s",
                           cin.t.source, sc, so);
                 goto out;
@@ -867,9 +861,8 @@ static int run_gemm(const opts *o)
         cli_error("ref: %s", err);
         goto out;
     }
-    if (write_out(o, of, outdim, outshape, d, line) != 0)
+    if (write_out(o, of, outdim, outshape, d, line, flags) != 0)
         goto out;
-    report(o, line, of, outdim, outshape, flags);
     rc = CLI_OK;
 out:
     for (int i = 0; i < nload; i++)

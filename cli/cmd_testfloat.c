@@ -144,13 +144,10 @@ int cmd_testfloat(int argc, char **argv)
                 return CLI_USAGE;
             c.rm = (uint8_t)rm;
         } else if (!strncmp(a, "--tininess", 10) && val) {
-            if (!strcmp(val, "before"))
-                c.tininess = FL_TINY_BEFORE;
-            else if (!strcmp(val, "after"))
-                c.tininess = FL_TINY_AFTER;
-            else
-                return cli_error("testfloat: --tininess: '%s' is not "
-                                 "'before' or 'after'", val);
+            int t = cli_parse_tininess(val, "testfloat: --tininess");
+            if (t < 0)
+                return CLI_USAGE;
+            c.tininess = (uint8_t)t;
         } else if (!strcmp(a, "-tininessbefore")) {
             c.tininess = FL_TINY_BEFORE;
         } else if (!strcmp(a, "-tininessafter")) {

@@ -339,13 +339,8 @@ static int read_output(rk_kernel *k, fl_reveal_call *c, const char *who,
             ok = t.shape[d] == so[d];
         if (!ok) {
             char got[256], exp[256];
-            tensor x;
-            memset(&x, 0, sizeof x);
-            x.ndim = ndo;
-            for (int d = 0; d < ndo; d++)
-                x.shape[d] = so[d];
             tensor_shape_str(&t, got, sizeof got);
-            tensor_shape_str(&x, exp, sizeof exp);
+            fl_tensor_shape_text(so, ndo, exp, sizeof exp);
             snprintf(err, errlen, "its output has shape %s, expected %s", got,
                      exp);
             tensor_free(&t);
@@ -439,61 +434,69 @@ static pid_t spawn(rk_kernel *k, char **argv, int in_fd, int out_fd,
     return pid;
 }
 
-/* Write all of buf before the deadline; 0, -1 timeout, -2 the reader is
- * gone. */
-static int write_all(int fd, const void *buf, size_t len, double deadline)
+/* Waits until fd is ready for events (POLLIN, POLLOUT) or the deadline
+ * passes: 0 timed out, else 1 with what poll saw in *revents (revents
+ * may be NULL; a failed poll reads as ready: the read or write that
+ * follows reports it). */
+static int fd_wait(int fd, short events, double deadline, short *revents)
 {
-    const char *p = buf;
-    while (len > 0) {
-        struct pollfd pf = {fd, POLLOUT, 0};
+    for (;;) {
+        struct pollfd pf = {fd, events, 0};
         double left = deadline - now_s();
         int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-        ssize_t w;
         int pr = poll(&pf, 1, ms);
         if (pr < 0 && errno == EINTR)
             continue;
-        if (pr == 0)
+        if (revents)
+            *revents = pf.revents;
+        return pr != 0;
+    }
+}
+
+/* Moves len bytes through fd before the deadline, in chunks of at most
+ * 1 MiB: from src when it is not NULL (writing), else into dst (reading).
+ * 0; -1 the deadline passed; -2 the other end is gone (a hang-up while
+ * writing, EOF while reading, or an error). */
+static int transfer_all(int fd, const char *src, char *dst, size_t len,
+                        double deadline)
+{
+    const int out = src != NULL;
+    while (len > 0) {
+        const size_t chunk = len > (1u << 20) ? (1u << 20) : len;
+        short rev;
+        ssize_t k;
+        if (!fd_wait(fd, out ? POLLOUT : POLLIN, deadline, &rev))
             return -1;
-        if (pf.revents & (POLLERR | POLLHUP | POLLNVAL))
+        if (out && (rev & (POLLERR | POLLHUP | POLLNVAL)))
             return -2;
-        w = write(fd, p, len > (1u << 20) ? (1u << 20) : len);
-        if (w < 0) {
+        k = out ? write(fd, src, chunk) : read(fd, dst, chunk);
+        if (k < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
             return -2;
         }
-        p += w;
-        len -= (size_t)w;
+        if (k == 0 && !out)
+            return -2;
+        if (out)
+            src += k;
+        else
+            dst += k;
+        len -= (size_t)k;
     }
     return 0;
+}
+
+/* Write all of buf before the deadline; 0, -1 timeout, -2 the reader is
+ * gone. */
+static int write_all(int fd, const void *buf, size_t len, double deadline)
+{
+    return transfer_all(fd, buf, NULL, len, deadline);
 }
 
 /* Read exactly len bytes before the deadline; 0, -1 timeout, -2 EOF. */
 static int read_all(int fd, void *buf, size_t len, double deadline)
 {
-    char *p = buf;
-    while (len > 0) {
-        struct pollfd pf = {fd, POLLIN, 0};
-        double left = deadline - now_s();
-        int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-        ssize_t g;
-        int pr = poll(&pf, 1, ms);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr == 0)
-            return -1;
-        g = read(fd, p, len > (1u << 20) ? (1u << 20) : len);
-        if (g < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            return -2;
-        }
-        if (g == 0)
-            return -2;
-        p += g;
-        len -= (size_t)g;
-    }
-    return 0;
+    return transfer_all(fd, NULL, buf, len, deadline);
 }
 
 /* ------------------------------------------------------------------------
@@ -627,6 +630,35 @@ static int command_call(rk_kernel *k, fl_reveal_call *c, char *err,
 /* ------------------------------------------------------------------------
  * Serve: one process, a request line and a reply line per call.
  * ---------------------------------------------------------------------- */
+/* Polls every 10 ms until the deadline dl for the worker pid to end.
+ * 1 when it did (*st its status, its group's leftovers killed), else 0. */
+static int reap_by(pid_t pid, double dl, int *st)
+{
+    while (now_s() < dl) {
+        struct timespec ts = {0, 10000000};
+        if (waitpid(pid, st, WNOHANG) == pid) {
+            kill(-pid, SIGKILL);   /* its leftovers */
+            return 1;
+        }
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* The worker's end: its group killed unless k->pid is 0 (reaped already),
+ * both pipe ends closed. */
+static void worker_drop(rk_kernel *k)
+{
+    if (k->pid > 0)
+        kill_group(k->pid, NULL);
+    k->pid = 0;
+    if (k->to_fd >= 0)
+        close(k->to_fd);
+    if (k->from_fd >= 0)
+        close(k->from_fd);
+    k->to_fd = k->from_fd = -1;
+}
+
 static void serve_stop(rk_kernel *k, int polite)
 {
     int st;
@@ -637,25 +669,10 @@ static void serve_stop(rk_kernel *k, int polite)
         write_all(k->to_fd, "quit\n", 5, dl);
         close(k->to_fd);
         k->to_fd = -1;
-        while (now_s() < dl) {
-            pid_t w = waitpid(k->pid, &st, WNOHANG);
-            struct timespec ts = {0, 10000000};
-            if (w == k->pid) {
-                kill(-k->pid, SIGKILL);   /* its leftovers */
-                k->pid = 0;
-                break;
-            }
-            nanosleep(&ts, NULL);
-        }
+        if (reap_by(k->pid, dl, &st))
+            k->pid = 0;
     }
-    if (k->pid > 0)
-        kill_group(k->pid, NULL);
-    k->pid = 0;
-    if (k->to_fd >= 0)
-        close(k->to_fd);
-    if (k->from_fd >= 0)
-        close(k->from_fd);
-    k->to_fd = k->from_fd = -1;
+    worker_drop(k);
     k->rlen = 0;
 }
 
@@ -749,15 +766,8 @@ static int serve_line(rk_kernel *k, char *line, size_t len, double deadline)
             return 0;
         }
         {
-            struct pollfd pf = {k->from_fd, POLLIN, 0};
-            double left = deadline - now_s();
-            int ms = left <= 0 ? 0 : left > 1e6 ? 1000000000
-                                                : (int)(left * 1000) + 1;
             ssize_t g;
-            int pr = poll(&pf, 1, ms);
-            if (pr < 0 && errno == EINTR)
-                continue;
-            if (pr == 0)
+            if (!fd_wait(k->from_fd, POLLIN, deadline, NULL))
                 return -1;
             g = read(k->from_fd, k->rbuf + k->rlen, sizeof k->rbuf - k->rlen);
             if (g < 0 && (errno == EINTR || errno == EAGAIN))
@@ -926,22 +936,12 @@ static void lib_stop(rk_kernel *k)
     if (k->to_fd >= 0)
         close(k->to_fd);     /* the worker's read sees EOF and it ends */
     k->to_fd = -1;
-    for (int i = 0; i < 200; i++) {
+    {
         int st;
-        struct timespec ts = {0, 10000000};
-        if (waitpid(k->pid, &st, WNOHANG) == k->pid) {
-            kill(-k->pid, SIGKILL);
+        if (reap_by(k->pid, now_s() + 2.0, &st))
             k->pid = 0;
-            break;
-        }
-        nanosleep(&ts, NULL);
     }
-    if (k->pid > 0)
-        kill_group(k->pid, NULL);
-    k->pid = 0;
-    if (k->from_fd >= 0)
-        close(k->from_fd);
-    k->from_fd = -1;
+    worker_drop(k);
 }
 
 /* The worker is gone (EOF) or stuck (timeout): words, group killed. */
@@ -955,27 +955,14 @@ static void lib_died(rk_kernel *k, int timed_out, const char *when, char *err,
         kill_group(pid, NULL);
         snprintf(how, sizeof how, "ran past --timeout %g s: its process group "
                  "was killed", k->timeout);
+    } else if (reap_by(pid, now_s() + 1.0, &st)) {
+        status_words(st, how, sizeof how);
     } else {
-        for (int i = 0; i < 100; i++) {
-            struct timespec ts = {0, 10000000};
-            if (waitpid(pid, &st, WNOHANG) == pid) {
-                status_words(st, how, sizeof how);
-                kill(-pid, SIGKILL);
-                break;
-            }
-            nanosleep(&ts, NULL);
-        }
-        if (!how[0]) {
-            kill_group(pid, NULL);
-            snprintf(how, sizeof how, "closed its pipe: it was stopped");
-        }
+        kill_group(pid, NULL);
+        snprintf(how, sizeof how, "closed its pipe: it was stopped");
     }
-    k->pid = 0;
-    if (k->to_fd >= 0)
-        close(k->to_fd);
-    if (k->from_fd >= 0)
-        close(k->from_fd);
-    k->to_fd = k->from_fd = -1;
+    k->pid = 0;   /* reaped or killed above */
+    worker_drop(k);
     log_tail(k, tail, sizeof tail);
     snprintf(err, errlen, "the kernel library's worker %s (%s)%s", how, when,
              tail);

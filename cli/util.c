@@ -15,6 +15,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 #include "cli.h"
+#include "ops_internal.h"
 
 int cli_error(const char *fmt, ...)
 {
@@ -100,36 +101,19 @@ int cli_parse_rm(const char *s, const char *where)
     return rm;
 }
 
+int cli_parse_tininess(const char *s, const char *where)
+{
+    if (!strcmp(s, "before"))
+        return FL_TINY_BEFORE;
+    if (!strcmp(s, "after"))
+        return FL_TINY_AFTER;
+    cli_error("%s: '%s' is not 'before' or 'after'", where, s);
+    return -1;
+}
+
 int cli_parse_u64(const char *s, uint64_t *v)
 {
-    uint64_t x = 0;
-    int base = 10;
-    const char *p = s;
-    if (s == NULL || *s == '\0')
-        return -1;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        base = 16;
-        p += 2;
-        if (*p == '\0')
-            return -1;
-    }
-    for (; *p; p++) {
-        int d;
-        if (*p >= '0' && *p <= '9')
-            d = *p - '0';
-        else if (base == 16 && *p >= 'a' && *p <= 'f')
-            d = *p - 'a' + 10;
-        else if (base == 16 && *p >= 'A' && *p <= 'F')
-            d = *p - 'A' + 10;
-        else
-            return -1;
-        /* x * base + d must stay below 2^64 */
-        if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-            return -1;
-        x = x * (uint64_t)base + (uint64_t)d;
-    }
-    *v = x;
-    return 0;
+    return fl__parse_u64(s, v);
 }
 
 int cli_parse_double(const char *s, double *v)

@@ -19,7 +19,7 @@ mkdir -p "$out/obj"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 common=(-g -O1 -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra
         -Wno-unused-parameter -Iinclude -Isrc/softfloat -Isrc/accel -Isrc/oracle
-        -Isrc/amp -Isrc/tensor -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
+        -Isrc/amp -Isrc/tensor -Isrc/ops -Icli -DFPLAB_HAVE_MPFR=1 -DFPLAB_HAVE_ZLIB=1
         -ffp-contract=off)
 
 srcs=(src/softfloat/*.c src/accel/*.c src/oracle/mpfr_oracle.c

@@ -13,7 +13,7 @@ endif()
 add_executable(cli_util_test ${CMAKE_CURRENT_SOURCE_DIR}/cli/util_test.c
   ${PROJECT_SOURCE_DIR}/cli/util.c)
 target_include_directories(cli_util_test PRIVATE ${PROJECT_SOURCE_DIR}/cli)
-target_link_libraries(cli_util_test PRIVATE fplab fplab_warnings)
+target_link_libraries(cli_util_test PRIVATE fplab_ops fplab fplab_warnings)
 add_test(NAME cli_util COMMAND cli_util_test ${CMAKE_CURRENT_BINARY_DIR}/cli_util_work)
 set_tests_properties(cli_util PROPERTIES LABELS "cli;unit" TIMEOUT 60)
 

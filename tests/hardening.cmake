@@ -10,7 +10,7 @@ set(FPLAB_FUZZ_CLI_SOURCES ${PROJECT_SOURCE_DIR}/cli/util.c
   ${PROJECT_SOURCE_DIR}/cli/cmd_calc.c ${PROJECT_SOURCE_DIR}/cli/cmd_testfloat.c)
 add_library(fplab_fuzz_cli STATIC ${FPLAB_FUZZ_CLI_SOURCES})
 target_include_directories(fplab_fuzz_cli PUBLIC ${PROJECT_SOURCE_DIR}/cli)
-target_link_libraries(fplab_fuzz_cli PUBLIC fplab PRIVATE fplab_warnings)
+target_link_libraries(fplab_fuzz_cli PUBLIC fplab_ops fplab PRIVATE fplab_warnings)
 
 foreach(h parse calc testfloat npy csv text diff npz safetensors)
   add_executable(fuzz_${h}_replay ${FPLAB_FUZZ_DIR}/fuzz_${h}.c

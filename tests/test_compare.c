@@ -63,6 +63,16 @@ static void test_buckets(void)
             ok &= fl_cmp_bucket(hi + 1) == b + 1;
     }
     CHECK(ok, "bucket ranges are not consistent");
+    static const struct { int b; const char *lab; } l[] = {
+        {0, "0"}, {1, "1"}, {2, "2"}, {3, "3-4"}, {4, "5-8"},
+        {65, "9223372036854775809-18446744073709551615"},
+    };
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++) {
+        char lab[64];
+        fl_cmp_bucket_label(l[i].b, lab, sizeof lab);
+        CHECK(strcmp(lab, l[i].lab) == 0, "bucket_label(%d) = '%s', want '%s'",
+              l[i].b, lab, l[i].lab);
+    }
 }
 
 /* nextUp steps from a to b (a <= b), +0 and -0 being one point. */
@@ -679,5 +689,5 @@ int main(void)
     test_grid();
     test_kblocks();
     test_relerr();
-    return tc_finish("test_compare", 230);
+    return tc_finish("test_compare", 236);
 }

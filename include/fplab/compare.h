@@ -92,6 +92,9 @@ enum {
 int fl_cmp_bucket(uint64_t d);
 /* The distances a bucket holds: [*lo, *hi]. */
 void fl_cmp_bucket_range(int b, uint64_t *lo, uint64_t *hi);
+/* The same as text into buf (cut to len): "lo", or "lo-hi" when the
+ * bucket holds more than one distance ("0", "3-4", "5-8"). */
+void fl_cmp_bucket_label(int b, char *buf, size_t len);
 
 int64_t fl_cmp_ord(const fl_format *f, uint64_t a);
 /* |ord(a) - ord(b)| for non-NaN a, b. */

@@ -78,8 +78,10 @@ size_t fl_tensor_dtype_size(fl_tensor_dtype d);
 const char *fl_tensor_dtype_name(fl_tensor_dtype d);
 /* safetensors spelling: "F16", "BF16", "F8_E4M3", ... */
 const char *fl_tensor_dtype_st_name(fl_tensor_dtype d);
-/* "(3, 4)" */
+/* "(3, 4)", "(7,)" (one axis), "()" (a scalar), cut to len */
 void fl_tensor_shape_str(const fl_tensor *t, char *buf, size_t len);
+/* The same for a shape given as ndim extents, of any array. */
+void fl_tensor_shape_text(const size_t *shape, int ndim, char *buf, size_t len);
 void fl_tensor_free(fl_tensor *t);
 
 /* ------------------------------------------------------------------------

@@ -33,24 +33,26 @@ int amp_flush_add(amp_flush *a, const amp_step_view *v, const fl_format *f,
     return 0;
 }
 
-uint64_t amp_flush_live(const amp_flush *a, int k)
+/* The sum over the layers of one kind's row of counts (k checked). */
+static uint64_t layer_sum(const amp_flush *a,
+                          const uint64_t (*counts)[AMP_FLUSH_MAXL], int k)
 {
     uint64_t n = 0;
     if (k < 0 || k >= AMP_FLUSH_KINDS)
         return 0;
     for (int l = 0; l < a->layers; l++)
-        n += a->live[k][l];
+        n += counts[k][l];
     return n;
+}
+
+uint64_t amp_flush_live(const amp_flush *a, int k)
+{
+    return layer_sum(a, a->live, k);
 }
 
 uint64_t amp_flush_flushed(const amp_flush *a, int k)
 {
-    uint64_t n = 0;
-    if (k < 0 || k >= AMP_FLUSH_KINDS)
-        return 0;
-    for (int l = 0; l < a->layers; l++)
-        n += a->flushed[k][l];
-    return n;
+    return layer_sum(a, a->flushed, k);
 }
 
 double amp_flush_share(const amp_flush *a, int k)

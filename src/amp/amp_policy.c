@@ -154,20 +154,23 @@ static int parse_base(amp_policy *p, const char *spec, char *err,
 static const char *const act_names[] = {"relu", "tanh", "gelu"};
 static const char *const opt_names[] = {"sgd", "adam"};
 
-int amp_act_parse(const char *s)
+/* The index of s among the n names, or -1. */
+static int name_index(const char *const *names, int n, const char *s)
 {
-    for (int i = 0; i < 3; i++)
-        if (!strcmp(s, act_names[i]))
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
             return i;
     return -1;
+}
+
+int amp_act_parse(const char *s)
+{
+    return name_index(act_names, 3, s);
 }
 const char *amp_act_name(int a) { return (a >= 0 && a < 3) ? act_names[a] : "?"; }
 
 int amp_opt_parse(const char *s)
 {
-    for (int i = 0; i < 2; i++)
-        if (!strcmp(s, opt_names[i]))
-            return i;
-    return -1;
+    return name_index(opt_names, 2, s);
 }
 const char *amp_opt_name(int o) { return (o >= 0 && o < 2) ? opt_names[o] : "?"; }

@@ -13,14 +13,15 @@
 #include <string.h>
 
 #include "fplab/ops.h"
+#include "ops_internal.h"
 
-/* Unsigned decimal or 0x-hex, the whole string, below 2^64; 0 or -1. */
-static int read_u64(const char *s, uint64_t *v)
+/* ops_internal.h; the operands' integers and the command's options. */
+int fl__parse_u64(const char *s, uint64_t *v)
 {
     uint64_t x = 0;
     unsigned base = 10;
     const char *p = s;
-    if (*p == '\0')
+    if (s == NULL || *p == '\0')
         return -1;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         base = 16;
@@ -64,7 +65,7 @@ static int read_bits(const char *s, uint64_t *v)
         *v = x;
         return 0;
     }
-    return read_u64(s, v);
+    return fl__parse_u64(s, v);
 }
 
 /* The message into err; returns -1. */
@@ -89,7 +90,7 @@ static int read_int(fl_op_type t, int k, const char *s, uint64_t *out,
     const int neg = s[0] == '-';
     uint64_t mag;
     int ok;
-    if (read_u64(s + neg, &mag) != 0)
+    if (fl__parse_u64(s + neg, &mag) != 0)
         return fail(err, errlen, "operand %d '%s' is not an integer "
                     "(decimal or 0x-hex, optional '-')", k, s);
     switch (t) {

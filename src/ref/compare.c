@@ -13,6 +13,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,17 @@ void fl_cmp_bucket_range(int b, uint64_t *lo, uint64_t *hi)
         b = FL_CMP_BUCKETS - 1;
     *lo = ((uint64_t)1 << (b - 2)) + 1;
     *hi = b == 65 ? UINT64_MAX : (uint64_t)1 << (b - 1);
+}
+
+void fl_cmp_bucket_label(int b, char *buf, size_t len)
+{
+    uint64_t lo, hi;
+    fl_cmp_bucket_range(b, &lo, &hi);
+    if (lo == hi)
+        snprintf(buf, len, "%llu", (unsigned long long)lo);
+    else
+        snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
+                 (unsigned long long)hi);
 }
 
 static inline uint64_t wmask_of(const fl_format *f)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fplab/compare.h"
+#include "fplab/tensor.h"
 
 #define NONE UINT64_MAX
 #define KB_SAMPLES 4096
@@ -60,20 +61,10 @@ static uint64_t tget(const fl_cmp_tensor *t, size_t i)
     }
 }
 
-/* "(3, 4)", "(7,)", "()" */
+/* "(3, 4)", "(7,)", "()": as the tensor files write a shape. */
 static void shape_str(const fl_cmp_tensor *t, char *buf, size_t len)
 {
-    size_t o = 0;
-    if (!len)
-        return;
-    buf[0] = 0;
-#define PUT(...) do { int k_ = snprintf(buf + o, o < len ? len - o : 0, __VA_ARGS__); \
-        if (k_ > 0) o += (size_t)k_; } while (0)
-    PUT("(");
-    for (int i = 0; i < t->ndim; i++)
-        PUT(i ? ", %zu" : "%zu", t->shape[i]);
-    PUT(t->ndim == 1 ? ",)" : ")");
-#undef PUT
+    fl_tensor_shape_text(t->shape, t->ndim, buf, len);
 }
 
 static const char *fmt_name(const fl_format *f, char *buf, size_t len)
@@ -228,17 +219,6 @@ static size_t ranges_str(const uint64_t *cnt, size_t n, char *buf, size_t len)
         i = j + 1;
     }
     return count;
-}
-
-static void bucket_label(int b, char *buf, size_t len)
-{
-    uint64_t lo, hi;
-    fl_cmp_bucket_range(b, &lo, &hi);
-    if (lo == hi)
-        snprintf(buf, len, "%llu", (unsigned long long)lo);
-    else
-        snprintf(buf, len, "%llu-%llu", (unsigned long long)lo,
-                 (unsigned long long)hi);
 }
 
 /* ---------------------------------------------------------------------
@@ -1230,7 +1210,7 @@ int fl_cmp_report_run(fl_cmp_report **rep, const fl_cmp_tensor *kt,
     json_t *jh = json_array();
     for (int b = 0; b <= topb && s.values; b++) {
         char lab[64], bar[41];
-        bucket_label(b, lab, sizeof lab);
+        fl_cmp_bucket_label(b, lab, sizeof lab);
         int w = s.hist[b] ? 1 + (int)(39.0 * (double)s.hist[b] / (double)s.values) : 0;
         memset(bar, '#', (size_t)w);
         bar[w] = 0;

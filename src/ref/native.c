@@ -131,41 +131,55 @@ static inline uint64_t bits32(float f)
 #define PANEL 64
 #define KC 256
 
-#if REF_X86 && defined(FPLAB_AVX512)
-#define K512(NAME, R, FMA)                                                     \
-__attribute__((target("avx512f"), noinline))                                   \
+#if REF_X86
+/* Both widths from one body: VT is the vector type, MM its intrinsics'
+ * prefix, LANES its floats.  A row keeps NV vectors of accumulators and
+ * the panel's 64 columns go in PANEL / (NV * LANES) strips: AVX-512 holds
+ * 4 rows x 4 vectors in its 32 registers (one strip), AVX2 4 x 2 in its 16
+ * (four strips). */
+#define KGEMM(NAME, TARGET, VT, MM, LANES, NV, R, FMA)                         \
+__attribute__((target(TARGET), noinline))                                      \
 static void NAME(const float *a, size_t lda, const float *b, size_t ldb,       \
                  float *d, size_t ldd, size_t l0, size_t l1, int first)        \
 {                                                                              \
-    __m512 c[R][4];                                                            \
-    size_t l = l0;                                                             \
-    if (first) {                                                               \
-        for (int r = 0; r < R; r++) {                                          \
-            __m512 av = _mm512_set1_ps(a[r * lda + l]);                        \
-            for (int v = 0; v < 4; v++)                                        \
-                c[r][v] = _mm512_mul_ps(av, _mm512_loadu_ps(b + l * ldb + 16 * v)); \
+    for (int q = 0; q < PANEL / ((NV) * (LANES)); q++) {                       \
+        VT c[R][NV];                                                           \
+        const float *bq = b + (NV) * (LANES) * q;                              \
+        float *dq = d + (NV) * (LANES) * q;                                    \
+        size_t l = l0;                                                         \
+        if (first) {                                                           \
+            for (int r = 0; r < R; r++) {                                      \
+                VT av = MM##_set1_ps(a[r * lda + l]);                          \
+                for (int v = 0; v < NV; v++)                                   \
+                    c[r][v] = MM##_mul_ps(av, MM##_loadu_ps(bq + l * ldb + (LANES) * v)); \
+            }                                                                  \
+            l++;                                                               \
+        } else {                                                               \
+            for (int r = 0; r < R; r++)                                        \
+                for (int v = 0; v < NV; v++)                                   \
+                    c[r][v] = MM##_loadu_ps(dq + r * ldd + (LANES) * v);       \
         }                                                                      \
-        l++;                                                                   \
-    } else {                                                                   \
+        for (; l < l1; l++) {                                                  \
+            VT bv[NV];                                                         \
+            for (int v = 0; v < NV; v++)                                       \
+                bv[v] = MM##_loadu_ps(bq + l * ldb + (LANES) * v);             \
+            for (int r = 0; r < R; r++) {                                      \
+                VT av = MM##_set1_ps(a[r * lda + l]);                          \
+                for (int v = 0; v < NV; v++)                                   \
+                    c[r][v] = FMA ? MM##_fmadd_ps(av, bv[v], c[r][v])          \
+                                  : MM##_add_ps(c[r][v], MM##_mul_ps(av, bv[v])); \
+            }                                                                  \
+        }                                                                      \
         for (int r = 0; r < R; r++)                                            \
-            for (int v = 0; v < 4; v++)                                        \
-                c[r][v] = _mm512_loadu_ps(d + r * ldd + 16 * v);               \
+            for (int v = 0; v < NV; v++)                                       \
+                MM##_storeu_ps(dq + r * ldd + (LANES) * v, c[r][v]);           \
     }                                                                          \
-    for (; l < l1; l++) {                                                      \
-        __m512 bv[4];                                                          \
-        for (int v = 0; v < 4; v++)                                            \
-            bv[v] = _mm512_loadu_ps(b + l * ldb + 16 * v);                     \
-        for (int r = 0; r < R; r++) {                                          \
-            __m512 av = _mm512_set1_ps(a[r * lda + l]);                        \
-            for (int v = 0; v < 4; v++)                                        \
-                c[r][v] = FMA ? _mm512_fmadd_ps(av, bv[v], c[r][v])            \
-                              : _mm512_add_ps(c[r][v], _mm512_mul_ps(av, bv[v])); \
-        }                                                                      \
-    }                                                                          \
-    for (int r = 0; r < R; r++)                                                \
-        for (int v = 0; v < 4; v++)                                            \
-            _mm512_storeu_ps(d + r * ldd + 16 * v, c[r][v]);                   \
 }
+#endif
+
+#if REF_X86 && defined(FPLAB_AVX512)
+/* AVX-512: the whole panel per call (4 rows x 4 vectors). */
+#define K512(NAME, R, FMA) KGEMM(NAME, "avx512f", __m512, _mm512, 16, 4, R, FMA)
 K512(k512_4r, 4, 0)
 K512(k512_1r, 1, 0)
 K512(k512_4f, 4, 1)
@@ -173,45 +187,8 @@ K512(k512_1f, 1, 1)
 #endif
 
 #if REF_X86
-/* AVX2: 16 columns per call (4 rows x 2 vectors), four calls a panel. */
-#define K256(NAME, R, FMA)                                                     \
-__attribute__((target("avx2,fma"), noinline))                                  \
-static void NAME(const float *a, size_t lda, const float *b, size_t ldb,       \
-                 float *d, size_t ldd, size_t l0, size_t l1, int first)        \
-{                                                                              \
-    for (int q = 0; q < 4; q++) {                                              \
-        __m256 c[R][2];                                                        \
-        const float *bq = b + 16 * q;                                          \
-        float *dq = d + 16 * q;                                                \
-        size_t l = l0;                                                         \
-        if (first) {                                                           \
-            for (int r = 0; r < R; r++) {                                      \
-                __m256 av = _mm256_set1_ps(a[r * lda + l]);                    \
-                for (int v = 0; v < 2; v++)                                    \
-                    c[r][v] = _mm256_mul_ps(av, _mm256_loadu_ps(bq + l * ldb + 8 * v)); \
-            }                                                                  \
-            l++;                                                               \
-        } else {                                                               \
-            for (int r = 0; r < R; r++)                                        \
-                for (int v = 0; v < 2; v++)                                    \
-                    c[r][v] = _mm256_loadu_ps(dq + r * ldd + 8 * v);           \
-        }                                                                      \
-        for (; l < l1; l++) {                                                  \
-            __m256 b0 = _mm256_loadu_ps(bq + l * ldb);                         \
-            __m256 b1 = _mm256_loadu_ps(bq + l * ldb + 8);                     \
-            for (int r = 0; r < R; r++) {                                      \
-                __m256 av = _mm256_set1_ps(a[r * lda + l]);                    \
-                c[r][0] = FMA ? _mm256_fmadd_ps(av, b0, c[r][0])               \
-                              : _mm256_add_ps(c[r][0], _mm256_mul_ps(av, b0)); \
-                c[r][1] = FMA ? _mm256_fmadd_ps(av, b1, c[r][1])               \
-                              : _mm256_add_ps(c[r][1], _mm256_mul_ps(av, b1)); \
-            }                                                                  \
-        }                                                                      \
-        for (int r = 0; r < R; r++)                                            \
-            for (int v = 0; v < 2; v++)                                        \
-                _mm256_storeu_ps(dq + r * ldd + 8 * v, c[r][v]);               \
-    }                                                                          \
-}
+/* AVX2: 16 columns per strip (4 rows x 2 vectors), four strips a panel. */
+#define K256(NAME, R, FMA) KGEMM(NAME, "avx2,fma", __m256, _mm256, 8, 2, R, FMA)
 K256(k256_4r, 4, 0)
 K256(k256_1r, 1, 0)
 K256(k256_4f, 4, 1)
@@ -257,6 +234,20 @@ typedef struct ngemm {
 
 #define ROWBLOCK 32
 
+/* Tile t: batch matrix bi, rows [i0, i1) (a row block), columns [j0, j1)
+ * (a panel). */
+static void ngemm_tile(const ngemm *g, size_t t, size_t *bi, size_t *i0,
+                       size_t *i1, size_t *j0, size_t *j1)
+{
+    const size_t per = g->nrb * g->npan, rem = t % per;
+    const size_t M = g->s->m, N = g->s->n;
+    *bi = t / per;
+    *i0 = rem / g->npan * g->rb;
+    *j0 = rem % g->npan * PANEL;
+    *i1 = *i0 + g->rb < M ? *i0 + g->rb : M;
+    *j1 = *j0 + PANEL < N ? *j0 + PANEL : N;
+}
+
 static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 {
     const ngemm *g = arg;
@@ -270,10 +261,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     /* the start values of epilogue=init (generic: beta*C in acc) */
     if (init)
         for (size_t t = lo; t < hi; t++) {
-            size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-            size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-            size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
-            size_t j1 = j0 + PANEL < N ? j0 + PANEL : N;
+            size_t bi, i0, i1, j0, j1;
+            ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
             for (size_t i = i0; i < i1; i++)
                 for (size_t j = j0; j < j1; j++) {
                     const uint64_t *cv = g->C ? g->C + bi * s->stride_c + i * s->ldc + j : NULL;
@@ -285,9 +274,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
     {
         unsigned saved = csr_begin();
         for (size_t t = lo; t < hi; t++) {
-            size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-            size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-            size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
+            size_t bi, i0, i1, j0, j1;
+            ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
             const float *a = g->Af + bi * g->afs;
             const float *b = g->Bf + bi * g->bfs + j0;
             float *d = g->Df + bi * M * npad + j0;
@@ -308,10 +296,8 @@ static int ngemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 
     /* epilogue; NaN results again through the generic path */
     for (size_t t = lo; t < hi; t++) {
-        size_t bi = t / (g->nrb * g->npan), rem = t % (g->nrb * g->npan);
-        size_t i0 = rem / g->npan * g->rb, j0 = rem % g->npan * PANEL;
-        size_t i1 = i0 + g->rb < M ? i0 + g->rb : M;
-        size_t j1 = j0 + PANEL < N ? j0 + PANEL : N;
+        size_t bi, i0, i1, j0, j1;
+        ngemm_tile(g, t, &bi, &i0, &i1, &j0, &j1);
         for (size_t i = i0; i < i1; i++)
             for (size_t j = j0; j < j1; j++) {
                 size_t e = (bi * M + i) * N + j;
@@ -438,9 +424,14 @@ typedef struct nrows {
 } nrows;
 
 #if REF_X86
-__attribute__((noinline))
-static void rows_kernel(const uint64_t *a, const uint64_t *b, size_t n,
-                        size_t r0, size_t r1, float *acc, const float *u)
+/* Both kernels' body: rows r0..r1 of n terms into acc, starting from u
+ * (else from the first term, a product rounded even when fused).  fused
+ * (a constant where it is inlined) adds each later product with one
+ * rounding (b not NULL); else a product rounded, then added, or a term
+ * alone (b NULL). */
+static inline __attribute__((always_inline))
+void rows_body(const uint64_t *a, const uint64_t *b, size_t n, size_t r0,
+               size_t r1, float *acc, const float *u, int fused)
 {
     for (size_t r = r0; r < r1; r += 8) {
         size_t cnt = r1 - r < 8 ? r1 - r : 8;
@@ -459,37 +450,26 @@ static void rows_kernel(const uint64_t *a, const uint64_t *b, size_t n,
         for (; l < n; l++)
             for (size_t q = 0; q < cnt; q++) {
                 const size_t o = (r + q) * n + l;
-                s[q] = b ? s[q] + f32(a[o]) * f32(b[o]) : s[q] + f32(a[o]);
+                s[q] = fused ? __builtin_fmaf(f32(a[o]), f32(b[o]), s[q])
+                     : b ? s[q] + f32(a[o]) * f32(b[o]) : s[q] + f32(a[o]);
             }
         for (size_t q = 0; q < cnt; q++)
             acc[r + q - r0] = s[q];
     }
 }
 
+__attribute__((noinline))
+static void rows_kernel(const uint64_t *a, const uint64_t *b, size_t n,
+                        size_t r0, size_t r1, float *acc, const float *u)
+{
+    rows_body(a, b, n, r0, r1, acc, u, 0);
+}
+
 __attribute__((target("fma"), noinline))
 static void rows_kernel_fma(const uint64_t *a, const uint64_t *b, size_t n,
                             size_t r0, size_t r1, float *acc, const float *u)
 {
-    for (size_t r = r0; r < r1; r += 8) {
-        size_t cnt = r1 - r < 8 ? r1 - r : 8;
-        float s[8];
-        size_t l = 0;
-        if (u) {
-            for (size_t q = 0; q < cnt; q++)
-                s[q] = u[r + q - r0];
-        } else {
-            for (size_t q = 0; q < cnt; q++)
-                s[q] = f32(a[(r + q) * n]) * f32(b[(r + q) * n]);
-            l = 1;
-        }
-        for (; l < n; l++)
-            for (size_t q = 0; q < cnt; q++) {
-                const size_t o = (r + q) * n + l;
-                s[q] = __builtin_fmaf(f32(a[o]), f32(b[o]), s[q]);
-            }
-        for (size_t q = 0; q < cnt; q++)
-            acc[r + q - r0] = s[q];
-    }
+    rows_body(a, b, n, r0, r1, acc, u, 1);
 }
 #endif
 

@@ -125,6 +125,88 @@ int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
                                   flags);
 }
 
+/* The fast path for a sum, dot or GEMM whose context rc is set up.
+ * 0: done (its flags ORed into *flags, rc freed); 1: not taken (rc kept
+ * for the generic path); -1: out of memory (rc freed, err says so). */
+static int run_fast(ref_ctx *rc, const ref_fast_job *fj, int nthreads,
+                    unsigned *flags, char *err, size_t errlen)
+{
+    unsigned f = 0;
+    const int done = ref_fast(rc, fj, nthreads, &f);
+    if (done == 1)
+        return 1;
+    ref_ctx_free(rc);
+    if (done < 0) {
+        ref_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (flags)
+        *flags |= f & FL_IEEE_FLAGS;
+    return 0;
+}
+
+/* The end of a generic run: rc freed; r, ref_parallel's answer, and f,
+ * the flags it raised, become the return value and *flags. */
+static int run_finish(ref_ctx *rc, int r, unsigned f, unsigned *flags,
+                      char *err, size_t errlen)
+{
+    ref_ctx_free(rc);
+    if (r != 0) {
+        ref_set_err(err, errlen, "out of memory");
+        return -1;
+    }
+    if (flags)
+        *flags |= f & FL_IEEE_FLAGS;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The generic path's element, shared by sum, dot and GEMM.
+ * ---------------------------------------------------------------------- */
+/* A worker's tools: the exact evaluator (order=exact), else the
+ * accumulator's scratch (none for the tensor-core model). */
+typedef struct gen_tools {
+    ref_fx *fx;
+    uint64_t *scratch;
+} gen_tools;
+
+/* 0, or -1 when out of memory (nothing held). */
+static int gen_open(const ref_ctx *rc, gen_tools *g)
+{
+    g->fx = NULL;
+    g->scratch = NULL;
+    if (rc->m->order == FL_REF_EXACT) {
+        g->fx = ref_fx_new(rc);
+        if (g->fx == NULL)
+            return -1;
+    } else if (!rc->m->tc.on) {
+        g->scratch = malloc((rc->plan.nnodes + 1) * sizeof *g->scratch);
+        if (g->scratch == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+static void gen_close(gen_tools *g)
+{
+    free(g->scratch);
+    ref_fx_free(g->fx);
+}
+
+/* Output element e of terms t and C value cval (NULL: none). */
+static uint64_t gen_element(const ref_ctx *rc, gen_tools *g, const ref_terms *t,
+                            const uint64_t *cval, size_t e, unsigned *flags)
+{
+    uint64_t u = 0, acc;
+    if (g->fx)
+        return ref_exact_element(rc, g->fx, t, cval, flags);
+    if (rc->m->epilogue == FL_REF_EPI_INIT)
+        u = ref_init_value(rc, cval, e, flags);
+    acc = rc->m->tc.on ? ref_eval_tc(rc, t, u, e, flags)
+                       : ref_eval_acc(rc, t, u, e, g->scratch, flags);
+    return ref_epilogue(rc, acc, cval, e, flags);
+}
+
 /* ------------------------------------------------------------------------
  * sum and dot: rows of terms.
  * ---------------------------------------------------------------------- */
@@ -139,35 +221,17 @@ static int rows_generic(void *arg, size_t lo, size_t hi, unsigned *flags)
     const rows_job *j = arg;
     const ref_ctx *rc = j->rc;
     const size_t n = rc->n;
-    uint64_t *scratch = NULL;
-    ref_fx *fx = NULL;
-    if (rc->m->order == FL_REF_EXACT) {
-        fx = ref_fx_new(rc);
-        if (fx == NULL)
-            return -1;
-    } else if (!rc->m->tc.on) {
-        scratch = malloc((rc->plan.nnodes + 1) * sizeof *scratch);
-        if (scratch == NULL)
-            return -1;
-    }
+    gen_tools g;
+    if (gen_open(rc, &g) != 0)
+        return -1;
     for (size_t r = lo; r < hi; r++) {
         ref_terms t;
         t.a = j->a + r * n;
         t.b = j->b ? j->b + r * n : NULL;
         t.sa = t.sb = 1;
-        if (fx) {
-            j->out[r] = ref_exact_element(rc, fx, &t, NULL, flags);
-        } else {
-            uint64_t u = 0, acc;
-            if (rc->m->epilogue == FL_REF_EPI_INIT)
-                u = ref_init_value(rc, NULL, r, flags);
-            acc = rc->m->tc.on ? ref_eval_tc(rc, &t, u, r, flags)
-                               : ref_eval_acc(rc, &t, u, r, scratch, flags);
-            j->out[r] = ref_epilogue(rc, acc, NULL, r, flags);
-        }
+        j->out[r] = gen_element(rc, &g, &t, NULL, r, flags);
     }
-    free(scratch);
-    ref_fx_free(fx);
+    gen_close(&g);
     return 0;
 }
 
@@ -187,33 +251,16 @@ static int rows_run(const fl_ref_model *m, fl_ref_op op, const uint64_t *a,
     }
     {
         ref_fast_job fj = { NULL, a, b, NULL, out, rows };
-        const int done = ref_fast(&rc, &fj, nthreads, &f);
-        if (done == 0) {
-            if (flags)
-                *flags |= f & FL_IEEE_FLAGS;
-            ref_ctx_free(&rc);
-            return 0;
-        }
-        if (done < 0) {
-            ref_ctx_free(&rc);
-            ref_set_err(err, errlen, "out of memory");
-            return -1;
-        }
-        f = 0;
+        const int done = run_fast(&rc, &fj, nthreads, flags, err, errlen);
+        if (done != 1)
+            return done;
     }
     job.rc = &rc;
     job.a = a;
     job.b = b;
     job.out = out;
     r = ref_parallel(rows, (double)(n + 1) * 20, nthreads, rows_generic, &job, &f);
-    ref_ctx_free(&rc);
-    if (r != 0) {
-        ref_set_err(err, errlen, "out of memory");
-        return -1;
-    }
-    if (flags)
-        *flags |= f & FL_IEEE_FLAGS;
-    return 0;
+    return run_finish(&rc, r, f, flags, err, errlen);
 }
 
 int fl_ref_sum(const fl_ref_model *m, const uint64_t *x, size_t rows,
@@ -270,23 +317,14 @@ static int gemm_generic(void *arg, size_t lo, size_t hi, unsigned *flags)
     const ref_ctx *rc = j->rc;
     const fl_ref_gemm_shape *s = j->s;
     const size_t mn = s->m * s->n;
-    uint64_t *scratch = NULL;
-    ref_fx *fx = NULL;
-    if (rc->m->order == FL_REF_EXACT) {
-        fx = ref_fx_new(rc);
-        if (fx == NULL)
-            return -1;
-    } else if (!rc->m->tc.on) {
-        scratch = malloc((rc->plan.nnodes + 1) * sizeof *scratch);
-        if (scratch == NULL)
-            return -1;
-    }
+    gen_tools g;
+    if (gen_open(rc, &g) != 0)
+        return -1;
     for (size_t e = lo; e < hi; e++) {
         size_t bi = e / mn, rem = e % mn, i = rem / s->n, jj = rem % s->n;
         const uint64_t *cval = NULL;
         uint64_t *d = j->D + bi * s->stride_d + i * s->ldd + jj;
         ref_terms t;
-        uint64_t res;
         if (j->C)
             cval = j->C + bi * s->stride_c + i * s->ldc + jj;
         t.a = j->A + bi * s->stride_a + (s->ta ? i : i * s->lda);
@@ -298,20 +336,9 @@ static int gemm_generic(void *arg, size_t lo, size_t hi, unsigned *flags)
             t.b = j->B + bi * s->stride_b + (s->tb ? jj * s->ldb : jj);
             t.sb = s->tb ? 1 : (ptrdiff_t)s->ldb;
         }
-        if (fx) {
-            res = ref_exact_element(rc, fx, &t, cval, flags);
-        } else {
-            uint64_t u = 0, acc;
-            if (rc->m->epilogue == FL_REF_EPI_INIT)
-                u = ref_init_value(rc, cval, e, flags);
-            acc = rc->m->tc.on ? ref_eval_tc(rc, &t, u, e, flags)
-                               : ref_eval_acc(rc, &t, u, e, scratch, flags);
-            res = ref_epilogue(rc, acc, cval, e, flags);
-        }
-        *d = res;
+        *d = gen_element(rc, &g, &t, cval, e, flags);
     }
-    free(scratch);
-    ref_fx_free(fx);
+    gen_close(&g);
     return 0;
 }
 
@@ -371,19 +398,9 @@ int fl_ref_gemm(const fl_ref_model *m, const fl_ref_gemm_shape *s,
     }
     {
         ref_fast_job fj = { s, A, B, C, D, 0 };
-        const int done = ref_fast(&rc, &fj, nthreads, &f);
-        if (done == 0) {
-            if (flags)
-                *flags |= f & FL_IEEE_FLAGS;
-            ref_ctx_free(&rc);
-            return 0;
-        }
-        if (done < 0) {
-            ref_ctx_free(&rc);
-            ref_set_err(err, errlen, "out of memory");
-            return -1;
-        }
-        f = 0;
+        const int done = run_fast(&rc, &fj, nthreads, flags, err, errlen);
+        if (done != 1)
+            return done;
     }
     memset(&job, 0, sizeof job);
     /* op(B)'s columns as contiguous rows: the generic path reads each
@@ -412,12 +429,5 @@ int fl_ref_gemm(const fl_ref_model *m, const fl_ref_gemm_shape *s,
     r = ref_parallel(count, (double)(s->k + 1) * 20, nthreads, gemm_generic,
                      &job, &f);
     free(Bt);
-    ref_ctx_free(&rc);
-    if (r != 0) {
-        ref_set_err(err, errlen, "out of memory");
-        return -1;
-    }
-    if (flags)
-        *flags |= f & FL_IEEE_FLAGS;
-    return 0;
+    return run_finish(&rc, r, f, flags, err, errlen);
 }

@@ -480,6 +480,19 @@ static void decode_rows(const ref_ctx *rc, const uint64_t *src, size_t rows,
     }
 }
 
+/* op(A) of each of the nba batch matrices (1 when they share one) as m
+ * rows of K decoded terms, the GEMM kernels' common first step. */
+static void decode_a(const ref_ctx *rc, const fl_ref_gemm_shape *s,
+                     const uint64_t *A, size_t nba, int32_t *Ae, uint32_t *Am,
+                     unsigned char *aspec)
+{
+    const size_t K = s->k;
+    for (size_t bi = 0; bi < nba; bi++)
+        decode_rows(rc, A + bi * s->stride_a, s->m, s->ta ? 1 : s->lda,
+                    s->ta ? s->lda : 1, Ae + bi * s->m * K, Am + bi * s->m * K,
+                    aspec + bi * s->m);
+}
+
 static int tjob_alloc(tjob *j, size_t arows, size_t brows, size_t K)
 {
     j->Ae = malloc(arows * K * sizeof *j->Ae + 64);
@@ -825,10 +838,7 @@ static int vgemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
         free(j.bspec);
         return 1;
     }
-    for (size_t bi = 0; bi < nba; bi++)
-        decode_rows(rc, A + bi * s->stride_a, s->m, s->ta ? 1 : s->lda,
-                    s->ta ? s->lda : 1, j.Ae + bi * s->m * K, j.Am + bi * s->m * K,
-                    j.aspec + bi * s->m);
+    decode_a(rc, s, A, nba, j.Ae, j.Am, j.aspec);
     for (size_t bi = 0; bi < nbb; bi++) {
         const uint64_t *src = B + bi * s->stride_b;
         for (size_t l = 0; l < K; l++)
@@ -879,10 +889,7 @@ int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
         tjob_free(&j);
         return 1;
     }
-    for (size_t bi = 0; bi < nba; bi++)
-        decode_rows(rc, A + bi * s->stride_a, s->m, s->ta ? 1 : s->lda,
-                    s->ta ? s->lda : 1, j.Ae + bi * s->m * K, j.Am + bi * s->m * K,
-                    j.aspec + bi * s->m);
+    decode_a(rc, s, A, nba, j.Ae, j.Am, j.aspec);
     for (size_t bi = 0; bi < nbb; bi++)
         decode_rows(rc, B + bi * s->stride_b, s->n, s->tb ? s->ldb : 1,
                     s->tb ? 1 : s->ldb, j.Be + bi * s->n * K, j.Bm + bi * s->n * K,

@@ -924,8 +924,9 @@ typedef struct stage_res {
 } stage_res;
 
 /* Try candidate values of one or two keys; the first full match (else the
- * best) is applied to *m.  keys/vals: ncand entries of up to 3 key=value
- * pairs each. */
+ * best) is applied to *m.  keys/vals: ncand entries of up to 4 key=value
+ * pairs each, the keys after the last one NULL (a candidate is written as
+ * one initializer, (kv3){{keys}, {values}}). */
 typedef struct kv3 {
     const char *k[4];
     const char *v[4];
@@ -1277,14 +1278,8 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                 dup |= !strcmp(names[q], names[na]);
             if (dup)
                 continue;
-            for (int q = 0; q < 6; q++) {
-                memset(&cand[nc], 0, sizeof cand[nc]);
-                cand[nc].k[0] = "acc";
-                cand[nc].v[0] = names[na];
-                cand[nc].k[1] = "acc-rm";
-                cand[nc].v[1] = rms[q];
-                nc++;
-            }
+            for (int q = 0; q < 6; q++)
+                cand[nc++] = (kv3){{"acc", "acc-rm"}, {names[na], rms[q]}};
             na++;
         }
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_PREC],
@@ -1323,9 +1318,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                     snprintf(specs[nc], sizeof specs[nc],
                              "block:%zu,neab:%d,align:%s,norm:%s,rm:rtz", B, neab,
                              al[a], no[q]);
-                    memset(&cand[nc], 0, sizeof cand[nc]);
-                    cand[nc].k[0] = "tc";
-                    cand[nc].v[0] = specs[nc];
+                    cand[nc] = (kv3){{"tc"}, {specs[nc]}};
                     nc++;
                 }
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_TC1], ps.hi[ST_TC1],
@@ -1361,11 +1354,7 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
                     snprintf(s2[nc], sizeof s2[nc],
                              "block:%d,neab:%d,align:%s,norm:%s,rm:%s", m.tc.block,
                              m.tc.neab, al[m.tc.align], no[m.tc.norm], rms[q]);
-                    memset(&cand[nc], 0, sizeof cand[nc]);
-                    cand[nc].k[0] = "acc";
-                    cand[nc].v[0] = accn[a];
-                    cand[nc].k[1] = "tc";
-                    cand[nc].v[1] = s2[nc];
+                    cand[nc] = (kv3){{"acc", "tc"}, {accn[a], s2[nc]}};
                     nc++;
                 }
             if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_TC2], ps.hi[ST_TC2],
@@ -1400,26 +1389,15 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             size_t hi = lo + 2 * ps.nch;
             oe = oriented_expr(t, &ps, r, pi, &fused_any, &both);
             nc = 0;
-            memset(&cand[nc], 0, sizeof cand[nc]);
-            cand[nc].k[0] = "products";
-            cand[nc].v[0] = fused_any ? "fused" : "rounded";
-            nc++;
-            memset(&cand[nc], 0, sizeof cand[nc]);
-            cand[nc].k[0] = "products";
-            cand[nc].v[0] = fused_any ? "rounded" : "fused";
-            nc++;
+            cand[nc++] = (kv3){{"products"}, {fused_any ? "fused" : "rounded"}};
+            cand[nc++] = (kv3){{"products"}, {fused_any ? "rounded" : "fused"}};
             if (fused_any && oe) {
                 size_t need = strlen(oe) + 6;
                 free(tree_spec);
                 tree_spec = malloc(need);
                 if (tree_spec)
                     snprintf(tree_spec, need, "tree:%s", oe);
-                memset(&cand[nc], 0, sizeof cand[nc]);
-                cand[nc].k[0] = "products";
-                cand[nc].v[0] = "fused";
-                cand[nc].k[1] = "order";
-                cand[nc].v[1] = tree_spec;
-                nc++;
+                cand[nc++] = (kv3){{"products", "order"}, {"fused", tree_spec}};
             }
             if (run_stage(r, &ps, &sb, &m, cand, nc, lo, hi, CMP_VALUE,
                           &sr[ST_PROD], &win) != 0) {
@@ -1487,20 +1465,11 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
             for (int q = 0; q < 4; q++) {
                 if (pv == 2 && flip == NULL)
                     continue;
-                memset(&cand[nc], 0, sizeof cand[nc]);
-                cand[nc].k[0] = "ftz";
-                cand[nc].v[0] = z[q][0];
-                cand[nc].k[1] = "daz";
-                cand[nc].v[1] = z[q][1];
-                if (joint) {
-                    cand[nc].k[2] = "products";
-                    cand[nc].v[2] = pv == 0 ? "rounded" : "fused";
-                    if (pv == 2) {
-                        cand[nc].k[3] = "order";
-                        cand[nc].v[3] = flip;
-                    }
-                }
-                nc++;
+                cand[nc++] = (kv3){
+                    {"ftz", "daz", joint ? "products" : NULL,
+                     joint && pv == 2 ? "order" : NULL},
+                    {z[q][0], z[q][1], joint ? (pv == 0 ? "rounded" : "fused") : NULL,
+                     joint && pv == 2 ? flip : NULL}};
             }
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_SUB], ps.hi[ST_SUB],
                       CMP_VALUE, &sr[ST_SUB], &win) != 0) {
@@ -1561,16 +1530,9 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
         for (int f = 0; f < nf; f++)
             for (size_t k = 0; k < noc && nc + 2 <= 64; k++)
                 for (int init = 0; init < 2; init++) {
-                    memset(&cand[nc], 0, sizeof cand[nc]);
-                    cand[nc].k[0] = "order";
-                    cand[nc].v[0] = oc[k].spec;
-                    cand[nc].k[1] = "epilogue";
-                    cand[nc].v[1] = init ? "init" : "last";
-                    cand[nc].k[2] = "ftz";
-                    cand[nc].v[2] = zz[fz[f]][0];
-                    cand[nc].k[3] = "daz";
-                    cand[nc].v[3] = zz[fz[f]][1];
-                    nc++;
+                    cand[nc++] = (kv3){{"order", "epilogue", "ftz", "daz"},
+                                       {oc[k].spec, init ? "init" : "last",
+                                        zz[fz[f]][0], zz[fz[f]][1]}};
                 }
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_SUB], ps.hi[ST_ZERO],
                       CMP_BITS, &sr[ST_ZERO], &win) != 0)
@@ -1599,12 +1561,8 @@ int rv_search(rv *r, const fl_reveal_tree *t, const rv_scale *sc,
     {
         static const char *const np[] = {"x86", "arm", "riscv", "cuda", "sign",
                                          "sign-pos", "default-neg", "first"};
-        for (int q = 0; q < 8; q++) {
-            memset(&cand[nc], 0, sizeof cand[nc]);
-            cand[nc].k[0] = "nan";
-            cand[nc].v[0] = np[q];
-            nc++;
-        }
+        for (int q = 0; q < 8; q++)
+            cand[nc++] = (kv3){{"nan"}, {np[q]}};
         if (run_stage(r, &ps, &sb, &m, cand, nc, ps.lo[ST_NAN], ps.hi[ST_NAN],
                       CMP_BITS, &sr[ST_NAN], &win) != 0)
             goto out;

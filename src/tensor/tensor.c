@@ -16,7 +16,7 @@
 
 void tensor_shape_str(const tensor *t, char *buf, size_t len)
 {
-    tshape_str(t->shape, t->ndim, buf, len);
+    fl_tensor_shape_text(t->shape, t->ndim, buf, len);
 }
 
 void tensor_free(tensor *t)

@@ -93,7 +93,7 @@ int tshape_count(const size_t *shape, int ndim, size_t esize, size_t *n,
     return 0;
 }
 
-void tshape_str(const size_t *shape, int ndim, char *buf, size_t len)
+void fl_tensor_shape_text(const size_t *shape, int ndim, char *buf, size_t len)
 {
     size_t o = 0;
     if (!len)

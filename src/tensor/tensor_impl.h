@@ -73,8 +73,6 @@ static inline void wr64(unsigned char *p, uint64_t v)
 /* Product of a shape; -1 when it overflows size_t (or n * esize does). */
 int tshape_count(const size_t *shape, int ndim, size_t esize, size_t *n,
                  size_t *bytes);
-/* "(3, 4)" of a bare shape. */
-void tshape_str(const size_t *shape, int ndim, char *buf, size_t len);
 /* Open a regular file for reading, its size in *size; NULL with err
  * ("cannot open: ...", "not a regular file"). */
 FILE *topen(const char *path, uint64_t *size, char *err, size_t errlen);

@@ -311,7 +311,7 @@ int tnpy_info(tsrc *src, const char *name, tensor_npy_info *h, char *err,
                     "shape is larger than any file can hold", name);
     }
     char shp[256];
-    tshape_str(h->shape, h->ndim, shp, sizeof shp);
+    fl_tensor_shape_text(h->shape, h->ndim, shp, sizeof shp);
     if (len - off < bytes)
         return terr(err, errlen, "%s: data shorter than the header claims: "
                     "shape %s of %s needs %zu bytes, the file holds %llu",
@@ -448,7 +448,7 @@ int tnpy_header(const tensor *t, unsigned char **out, size_t *len)
 {
     /* shape: "(3, 4)", "(5,)", "()": at most 32 numbers of 20 digits */
     char shp[TENSOR_MAXDIM * 24 + 8], dict[TENSOR_MAXDIM * 24 + 128];
-    tshape_str(t->shape, t->ndim, shp, sizeof shp);
+    fl_tensor_shape_text(t->shape, t->ndim, shp, sizeof shp);
     int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': "
                       "False, 'shape': %s, }", npy_descr(t->dtype), shp);
     if (dl < 0 || (size_t)dl >= sizeof dict)

@@ -109,7 +109,7 @@ static int parse_member(tensor_file *tf, const char *key, json_t *v,
                     "end before they begin", nm, key,
                     (unsigned long long)m->begin, (unsigned long long)m->end);
     char shp[256];
-    tshape_str(m->shape, m->ndim, shp, sizeof shp);
+    fl_tensor_shape_text(m->shape, m->ndim, shp, sizeof shp);
     size_t n, bytes;
     if (m->st_dtype >= 0) {
         if (tshape_count(m->shape, m->ndim,
