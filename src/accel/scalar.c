@@ -16,22 +16,31 @@
  * random order, so the value comes from one host conversion and the flags
  * from comparisons, with no branch on the result's class:
  *
- *   v, a binary64, is the exact result X or its round-to-odd at 53 bits
- *   (mul: the product of two 24-bit significands, |X| in [2^-298, 2^256],
- *   is exact; add: TwoSum, as fl__fast_add, then fl__fast_odd's rule
- *   without its branch).  r = (float)v is X rounded to nearest even in
- *   binary32, overflow to infinity and subnormal results included:
- *   53 >= 24 + 2 bits, so the odd last bit of v stands for the discarded
- *   part exactly (the host's conversion in its default state, as the rest
- *   of fast.h assumes).  Then, with R = r read back as a binary64:
- *   inexact iff R != v (a round-to-odd v is not a binary32 value); the
- *   rounding went up iff R > v (v lies on X's side of every binary32
- *   value); overflow iff r is infinite (the operands are finite); tiny
- *   before rounding iff |v| < 2^-126, after rounding (to 24 bits, exponent
- *   unbounded) iff |v| < 2^-126 - 2^-151, the midpoint whose tie goes up to
- *   2^-126; underflow iff tiny and inexact.  Both borders have at most 53
- *   bits, so v and X lie on the same side of them.  A zero v (an exact
- *   zero sum or product) is X with its IEEE sign: r = v, no flag.
+ *   mul: the product of two 24-bit significands is exact in binary64
+ *   (|X| in [2^-298, 2^256]): v = X.  r = (float)v is X rounded to
+ *   nearest even in binary32, overflow to infinity and subnormal results
+ *   included (the host's conversion in its default state, as the rest of
+ *   fast.h assumes).  With R = r read back as a binary64: inexact iff
+ *   R != v; the rounding went up iff R > v; overflow iff r is infinite
+ *   (the operands are finite); tiny before rounding iff |v| < 2^-126,
+ *   after rounding (to 24 bits, exponent unbounded) iff
+ *   |v| < 2^-126 - 2^-151, the midpoint whose tie goes up to 2^-126;
+ *   underflow iff tiny and inexact.  A zero product is X with its IEEE
+ *   sign: r = v, no flag.
+ *
+ *   add: s = RN(x + y) in binary64 and its error err = X - s (TwoSum, as
+ *   fl__fast_add).  s = X when the operands' exponents differ by at most
+ *   28 (the sum spans <= 53 bits); otherwise the smaller operand is below
+ *   2^-28 of the larger, x, so X, and s with it, lie strictly between x
+ *   and the nearest binary32 midpoint (at least 2^-25 of x away, in the
+ *   binade below when x is a power of two): s is never a midpoint that X
+ *   is not, and r = (float)s is X rounded to nearest even, overflow
+ *   included (its border is such a midpoint).  Inexact iff R != s or
+ *   err != 0 (then X has more than 53 bits); the rounding went up iff
+ *   R > s (R, a binary64 above s = RN(X), is above X), or R = s and
+ *   err < 0.  A sum is never tiny and inexact: below 2^-126 it is a
+ *   multiple of 2^-149, a binary32 subnormal, so no underflow.  A zero sum
+ *   is exact, its sign the host's nearest-even one (-0 only from -0 + -0).
  * fl__round_pack's flags for that X, mode and context, bit for bit.
  * Infinite and NaN operands (and every other context) decline.
  */
@@ -43,11 +52,12 @@ FL__AINLINE int fl__f32_take(const fl_format *f, const fl_ctx *c)
            (w & 0xFFFFFF00FFull) == 0 && fl__accel_level() >= FL__CPU_SCALAR;
 }
 
-/* a or b has the exponent field all ones (infinity, NaN). */
+/* a or b has the exponent field all ones (infinity, NaN): only then does
+ * adding one to the field carry into bit 31. */
 FL__AINLINE int fl__f32_special2(uint64_t a, uint64_t b)
 {
-    return ((a & 0x7F800000u) == 0x7F800000u) |
-           ((b & 0x7F800000u) == 0x7F800000u);
+    return (int)((((a & 0x7F800000u) + 0x00800000u) |
+                  ((b & 0x7F800000u) + 0x00800000u)) >> 31);
 }
 
 /* The exact binary64 value of the finite binary32 encoding a. */
@@ -59,39 +69,54 @@ FL__AINLINE double fl__f32_value(uint64_t a)
     return (double)v;
 }
 
-/* The encoding of v rounded to binary32 and its flags, as above. */
-FL__AINLINE uint64_t fl__f32_round(double v, const fl_ctx *c,
-                                   unsigned *flags)
+/* The flags of a rounding: inexact (1 or 0), the direction (up: 1, the
+ * result above the exact value), underflow and overflow (1 or 0). */
+FL__AINLINE unsigned fl__f32_flags(unsigned inexact, unsigned up,
+                                   unsigned underflow, unsigned overflow)
 {
-    fl__f32 r;
-    double R, av;
-    unsigned inexact, up, tiny;
-    r.f = (float)v;
-    R = (double)r.f;
-    av = __builtin_fabs(v);
-    inexact = R != v;
-    up = R > v;
-    tiny = c->tininess == FL_TINY_BEFORE ? av < 0x1p-126
-                                         : av < 0x1p-126 - 0x1p-151;
-    *flags |= inexact * (FL_INEXACT | (FL_TERN_DOWN - up * (FL_TERN_DOWN -
-                                                            FL_TERN_UP))) |
-              (inexact & tiny) * FL_UNDERFLOW |
-              (unsigned)(__builtin_fabs(R) > 0x1.fffffep127) * FL_OVERFLOW;
-    return r.u;
+    return inexact * (FL_INEXACT |
+                      (FL_TERN_DOWN - up * (FL_TERN_DOWN - FL_TERN_UP))) |
+           underflow * FL_UNDERFLOW | overflow * FL_OVERFLOW;
+}
+
+/* The binary32 encoding of r. */
+FL__AINLINE uint64_t fl__f32_bits(float r)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &r, sizeof u);
+    return u;
+}
+
+/* a * b for finite a, b (fl__f32_take). */
+FL__AINLINE uint64_t fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
+                                 unsigned *flags)
+{
+    const double v = fl__f32_value(a) * fl__f32_value(b);
+    const float r = (float)v;
+    const double R = r, av = __builtin_fabs(v);
+    const unsigned inexact = R != v;
+    const unsigned tiny = c->tininess == FL_TINY_BEFORE
+                              ? av < 0x1p-126
+                              : av < 0x1p-126 - 0x1p-151;
+    *flags |= fl__f32_flags(inexact, R > v, inexact & tiny,
+                            __builtin_fabs(R) > 0x1.fffffep127);
+    return fl__f32_bits(r);
 }
 
 /* a + b for finite a, b (fl__f32_take). */
-FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, const fl_ctx *c,
-                                 unsigned *flags)
+FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
 {
     const double x = fl__f32_value(a), y = fl__f32_value(b);
     const double s = x + y, bb = s - x;
     const double err = (x - (s - bb)) + (y - bb);
-    uint64_t u = fl__u_of(s);
-    /* fl__fast_odd: an inexact even s steps to its neighbour on err's side */
-    const uint64_t step = (uint64_t)(err != 0) & ~u & 1;
-    u += step * (((fl__u_of(err) ^ u) >> 63) ? ~(uint64_t)0 : 1);
-    return fl__f32_round(fl__d_of(u), c, flags);
+    const uint64_t e = fl__u_of(err);
+    const unsigned lost = (e << 1) != 0;                  /* err != 0 */
+    const float r = (float)s;
+    const double R = r;
+    *flags |= fl__f32_flags((R != s) | lost,
+                            (R > s) | ((R == s) & (unsigned)(e >> 63)), 0,
+                            __builtin_fabs(R) > 0x1.fffffep127);
+    return fl__f32_bits(r);
 }
 
 /* The other formats' and contexts' routes, out of line: the binary32
@@ -125,7 +150,7 @@ uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
                            fl__accel_op2 generic)
 {
     if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b, c, flags);
+        return fl__f32_add(a, b, flags);
     return fl__accel_add_rest(f, a, b, c, flags, generic);
 }
 
@@ -135,7 +160,7 @@ uint64_t fl__accel_sub_any(const fl_format *f, uint64_t a, uint64_t b,
 {
     uint64_t r;
     if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b ^ 0x80000000u, c, flags);
+        return fl__f32_add(a, b ^ 0x80000000u, flags);
     if (fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &r))
         return r;
     return generic(f, a, b, c, flags);
@@ -145,9 +170,8 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    /* the product of two 24-bit significands is exact in binary64 */
     if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_round(fl__f32_value(a) * fl__f32_value(b), c, flags);
+        return fl__f32_mul(a, b, c, flags);
     return fl__accel_mul_rest(f, a, b, c, flags, generic);
 }
 
