@@ -32,6 +32,12 @@ if(FPLAB_SOFTFLOAT3_DIR)
   endforeach()
   list(LENGTH _sf3_src _n_want)
   list(LENGTH _sf3_files _n_have)
+  # a new directory looks again (find_* keep their first answer cached)
+  if(NOT "${_sf3}" STREQUAL "${_FPLAB_SOFTFLOAT3_DIR_SEEN}")
+    unset(FPLAB_SOFTFLOAT3_LIB CACHE)
+    unset(FPLAB_SOFTFLOAT3_INC CACHE)
+    set(_FPLAB_SOFTFLOAT3_DIR_SEEN "${_sf3}" CACHE INTERNAL "")
+  endif()
   find_library(FPLAB_SOFTFLOAT3_LIB NAMES softfloat libsoftfloat.a softfloat.a
     PATHS ${_sf3} ${_sf3}/build/Linux-x86_64-GCC ${_sf3}/lib NO_DEFAULT_PATH)
   find_path(FPLAB_SOFTFLOAT3_INC softfloat.h
