@@ -8,8 +8,10 @@
  * this program once per level the CPU has (FPLAB_CPU).  Default run (label unit): random sampling,
  * every operation at least 10^6 cases (times FPLAB_TEST_SCALE) over random
  * formats, modes (all seven), tininess, ftz, daz, saturation and NaN
- * presets; the SIMD array kernels (fast_simd.c) at every level the CPU has,
- * on arrays of random length with corner-case inputs; the multi-threaded
+ * presets; binary32 add/sub/mul in nearest even (scalar.c's route) at the
+ * tininess and overflow borders; the SIMD array kernels (fast_simd.c) at
+ * every level the CPU has, on arrays of random length with corner-case
+ * inputs; the multi-threaded
  * arrays (fplab/parallel.h) with 1 to 5 threads against one; the
  * element-wise fl_add_array .. fl_div_array (AVX-512 kernels of
  * fast_simd_binop.c) on random formats, contexts and lengths, in place and
