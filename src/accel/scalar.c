@@ -44,11 +44,20 @@
  * fl__round_pack's flags for that X, mode and context, bit for bit.
  * Infinite and NaN operands (and every other context) decline.
  */
+/* Binary64 and binary32 expressions evaluated in their own precision
+ * (SSE2, not x87's extended registers): every argument above needs it. */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 0
+#define FL__F32_ROUTE 1
+#else
+#define FL__F32_ROUTE 0
+#endif
+
 FL__AINLINE int fl__f32_take(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
-    return (f == &fl_binary32 || fl__fmt_is(f, FL__KEY(32, 8, 24), 127)) &&
+    return FL__F32_ROUTE &&
+           (f == &fl_binary32 || fl__fmt_is(f, FL__KEY(32, 8, 24), 127)) &&
            (w & 0xFFFFFF00FFull) == 0 && fl__accel_level() >= FL__CPU_SCALAR;
 }
 
