@@ -15,7 +15,9 @@
  * specialisation) on the same operands in the same mode, each operation's
  * result and flags stored by both, when bench_speed is configured with
  * -DFPLAB_SOFTFLOAT3_DIR (docs/speed.md says how); the two are checked to
- * agree on every operand first.
+ * agree on every operand first.  Binary32 add and mul are measured the
+ * same way next to f32_add and f32_mul, on random 32-bit patterns (every
+ * encoding equally likely: NaNs, infinities and subnormals included).
  * Bulk rounding of binary32 to every 8-, 6- and 4-bit format is measured
  * against memcpy (nearest even) and in M elements/s (stochastic).
  * Every workload is checked against its target; the summary says PASS or
@@ -303,14 +305,38 @@ SF3_OP(y_sf3_add, f16_add(a, b))
 SF3_OP(y_sf3_mul, f16_mul(a, b))
 SF3_OP(y_sf3_fma, f16_mulAdd(a, b, c))
 
-/* fplab (SoftFloat NaN preset) and SoftFloat 3e on the same operands:
- * the number of operations whose result or IEEE flags differ. */
-static size_t sf3_disagree(work_fn ours, work_fn theirs, size_t n)
+/* The same for binary32 (f32_add, f32_mul). */
+#define SF3_OP32(name, expr)                                                 \
+    static void name(size_t n, void *arg)                                    \
+    {                                                                        \
+        size_t i;                                                            \
+        (void)arg;                                                           \
+        for (i = 0; i < n; i++) {                                            \
+            float32_t a, b;                                                  \
+            a.v = (uint32_t)ha[i];                                           \
+            b.v = (uint32_t)hb[i];                                           \
+            softfloat_exceptionFlags = 0;                                    \
+            hr[i] = (expr).v;                                                \
+            hfl[i] = softfloat_exceptionFlags;                               \
+        }                                                                    \
+    }
+SF3_OP32(y_sf3_add32, f32_add(a, b))
+SF3_OP32(y_sf3_mul32, f32_mul(a, b))
+
+/* fplab (SoftFloat NaN preset) and SoftFloat 3e on the same operands in
+ * format f: the number of operations whose result or IEEE flags differ;
+ * the first one is printed. */
+static size_t sf3_disagree(const fl_format *f, work_fn ours, work_fn theirs,
+                           size_t n)
 {
     uint64_t *r1 = malloc(n * sizeof *r1);
     unsigned *f1 = malloc(n * sizeof *f1);
     size_t i, bad = 0;
-    cur_fmt = &fl_binary16;
+    if (!r1 || !f1) {
+        fprintf(stderr, "bench_speed: out of memory for the SoftFloat check\n");
+        exit(2);
+    }
+    cur_fmt = f;
     cur_ctx = fl_ctx_make(FL_RNE);
     cur_ctx.nan = FL_NANP_SOFTFLOAT;
     softfloat_roundingMode = softfloat_round_near_even;
@@ -320,8 +346,14 @@ static size_t sf3_disagree(work_fn ours, work_fn theirs, size_t n)
     memcpy(f1, hfl, n * sizeof *f1);
     theirs(n, NULL);
     for (i = 0; i < n; i++)
-        if (r1[i] != hr[i] || (f1[i] & FL_IEEE_FLAGS) != hfl[i])
+        if (r1[i] != hr[i] || (f1[i] & FL_IEEE_FLAGS) != hfl[i]) {
+            if (!bad)
+                printf("  first: a %#" PRIx64 " b %#" PRIx64 " c %#" PRIx64
+                       ": fplab %#" PRIx64 " flags %#x, SoftFloat %#" PRIx64
+                       " flags %#x\n", ha[i], hb[i], hc[i], r1[i],
+                       f1[i] & FL_IEEE_FLAGS, hr[i], hfl[i]);
             bad++;
+        }
     free(r1); free(f1);
     return bad;
 }
@@ -391,6 +423,44 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
     fflush(stdout);
 }
 
+/* The rows "... any enc. vs SoftFloat" of format f on the NANY operand
+ * sets in ha, hb, hc: with SoftFloat 3e, the disagreement check, then
+ * fplab (SoftFloat NaN preset, each result and its flags stored) against
+ * SoftFloat 3e, target a ratio; without it, fplab alone, "not measured". */
+typedef struct { const char *name; work_fn ours; work_fn sf3; } sf3_row;
+static void sf3_rows(const fl_format *f, const sf3_row *ops, size_t nops,
+                     double target)
+{
+    size_t o;
+    for (o = 0; o < nops; o++) {
+        if (filter && !strstr(ops[o].name, filter))
+            continue;
+#ifdef FPLAB_HAVE_SOFTFLOAT3
+        {
+            const size_t bad = sf3_disagree(f, ops[o].ours, ops[o].sf3, NANY);
+            printf("%s: fplab and SoftFloat 3e %s on %zu operand sets "
+                   "(result and IEEE flags)\n", ops[o].name,
+                   bad ? "DISAGREE" : "agree", (size_t)NANY);
+            if (bad)
+                printf("  %zu disagreements\n", bad);
+        }
+        softfloat_roundingMode = softfloat_round_near_even;
+        cur_nan = FL_NANP_SOFTFLOAT;
+        run(ops[o].name, f, FL_RNE, ops[o].ours, ops[o].sf3,
+            "SoftFloat 3e", NANY, target, 1);
+        cur_nan = FL_NANP_X86;
+#else
+        (void)target;
+        cur_nan = FL_NANP_SOFTFLOAT;
+        run(ops[o].name, f, FL_RNE, ops[o].ours, NULL, "SoftFloat 3e",
+            NANY, 0, 1);
+        cur_nan = FL_NANP_X86;
+        if (nrows > 0 && strstr(rows[nrows - 1].name, ops[o].name))
+            rows[nrows - 1].note = "not measured (set FPLAB_SOFTFLOAT3_DIR)";
+#endif
+    }
+}
+
 int main(int argc, char **argv)
 {
     size_t i;
@@ -452,45 +522,30 @@ int main(int argc, char **argv)
         hc[i] = next() & 0xFFFF;
     }
     {
-        static const struct { const char *name; work_fn ours; work_fn sf3; } ops[] = {
 #ifdef FPLAB_HAVE_SOFTFLOAT3
-            { "binary16 add any enc. vs SoftFloat", w_add_fl, y_sf3_add },
-            { "binary16 mul any enc. vs SoftFloat", w_mul_fl, y_sf3_mul },
-            { "binary16 fma any enc. vs SoftFloat", w_fma_fl, y_sf3_fma },
+#define SF3(fn) fn
 #else
-            { "binary16 add any enc. vs SoftFloat", w_add_fl, NULL },
-            { "binary16 mul any enc. vs SoftFloat", w_mul_fl, NULL },
-            { "binary16 fma any enc. vs SoftFloat", w_fma_fl, NULL },
+#define SF3(fn) NULL
 #endif
+        static const sf3_row ops16[] = {
+            { "binary16 add any enc. vs SoftFloat", w_add_fl, SF3(y_sf3_add) },
+            { "binary16 mul any enc. vs SoftFloat", w_mul_fl, SF3(y_sf3_mul) },
+            { "binary16 fma any enc. vs SoftFloat", w_fma_fl, SF3(y_sf3_fma) },
         };
-        size_t o;
-        for (o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-            if (filter && !strstr(ops[o].name, filter))
-                continue;
-#ifdef FPLAB_HAVE_SOFTFLOAT3
-            {
-                const size_t bad = sf3_disagree(ops[o].ours, ops[o].sf3, NANY);
-                printf("%s: fplab and SoftFloat 3e %s on %zu operand sets "
-                       "(result and IEEE flags)%s\n", ops[o].name,
-                       bad ? "DISAGREE" : "agree", (size_t)NANY,
-                       bad ? "" : "");
-                if (bad)
-                    printf("  %zu disagreements\n", bad);
-            }
-            softfloat_roundingMode = softfloat_round_near_even;
-            cur_nan = FL_NANP_SOFTFLOAT;
-            run(ops[o].name, &fl_binary16, FL_RNE, ops[o].ours, ops[o].sf3,
-                "SoftFloat 3e", NANY, 3.0, 1);
-            cur_nan = FL_NANP_X86;
-#else
-            cur_nan = FL_NANP_SOFTFLOAT;
-            run(ops[o].name, &fl_binary16, FL_RNE, ops[o].ours, NULL,
-                "SoftFloat 3e", NANY, 0, 1);
-            cur_nan = FL_NANP_X86;
-            if (nrows > 0 && strstr(rows[nrows - 1].name, ops[o].name))
-                rows[nrows - 1].note = "not measured (set FPLAB_SOFTFLOAT3_DIR)";
-#endif
+        static const sf3_row ops32[] = {
+            { "binary32 add any enc. vs SoftFloat", w_add_fl, SF3(y_sf3_add32) },
+            { "binary32 mul any enc. vs SoftFloat", w_mul_fl, SF3(y_sf3_mul32) },
+        };
+#undef SF3
+        sf3_rows(&fl_binary16, ops16, sizeof ops16 / sizeof ops16[0], 3.0);
+        /* TestFloat-style binary32 operands: every 32-bit pattern equally
+         * likely (NaNs, infinities, subnormals; hc unused by add and mul) */
+        for (i = 0; i < NANY; i++) {
+            ha[i] = next() & 0xFFFFFFFFu;
+            hb[i] = next() & 0xFFFFFFFFu;
+            hc[i] = next() & 0xFFFFFFFFu;
         }
+        sf3_rows(&fl_binary32, ops32, sizeof ops32 / sizeof ops32[0], 2.0);
     }
     /* bulk rounding */
     {

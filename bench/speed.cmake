@@ -8,7 +8,8 @@ if(FPLAB_HAVE_MPFR)
 endif()
 
 # Berkeley SoftFloat 3e as a second yardstick for the scalar binary16
-# operations (bench rows "vs SoftFloat 3e"): -DFPLAB_SOFTFLOAT3_DIR=<dir>,
+# add/mul/fma and binary32 add/mul (bench rows "vs SoftFloat"):
+# -DFPLAB_SOFTFLOAT3_DIR=<dir>,
 # a SoftFloat 3e tree (source/ and build/Linux-x86_64-GCC/, whose needed
 # files are compiled here with the release's Linux-x86_64-GCC flags) or a
 # directory holding a prebuilt libsoftfloat.a / softfloat.a and softfloat.h.
@@ -19,7 +20,10 @@ if(FPLAB_SOFTFLOAT3_DIR)
   set(_sf3 ${FPLAB_SOFTFLOAT3_DIR})
   set(_sf3_src f16_add.c f16_mul.c f16_mulAdd.c s_addMagsF16.c s_subMagsF16.c
     s_mulAddF16.c s_roundPackToF16.c s_normSubnormalF16Sig.c softfloat_state.c
-    8086-SSE/s_propagateNaNF16UI.c 8086-SSE/softfloat_raiseFlags.c)
+    f32_add.c f32_mul.c s_addMagsF32.c s_subMagsF32.c s_roundPackToF32.c
+    s_normRoundPackToF32.c s_normSubnormalF32Sig.c s_countLeadingZeros8.c
+    8086-SSE/s_propagateNaNF16UI.c 8086-SSE/s_propagateNaNF32UI.c
+    8086-SSE/softfloat_raiseFlags.c)
   set(_sf3_files "")
   foreach(f ${_sf3_src})
     if(EXISTS ${_sf3}/source/${f})
@@ -28,6 +32,12 @@ if(FPLAB_SOFTFLOAT3_DIR)
   endforeach()
   list(LENGTH _sf3_src _n_want)
   list(LENGTH _sf3_files _n_have)
+  # a new directory looks again (find_* keep their first answer cached)
+  if(NOT "${_sf3}" STREQUAL "${_FPLAB_SOFTFLOAT3_DIR_SEEN}")
+    unset(FPLAB_SOFTFLOAT3_LIB CACHE)
+    unset(FPLAB_SOFTFLOAT3_INC CACHE)
+    set(_FPLAB_SOFTFLOAT3_DIR_SEEN "${_sf3}" CACHE INTERNAL "")
+  endif()
   find_library(FPLAB_SOFTFLOAT3_LIB NAMES softfloat libsoftfloat.a softfloat.a
     PATHS ${_sf3} ${_sf3}/build/Linux-x86_64-GCC ${_sf3}/lib NO_DEFAULT_PATH)
   find_path(FPLAB_SOFTFLOAT3_INC softfloat.h

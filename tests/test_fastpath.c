@@ -8,8 +8,10 @@
  * this program once per level the CPU has (FPLAB_CPU).  Default run (label unit): random sampling,
  * every operation at least 10^6 cases (times FPLAB_TEST_SCALE) over random
  * formats, modes (all seven), tininess, ftz, daz, saturation and NaN
- * presets; the SIMD array kernels (fast_simd.c) at every level the CPU has,
- * on arrays of random length with corner-case inputs; the multi-threaded
+ * presets; binary32 add/sub/mul in nearest even (scalar.c's route) at the
+ * tininess and overflow borders; the SIMD array kernels (fast_simd.c) at
+ * every level the CPU has, on arrays of random length with corner-case
+ * inputs; the multi-threaded
  * arrays (fplab/parallel.h) with 1 to 5 threads against one; the
  * element-wise fl_add_array .. fl_div_array (AVX-512 kernels of
  * fast_simd_binop.c) on random formats, contexts and lengths, in place and
@@ -1298,6 +1300,82 @@ static int run_exhaustive_narrow(void)
 
 /* ---- binary16 in nearest even: the paths of fl_add .. fl_fma ------------ */
 
+/* A binary32 operand: any encoding (TestFloat's way), or a finite one
+ * with a random significand and an exponent field in [lo, lo + span). */
+static uint32_t f32_operand(uint64_t *s, int lo, int span)
+{
+    const uint64_t r = sm_next(s);
+    if (r & 1)
+        return (uint32_t)(r >> 32);
+    return (uint32_t)((r >> 1 & 0x807FFFFFu) |
+                      (uint64_t)(lo + (int)((r >> 40) % (uint64_t)span)) << 23);
+}
+
+/* fl_add, fl_sub and fl_mul on binary32 in nearest even (random tininess
+ * and NaN preset, no ftz/daz/saturation: the contexts of scalar.c's
+ * binary32 route), by the preset and by a copy of it, against the
+ * generic code, value and flag word: random encodings; products within
+ * 3 ulps of the tininess border 2^-126 - 2^-151, of 2^-126, of half the
+ * smallest subnormal and of the overflow border 2^128 - 2^103 (the
+ * second operand the nearest binary32 to border / first, and its
+ * neighbours); sums next to the largest finite; sums whose exponents
+ * differ by 20 to 40 (exact in binary64 up to 28).  Returns the count. */
+static uint64_t f32_rne_cases(uint64_t *s, uint64_t per)
+{
+    static const double border[4] = { 0x1p-126 - 0x1p-151, 0x1p-126,
+                                       0x1p-150, 0x1p128 - 0x1p103 };
+    fl_format copy = fl_binary32, sf = fl_binary32;
+    uint64_t cases = 0, k;
+    for (k = 0; k < per; k++) {
+        const fl_format *ff = (k & 1) ? &copy : &fl_binary32;
+        fl_ctx c = fl_ctx_make(FL_RNE);
+        uint32_t a = f32_operand(s, 1, 254), b = f32_operand(s, 1, 254);
+        const uint64_t r = sm_next(s);
+        int op, d;
+        c.tininess = (uint8_t)(r & 1);
+        c.nan = (uint8_t)((r >> 1) % FL_NANP_COUNT);
+        switch (r >> 8 & 3) {
+        case 0: {                               /* a product at a border */
+            const float x = u2f(a & 0x807FFFFFu) == 0 ? 1.5f : u2f(
+                (a & 0x807FFFFFu) | (uint32_t)(27 + (r >> 16) % 200) << 23);
+            const float y = (float)(border[r >> 10 & 3] / (double)x);
+            a = (uint32_t)f2u(x);
+            b = (uint32_t)f2u(y) + (uint32_t)((int)(r >> 24 & 7) - 3);
+            break;
+        }
+        case 1:                                 /* next to the largest */
+            a = (0x7F7FFFFFu - (uint32_t)(r >> 16 & 3)) | (uint32_t)(r >> 20 & 1) << 31;
+            b = f32_operand(s, 200, 54);
+            break;
+        case 2:                                 /* exponents 20..40 apart */
+            d = 20 + (int)((r >> 16) % 21);
+            a = f32_operand(s, 60, 190) & 0xFF7FFFFFu;
+            a |= 0x00800000u;                   /* exponent field >= 61 */
+            b = (f32_operand(s, 1, 1) & 0x807FFFFFu) |
+                (uint32_t)((int)(a >> 23 & 0xFF) - d) << 23;
+            if (r >> 24 & 1)                     /* few bits: exact sums */
+                b &= 0xFFFF0000u;
+            break;
+        default:
+            break;
+        }
+        for (op = 0; op < 3; op++) {
+            unsigned wf = 0, gf = 0;
+            uint64_t w, g;
+            switch (op) {
+            case 0: w = GENERIC(fl_add(&sf, a, b, &c, &wf)); g = fl_add(ff, a, b, &c, &gf); break;
+            case 1: w = GENERIC(fl_sub(&sf, a, b, &c, &wf)); g = fl_sub(ff, a, b, &c, &gf); break;
+            default: w = GENERIC(fl_mul(&sf, a, b, &c, &wf)); g = fl_mul(ff, a, b, &c, &gf); break;
+            }
+            if (w != g || wf != gf)
+                report(op == 0 ? OP_ADD : op == 1 ? OP_SUB : OP_MUL, ff, &c,
+                       a, b, 0, w, wf, g, gf);
+            cases++;
+        }
+    }
+    return cases;
+}
+
 /* A binary16 operand: any encoding (TestFloat's way), or one near a border
  * of the results: exponents that put products and sums just below 2^-14,
  * at the overflow threshold, ties, zeros, specials. */
@@ -1650,6 +1728,15 @@ static int run_random(void)
              * (14^3 + 3 * 2048 * 64) triples, 3 NaN rules, >= 1 level */
             if (hs < 3ull * (2 * (2048 * 2112 + 64 * 2048) + 14 * 14 * 14 + 3 * 2048 * 64)) {
                 printf("FAIL: binary16 add/mul/fma inf/NaN: too few cases\n");
+                bad = 1;
+            }
+        }
+        {
+            const uint64_t fc = f32_rne_cases(&s, per_op);
+            printf("%-20s %10" PRIu64 " cases, %ld mismatches so far\n",
+                   "binary32 rne add/sub/mul", fc, failures);
+            if (fc < 3 * per_op) {
+                printf("FAIL: binary32 rne add/sub/mul: too few cases\n");
                 bad = 1;
             }
         }

@@ -3,13 +3,138 @@
  * the binary16 nearest-even ones: out of line, so that an operation's
  * binary16 routes stay a few instructions long.  Each specialises the
  * binary64 fast path of fast.h to the format (FL__FAST_SPECIALISE) and
- * ends in the generic algorithm it is handed when that declines.
+ * ends in the generic algorithm it is handed when that declines.  Binary32
+ * add, sub and mul in nearest even first try the route below, whose flags
+ * take no branch on the result's class.
  */
 #include "hooks.h"
 
-uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
-                           const fl_ctx *c, unsigned *flags,
-                           fl__accel_op2 generic)
+/*
+ * binary32 in nearest even without ftz, daz or saturation (any NaN rule,
+ * either tininess), finite operands.  Operands drawn from every encoding
+ * (TestFloat's way) give products that overflow, underflow or are exact in
+ * random order, so the value comes from one host conversion and the flags
+ * from comparisons, with no branch on the result's class:
+ *
+ *   mul: the product of two 24-bit significands is exact in binary64
+ *   (|X| in [2^-298, 2^256]): v = X.  r = (float)v is X rounded to
+ *   nearest even in binary32, overflow to infinity and subnormal results
+ *   included (the host's conversion in its default state, as the rest of
+ *   fast.h assumes).  With R = r read back as a binary64: inexact iff
+ *   R != v; the rounding went up iff R > v; overflow iff r is infinite
+ *   (the operands are finite); tiny before rounding iff |v| < 2^-126,
+ *   after rounding (to 24 bits, exponent unbounded) iff
+ *   |v| < 2^-126 - 2^-151, the midpoint whose tie goes up to 2^-126;
+ *   underflow iff tiny and inexact.  A zero product is X with its IEEE
+ *   sign: r = v, no flag.
+ *
+ *   add: s = RN(x + y) in binary64 and its error err = X - s (TwoSum, as
+ *   fl__fast_add).  s = X when the operands' exponents differ by at most
+ *   28 (the sum spans <= 53 bits); otherwise the smaller operand is below
+ *   2^-28 of the larger, x, so X, and s with it, lie strictly between x
+ *   and the nearest binary32 midpoint (at least 2^-25 of x away, in the
+ *   binade below when x is a power of two): s is never a midpoint that X
+ *   is not, and r = (float)s is X rounded to nearest even, overflow
+ *   included (its border is such a midpoint).  Inexact iff R != s or
+ *   err != 0 (then X has more than 53 bits); the rounding went up iff
+ *   R > s (R, a binary64 above s = RN(X), is above X), or R = s and
+ *   err < 0.  A sum is never tiny and inexact: below 2^-126 it is a
+ *   multiple of 2^-149, a binary32 subnormal, so no underflow.  A zero sum
+ *   is exact, its sign the host's nearest-even one (-0 only from -0 + -0).
+ * fl__round_pack's flags for that X, mode and context, bit for bit.
+ * Infinite and NaN operands (and every other context) decline.
+ */
+/* Binary64 and binary32 expressions evaluated in their own precision
+ * (SSE2, not x87's extended registers): every argument above needs it. */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 0
+#define FL__F32_ROUTE 1
+#else
+#define FL__F32_ROUTE 0
+#endif
+
+FL__AINLINE int fl__f32_take(const fl_format *f, const fl_ctx *c)
+{
+    uint64_t w;
+    __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
+    return FL__F32_ROUTE &&
+           (f == &fl_binary32 || fl__fmt_is(f, FL__KEY(32, 8, 24), 127)) &&
+           (w & 0xFFFFFF00FFull) == 0 && fl__accel_level() >= FL__CPU_SCALAR;
+}
+
+/* a or b has the exponent field all ones (infinity, NaN): only then does
+ * adding one to the field carry into bit 31. */
+FL__AINLINE int fl__f32_special2(uint64_t a, uint64_t b)
+{
+    return (int)((((a & 0x7F800000u) + 0x00800000u) |
+                  ((b & 0x7F800000u) + 0x00800000u)) >> 31);
+}
+
+/* The exact binary64 value of the finite binary32 encoding a. */
+FL__AINLINE double fl__f32_value(uint64_t a)
+{
+    const uint32_t u = (uint32_t)a;
+    float v;
+    __builtin_memcpy(&v, &u, sizeof v);
+    return (double)v;
+}
+
+/* The flags of a rounding: inexact (1 or 0), the direction (up: 1, the
+ * result above the exact value), underflow and overflow (1 or 0). */
+FL__AINLINE unsigned fl__f32_flags(unsigned inexact, unsigned up,
+                                   unsigned underflow, unsigned overflow)
+{
+    return inexact * (FL_INEXACT |
+                      (FL_TERN_DOWN - up * (FL_TERN_DOWN - FL_TERN_UP))) |
+           underflow * FL_UNDERFLOW | overflow * FL_OVERFLOW;
+}
+
+/* The binary32 encoding of r. */
+FL__AINLINE uint64_t fl__f32_bits(float r)
+{
+    uint32_t u;
+    __builtin_memcpy(&u, &r, sizeof u);
+    return u;
+}
+
+/* a * b for finite a, b (fl__f32_take). */
+FL__AINLINE uint64_t fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
+                                 unsigned *flags)
+{
+    const double v = fl__f32_value(a) * fl__f32_value(b);
+    const float r = (float)v;
+    const double R = r, av = __builtin_fabs(v);
+    const unsigned inexact = R != v;
+    const unsigned tiny = c->tininess == FL_TINY_BEFORE
+                              ? av < 0x1p-126
+                              : av < 0x1p-126 - 0x1p-151;
+    *flags |= fl__f32_flags(inexact, R > v, inexact & tiny,
+                            __builtin_fabs(R) > 0x1.fffffep127);
+    return fl__f32_bits(r);
+}
+
+/* a + b for finite a, b (fl__f32_take). */
+FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
+{
+    const double x = fl__f32_value(a), y = fl__f32_value(b);
+    const double s = x + y, bb = s - x;
+    const double err = (x - (s - bb)) + (y - bb);
+    const uint64_t e = fl__u_of(err);
+    const unsigned lost = (e << 1) != 0;                  /* err != 0 */
+    const float r = (float)s;
+    const double R = r;
+    *flags |= fl__f32_flags((R != s) | lost,
+                            (R > s) | ((R == s) & (unsigned)(e >> 63)), 0,
+                            __builtin_fabs(R) > 0x1.fffffep127);
+    return fl__f32_bits(r);
+}
+
+/* The other formats' and contexts' routes, out of line: the binary32
+ * route above then needs no stack frame (one tail call to these). */
+static FL__NOINLINE uint64_t fl__accel_add_rest(const fl_format *f,
+                                                uint64_t a, uint64_t b,
+                                                const fl_ctx *c,
+                                                unsigned *flags,
+                                                fl__accel_op2 generic)
 {
     uint64_t r;
     if (fl__fast_add(f, a, b, c, flags, &r))
@@ -17,11 +142,34 @@ uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
     return generic(f, a, b, c, flags);
 }
 
+static FL__NOINLINE uint64_t fl__accel_mul_rest(const fl_format *f,
+                                                uint64_t a, uint64_t b,
+                                                const fl_ctx *c,
+                                                unsigned *flags,
+                                                fl__accel_op2 generic)
+{
+    uint64_t r;
+    if (fl__fast_mul(f, a, b, c, flags, &r))
+        return r;
+    return generic(f, a, b, c, flags);
+}
+
+uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
+                           const fl_ctx *c, unsigned *flags,
+                           fl__accel_op2 generic)
+{
+    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
+        return fl__f32_add(a, b, flags);
+    return fl__accel_add_rest(f, a, b, c, flags, generic);
+}
+
 uint64_t fl__accel_sub_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
     uint64_t r;
+    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
+        return fl__f32_add(a, b ^ 0x80000000u, flags);
     if (fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &r))
         return r;
     return generic(f, a, b, c, flags);
@@ -31,10 +179,9 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    uint64_t r;
-    if (fl__fast_mul(f, a, b, c, flags, &r))
-        return r;
-    return generic(f, a, b, c, flags);
+    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
+        return fl__f32_mul(a, b, c, flags);
+    return fl__accel_mul_rest(f, a, b, c, flags, generic);
 }
 
 uint64_t fl__accel_fma_any(const fl_format *f, uint64_t a, uint64_t b,
