@@ -535,6 +535,27 @@ HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
+/* One block: the operands widened (x, y), the binary32 operation (s) and
+ * the narrowing (h) between the ldmxcsr of word and the stmxcsr into *pm.
+ * The only place the block's instruction sequence is written. */
+HW_V16_TARGET __attribute__((always_inline))
+static inline void hw_v16_block(int op, unsigned word, __m256i va, __m256i vb,
+                                __m512 *px, __m512 *py, __m512 *ps,
+                                __m256i *ph, unsigned *pm)
+{
+    __m512 x, y, s;
+    __m256i h;
+    unsigned m;
+    switch (op) {
+    case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
+    case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
+    case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
+    case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
+    default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
+    }
+    *px = x, *py = y, *ps = s, *ph = h, *pm = m;
+}
+
 /* The special lanes of a block (spec: an infinite or NaN operand, a zero
  * divisor, a negative radicand) together, by the same instruction
  * sequence on their own operands, the other lanes holding 1.0.  Their
@@ -565,13 +586,7 @@ static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
     uint16_t hr[16];
     int ok;
 
-    switch (op) {
-    case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
-    case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
-    case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
-    case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
-    default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
-    }
+    hw_v16_block(op, word, va, vb, &x, &y, &s, &h, &m);
     (void)x; (void)y; (void)s;
     nan_a = _mm256_cmpgt_epu16_mask(_mm256_and_si256(va, absm), expm);
     nan_b = _mm256_cmpgt_epu16_mask(_mm256_and_si256(vb, absm), expm);
@@ -631,13 +646,7 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
         va = _mm256_mask_blend_epi16(spec, va, one16);
         vb = _mm256_mask_blend_epi16(spec, vb, one16);
 
-        switch (op) {
-        case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
-        case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
-        case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
-        case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
-        default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
-        }
+        hw_v16_block(op, word, va, vb, &x, &y, &s, &h, &m);
 
         /* inexact: the binary32 step ... */
         pe = hw_lanes_inexact(op, x, y, s, 1);
