@@ -1,6 +1,7 @@
 /*
- * fast_array.c — bulk rounding of host arrays (fl_round_float_array,
- * fl_round_double_array) for the fast-path formats of fast.h.
+ * fast_array.c — the seam's array routes: bulk rounding of host arrays
+ * (fl_round_float_array, fl_round_double_array) for the fast-path formats
+ * of fast.h, and fl_add_array .. fl_div_array (fl__accel_binop_array).
  *
  * Element i is rounded exactly as fl_round_float / fl_round_double would
  * with stochastic-rounding index c->sr_index + i, and the flags are the OR
@@ -9,7 +10,7 @@
  * prefix that is a multiple of their vector width; the rest, and every
  * element a kernel does not decide, goes through the scalar fast path.
  */
-#include "fast.h"
+#include "hooks.h"
 
 int fl__fast_round_float_array(const fl_format *f, float *dst,
                                const float *src, size_t n, const fl_ctx *c,
@@ -18,7 +19,9 @@ int fl__fast_round_float_array(const fl_format *f, float *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
+    /* (stochastic rounding needs index sr_index + i per element: the
+     * generic loop gives it) */
+    if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
         return 0;
     i = fl__simd_round_float_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {
@@ -40,7 +43,9 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
+    /* (stochastic rounding needs index sr_index + i per element: the
+     * generic loop gives it) */
+    if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
         return 0;
     i = fl__simd_round_double_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {
@@ -52,5 +57,95 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
             dst[i] = fl_round_double(f, src[i], &ci, &fl);
     }
     *flags |= fl;
+    return 1;
+}
+
+/* ---- fl_add_array, fl_sub_array, fl_mul_array, fl_div_array ----------
+ * The AVX-512 kernels (fast_simd_binop.c) take a prefix; the rest runs
+ * element by element through the scalar route of fast.h with the format
+ * specialised once per array (binary16, bfloat16 and binary32 fold their
+ * descriptor into the loop), and the scalar entry point where the route
+ * declines (infinities, NaNs, division by zero).  Stochastic rounding
+ * and formats without a fast path stay with the generic loop. */
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* the first key, when the second says a signed IEEE-biased format with
+ * zero and -0 (fl__fast_fmt has checked the bias) */
+#define FL__ARRAY_KEY(f)                                                     \
+    (fl__fmt_key2(f) == FL__KEY2((f)->bias) ? fl__fmt_key(f) : 0)
+#else
+#define FL__ARRAY_KEY(f) 0   /* no specialisation: the default branch */
+#endif
+
+typedef uint64_t (*fl__array_scalar)(const fl_format *, uint64_t, uint64_t,
+                                     const fl_ctx *, unsigned *);
+
+/* op's loop on descriptor F (f itself or its compile-time copy); negation
+ * of b turns the add route into subtraction, as fl_sub does. */
+FL__AINLINE void fl__binop_loop(const fl_format *F, const fl_format *f,
+                                int op, uint64_t *r, const uint64_t *a,
+                                const uint64_t *b, size_t n, const fl_ctx *c,
+                                unsigned *each)
+{
+    static const fl__array_scalar scalar[4] = {fl_add, fl_sub, fl_mul,
+                                               fl_div};
+    size_t i;
+    for (i = 0; i < n; i++) {
+        unsigned fl = 0;
+        uint64_t v;
+        int took;
+        switch (op) {
+        case 0: took = fl__fast_add_g(F, a[i], b[i], c, &fl, &v); break;
+        case 1: took = fl__fast_add_g(F, a[i], b[i] ^ F->sign_mask, c, &fl, &v); break;
+        case 2: took = fl__fast_mul_g(F, a[i], b[i], c, &fl, &v); break;
+        default: took = fl__fast_div_g(F, a[i], b[i], c, &fl, &v); break;
+        }
+        if (!took)
+            v = scalar[op](f, a[i], b[i], c, &fl);
+        r[i] = v;
+        if (each)
+            each[i] = fl;
+    }
+}
+
+/* One copy per op, so that op is a constant in each loop. */
+#define FL__BINOP_KEYED(op)                                                  \
+    switch (FL__ARRAY_KEY(f)) {                                              \
+    case FL__KEY(16, 5, 11):                                                 \
+        fl__binop_loop(&fl__k_binary16, f, op, r, a, b, n, c, each);         \
+        break;                                                               \
+    case FL__KEY(16, 8, 8):                                                  \
+        fl__binop_loop(&fl__k_bfloat16, f, op, r, a, b, n, c, each);         \
+        break;                                                               \
+    case FL__KEY(32, 8, 24):                                                 \
+        fl__binop_loop(&fl__k_binary32, f, op, r, a, b, n, c, each);         \
+        break;                                                               \
+    default:                                                                 \
+        fl__binop_loop(f, f, op, r, a, b, n, c, each);                       \
+        break;                                                               \
+    }
+
+int fl__accel_binop_array(int op, const fl_format *f, uint64_t *r,
+                          const uint64_t *a, const uint64_t *b, size_t n,
+                          const fl_ctx *c, unsigned *each)
+{
+    size_t k;
+    /* (stochastic rounding needs index sr_index + i per element: the
+     * generic loop gives it) */
+    if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
+        return 0;
+    k = fl__simd_binop(op, f, r, a, b, n, c, each);
+    r += k;
+    a += k;
+    b += k;
+    n -= k;
+    if (each)
+        each += k;
+    switch (op) {
+    case 0: FL__BINOP_KEYED(0) break;
+    case 1: FL__BINOP_KEYED(1) break;
+    case 2: FL__BINOP_KEYED(2) break;
+    default: FL__BINOP_KEYED(3) break;
+    }
     return 1;
 }

@@ -182,4 +182,43 @@ FL__AINLINE fl__accel_res fl__accel_convert(const fl_format *dst,
     return x;
 }
 
+/* fl_round_float and fl_round_double (native.c): the scalar route; 1 and
+ * the result in *r when taken. */
+FL__AINLINE int fl__accel_round_float(const fl_format *f, float x,
+                                      const fl_ctx *c, unsigned *flags,
+                                      float *r)
+{
+    return fl__fast_round_float(f, x, c, flags, r);
+}
+FL__AINLINE int fl__accel_round_double(const fl_format *f, double x,
+                                       const fl_ctx *c, unsigned *flags,
+                                       double *r)
+{
+    return fl__fast_round_double(f, x, c, flags, r);
+}
+
+/* The array entry points (native.c, array_ops.c): the seam does the whole
+ * array and returns 1, or returns 0 having written nothing (the generic
+ * loop then runs).  Bulk rounding: the narrow formats' kernels
+ * (fast_narrow.c), then the fast-path formats' (fast_array.c).  Add, sub,
+ * mul, div (op 0 .. 3, fast_array.c): the AVX-512 kernels of
+ * fast_simd_binop.c on a prefix, the rest element by element through the
+ * scalar route specialised to the format. */
+FL__AINLINE int fl__accel_round_float_array(const fl_format *f, float *dst,
+                                            const float *src, size_t n,
+                                            const fl_ctx *c, unsigned *flags)
+{
+    return fl__narrow_round_float_array(f, dst, src, n, c, flags) ||
+           fl__fast_round_float_array(f, dst, src, n, c, flags);
+}
+FL__AINLINE int fl__accel_round_double_array(const fl_format *f, double *dst,
+                                             const double *src, size_t n,
+                                             const fl_ctx *c, unsigned *flags)
+{
+    return fl__fast_round_double_array(f, dst, src, n, c, flags);
+}
+int fl__accel_binop_array(int op, const fl_format *f, uint64_t *r,
+                          const uint64_t *a, const uint64_t *b, size_t n,
+                          const fl_ctx *c, unsigned *each);
+
 #endif /* FPLAB_ACCEL_HOOKS_H */

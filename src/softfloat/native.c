@@ -10,7 +10,7 @@
  */
 #include "internals.h"
 #ifndef __CUDACC__
-#include "fast.h"   /* bit-exact fast paths, proven equal in tests/test_fastpath.c */
+#include "hooks.h"  /* the seam (src/accel): routes proven equal in tests/test_fastpath.c */
 #endif
 
 typedef union { double d; uint64_t u; } fl_dbits;
@@ -136,7 +136,7 @@ FPLAB_HOSTDEV float fl_round_float(const fl_format *f, float x,
 {
 #ifndef __CUDACC__
     float r;
-    if (fl__fast_round_float(f, x, c, flags, &r))
+    if (fl__accel_round_float(f, x, c, flags, &r))
         return r;
 #endif
     return fl_to_float(f, fl_from_float(f, x, c, flags));
@@ -147,7 +147,7 @@ FPLAB_HOSTDEV double fl_round_double(const fl_format *f, double x,
 {
 #ifndef __CUDACC__
     double r;
-    if (fl__fast_round_double(f, x, c, flags, &r))
+    if (fl__accel_round_double(f, x, c, flags, &r))
         return r;
 #endif
     return fl_to_double(f, fl_from_double(f, x, c, flags));
@@ -159,8 +159,7 @@ void fl_round_float_array(const fl_format *f, float *dst, const float *src,
     fl_ctx ci = *c;
     size_t i;
 #ifndef __CUDACC__
-    if (fl__narrow_round_float_array(f, dst, src, n, c, flags) ||
-        fl__fast_round_float_array(f, dst, src, n, c, flags))
+    if (fl__accel_round_float_array(f, dst, src, n, c, flags))
         return;
 #endif
     for (i = 0; i < n; i++) {
@@ -175,7 +174,7 @@ void fl_round_double_array(const fl_format *f, double *dst, const double *src,
     fl_ctx ci = *c;
     size_t i;
 #ifndef __CUDACC__
-    if (fl__fast_round_double_array(f, dst, src, n, c, flags))
+    if (fl__accel_round_double_array(f, dst, src, n, c, flags))
         return;
 #endif
     for (i = 0; i < n; i++) {
