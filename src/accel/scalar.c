@@ -130,14 +130,17 @@ FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
 
 /* The other formats' and contexts' routes, out of line: the binary32
  * route above then needs no stack frame (one tail call to these). */
+/* add and sub: the fast path adds a and b ^ neg (neg: 0, or the sign bit
+ * for sub); the generic algorithm gets the operands as they came. */
 static FL__NOINLINE uint64_t fl__accel_add_rest(const fl_format *f,
                                                 uint64_t a, uint64_t b,
+                                                uint64_t neg,
                                                 const fl_ctx *c,
                                                 unsigned *flags,
                                                 fl__accel_op2 generic)
 {
     uint64_t r;
-    if (fl__fast_add(f, a, b, c, flags, &r))
+    if (fl__fast_add(f, a, b ^ neg, c, flags, &r))
         return r;
     return generic(f, a, b, c, flags);
 }
@@ -160,19 +163,16 @@ uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
 {
     if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
         return fl__f32_add(a, b, flags);
-    return fl__accel_add_rest(f, a, b, c, flags, generic);
+    return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
 }
 
 uint64_t fl__accel_sub_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    uint64_t r;
     if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
         return fl__f32_add(a, b ^ 0x80000000u, flags);
-    if (fl__fast_add(f, a, b ^ f->sign_mask, c, flags, &r))
-        return r;
-    return generic(f, a, b, c, flags);
+    return fl__accel_add_rest(f, a, b, f->sign_mask, c, flags, generic);
 }
 
 uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
