@@ -54,4 +54,14 @@ static inline int fl__accel_simd(void)
 #define FL__ACCEL_SIMD_CALL(set, k512, k256) (k256)
 #endif
 
+/* A software prefetch of the input this far ahead of the element being
+ * read, in the bulk kernels' loops.  Their stochastic-rounding bodies
+ * are long chains of 64-bit multiplies (15 cycles each on Intel's
+ * AVX-512 cores): the scheduler fills with them and the loads of later
+ * iterations issue too late for the hardware prefetcher, so an array
+ * streamed from memory ran at half the in-cache rate (docs/speed.md). */
+#define FL__ACCEL_PREFETCH_BYTES 4096
+#define FL__ACCEL_PREFETCH(p)                                                \
+    __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES, 0, 3)
+
 #endif /* FPLAB_ACCEL_H */

@@ -19,9 +19,9 @@ int fl__fast_round_float_array(const fl_format *f, float *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    /* (stochastic rounding needs index sr_index + i per element: the
-     * generic loop gives it) */
-    if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
+    /* (every mode a context defines, stochastic rounding included: the
+     * kernels and the scalar route give element i index sr_index + i) */
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
         return 0;
     i = fl__simd_round_float_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {
@@ -43,9 +43,9 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
     fl_ctx ci = *c;
     unsigned fl = 0;
     size_t i;
-    /* (stochastic rounding needs index sr_index + i per element: the
-     * generic loop gives it) */
-    if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
+    /* (every mode a context defines, stochastic rounding included: the
+     * kernels and the scalar route give element i index sr_index + i) */
+    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
         return 0;
     i = fl__simd_round_double_array(f, dst, src, n, c, &fl, -1);
     for (; i < n; i++) {

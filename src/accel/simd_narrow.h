@@ -125,6 +125,28 @@ K_INL K_(v64) K_(mix)(K_(v64) z, uint64_t seed)
     return (z ^ (z >> 27)) * m2;
 }
 
+/* The random bits of nv vectors (the top 32 of fl_sr_bits per lane),
+ * from the generator states zb (lanes 0 .. K_W/2 - 1 and K_W/2 .. K_W -
+ * 1), advanced past them.  A loop of its own, ahead of the rounding: its
+ * iterations are independent, so the latencies of their multiplies
+ * overlap (15 cycles each on Intel's AVX-512 cores; inside the rounding
+ * loop, four of them in a chain per vector, they did not). */
+K_INL void K_(srfill)(K_(vu) *rb, size_t nv, K_(v64) *zb, uint64_t seed)
+{
+    const uint64_t zstep = 0x9E3779B97F4A7C15ull * (uint64_t)K_W;
+    K_(v64) s0 = zb[0], s1 = zb[1];
+    size_t v;
+    for (v = 0; v < nv; v++) {
+        const K_(v64) z0 = K_(mix)(s0, seed), z1 = K_(mix)(s1, seed);
+        const K_(vu) rh = __builtin_shufflevector((K_(vu))z0, (K_(vu))z1, K_ODD);
+        rb[v] = rh ^ (rh >> 31);
+        s0 += zstep;
+        s1 += zstep;
+    }
+    zb[0] = s0;
+    zb[1] = s1;
+}
+
 /* The OR over lanes of a flag-word accumulator. */
 K_INL unsigned K_(hor)(K_(vu) acc)
 {
@@ -164,7 +186,7 @@ typedef struct { K_(vu) up, dn, uf, ov0, ov1, neg, zero; } K_(acc);
  */
 K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
                      float *dst, const float *src, size_t i0, size_t iend,
-                     K_(acc) *A, K_(v64) *zb, uint32_t *bidx, uint32_t *bval,
+                     K_(acc) *A, const K_(vu) *rb, uint32_t *bidx, uint32_t *bval,
                      unsigned *lw, const int rm, const int var, const int lvl,
                      const int stream, const int tiny)
 {
@@ -184,13 +206,12 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
     const int nonegz = rt ? P->nonegz : (var & FL__NV_NONEGZ) != 0;
     const int lowsub = rt ? P->lowsub : (var & FL__NV_LOWSUB) != 0;
     const int dir = rm == FL_RUP || rm == FL_RDN;
-    const uint64_t seed = c->sr_seed;
-    const uint64_t zstep = 0x9E3779B97F4A7C15ull * (uint64_t)K_W;
     size_t i, nb = 0;
     for (i = i0; i < iend; i += K_W) {
         K_(vu) u, a, xin, r, res, rh = zero;
         K_M kneg = K_MZERO, ktiny = K_MZERO, kov, kbad, kamb = K_MZERO,
             kuns = K_MZERO, kz = K_MZERO;
+        FL__ACCEL_PREFETCH(src + i);
         __builtin_memcpy(&u, src + i, sizeof u);
         a = u & vabs;
         if (dir || uns || lvl == 2)
@@ -198,14 +219,8 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
         if (daz)
             a = K_MASKZ(K_GE(a, hid), a);       /* binary32 subnormals: 0 */
         xin = daz ? K_SIGNOR(a, u) : u;
-        if (rm == FL_RSR) {
-            /* the top 32 random bits of lanes 0 .. K_W - 1 */
-            const K_(v64) z0 = K_(mix)(zb[0], seed), z1 = K_(mix)(zb[1], seed);
-            rh = __builtin_shufflevector((K_(vu))z0, (K_(vu))z1, K_ODD);
-            rh ^= rh >> 31;
-            zb[0] += zstep;
-            zb[1] += zstep;
-        }
+        if (rm == FL_RSR)   /* the top 32 random bits of each lane */
+            rh = rb[(i - i0) / K_W];
 
         if (rm == FL_RNE) {
             /* nearest even by the host's addition (see the top) */
@@ -463,22 +478,25 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
                                            A.neg | A.zero);
         const unsigned need = can & ~have;
         uint32_t bidx[FL__NCHUNK], bval[FL__NCHUNK];
+        K_(vu) rb[FL__NCHUNK / K_W];
         size_t nb, b;
         const int tiny = (need & FL_UNDERFLOW) != 0;
+        if (rm == FL_RSR)
+            K_(srfill)(rb, (iend - i0) / K_W, zb, seed);
         if (lw)
             nb = tlvl == 1 && fastmode      /* the only modes with level 1 */
-                ? K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
+                ? K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
                           lw, rm, var, 1, 0, 1)
-                : K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
+                : K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
                           lw, rm, var, 2, 0, 1);
         else if (fastmode && need == 0)
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
+            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 0, stream, 0);
         else if (fastmode && !(need & (FL_INEXACT | FL_TERN_UP | FL_TERN_DOWN)))
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
+            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 1, stream, tiny);
         else
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, zb, bidx, bval,
+            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 2, stream, tiny);
         for (b = 0; b < nb; b++) {
             fl_ctx ci = *c;
