@@ -455,14 +455,18 @@ static inline __mmask16 hw_lanes_inexact(int op, __m512 x, __m512 y,
 }
 
 /* The 16 lanes' flag words from their inexact, overflow and tiny masks;
- * all FL_ORC_ERROR when the lanes' OR disagrees with MXCSR's record m of
- * the block (IE and ZE cannot occur: such operands run per element). */
+ * all FL_ORC_ERROR when the OR over the lanes of the group that MXCSR's
+ * record m covers (ape, aoe: the group's inexact and overflow masks
+ * OR-ed) disagrees with m (IE and ZE cannot occur: such operands run
+ * apart). */
 HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
                                                    __mmask16 oe,
-                                                   __mmask16 tiny, unsigned m)
+                                                   __mmask16 tiny,
+                                                   __mmask16 ape,
+                                                   __mmask16 aoe, unsigned m)
 {
-    if (((m & MX_PE) != 0) != (pe != 0) ||
-        ((m & MX_OE) != 0) != (oe != 0) || (m & (MX_IE | MX_ZE)))
+    if (((m & MX_PE) != 0) != (ape != 0) ||
+        ((m & MX_OE) != 0) != (aoe != 0) || (m & (MX_IE | MX_ZE)))
         return _mm512_set1_epi32((int)FL_ORC_ERROR);
     return _mm512_or_si512(
         _mm512_or_si512(
@@ -499,19 +503,38 @@ HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
  * operands replaced by 1.0 (which raises nothing) and run as a second
  * block of their own (hw_vec16_spec, its own MXCSR read).
  * tests/verify_xcheck.c compares this path with the scalar one. */
+/* The block's instruction sequence for block k of a group: widening,
+ * the binary32 operation OP(k), narrowing in MXCSR's mode.  Written once,
+ * used by the one-block and the four-block forms below. */
+#define HW_V16_STEP(OP, k)                                                   \
+    "vcvtph2ps %[va" #k "], %[x" #k "]\n\t"                                  \
+    "vcvtph2ps %[vb" #k "], %[y" #k "]\n\t" OP(k)                            \
+    "vcvtps2ph $4, %[s" #k "], %[h" #k "]\n\t"
+#define HW_V16_ADD(k) "vaddps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
+#define HW_V16_SUB(k) "vsubps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
+#define HW_V16_MUL(k) "vmulps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
+#define HW_V16_DIV(k) "vdivps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
+#define HW_V16_SQRT(k) "vsqrtps %[x" #k "], %[s" #k "]\n\t"
+#define HW_V16_OUT(k)                                                        \
+    [x##k] "=&v"(x[k]), [y##k] "=&v"(y[k]), [s##k] "=&v"(s[k]),             \
+        [h##k] "=&v"(h[k])
+#define HW_V16_IN(k) [va##k] "v"(va[k]), [vb##k] "v"(vb[k])
 /* The "memory" clobber keeps every store of the previous block (and so
  * every computation feeding it, some of which raise flags) before the
  * next ldmxcsr. */
-#define HW_V16_ASM(insn_op)                                                  \
-    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
-                     "vcvtph2ps %[va], %[x]\n\t"                             \
-                     "vcvtph2ps %[vb], %[y]\n\t"                             \
-                     insn_op "\n\t"                                          \
-                     "vcvtps2ph $4, %[s], %[h]\n\t"                          \
-                     "stmxcsr %[m]"                                          \
-                     : [x] "=&v"(x), [y] "=&v"(y), [s] "=&v"(s),             \
-                       [h] "=&v"(h), [m] "=m"(m)                             \
-                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb)             \
+#define HW_V16_ASM(OP)                                                       \
+    __asm__ volatile("ldmxcsr %[w]\n\t" HW_V16_STEP(OP, 0) "stmxcsr %[m]"    \
+                     : HW_V16_OUT(0), [m] "=m"(m)                            \
+                     : [w] "m"(word), HW_V16_IN(0)                           \
+                     : "memory")
+#define HW_V16_ASM4(OP)                                                      \
+    __asm__ volatile("ldmxcsr %[w]\n\t" HW_V16_STEP(OP, 0)                   \
+                     HW_V16_STEP(OP, 1) HW_V16_STEP(OP, 2)                   \
+                     HW_V16_STEP(OP, 3) "stmxcsr %[m]"                       \
+                     : HW_V16_OUT(0), HW_V16_OUT(1), HW_V16_OUT(2),          \
+                       HW_V16_OUT(3), [m] "=m"(m)                            \
+                     : [w] "m"(word), HW_V16_IN(0), HW_V16_IN(1),            \
+                       HW_V16_IN(2), HW_V16_IN(3)                            \
                      : "memory")
 
 #define HW_V16_TARGET                                                        \
@@ -535,25 +558,33 @@ HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
 }
 
-/* One block: the operands widened (x, y), the binary32 operation (s) and
- * the narrowing (h) between the ldmxcsr of word and the stmxcsr into *pm.
- * The only place the block's instruction sequence is written. */
-HW_V16_TARGET __attribute__((always_inline))
-static inline void hw_v16_block(int op, unsigned word, __m256i va, __m256i vb,
-                                __m512 *px, __m512 *py, __m512 *ps,
-                                __m256i *ph, unsigned *pm)
-{
-    __m512 x, y, s;
-    __m256i h;
-    unsigned m;
-    switch (op) {
-    case FL_ORC_ADD: HW_V16_ASM("vaddps %[y], %[x], %[s]"); break;
-    case FL_ORC_SUB: HW_V16_ASM("vsubps %[y], %[x], %[s]"); break;
-    case FL_ORC_MUL: HW_V16_ASM("vmulps %[y], %[x], %[s]"); break;
-    case FL_ORC_DIV: HW_V16_ASM("vdivps %[y], %[x], %[s]"); break;
-    default: HW_V16_ASM("vsqrtps %[x], %[s]"); break;
+/* Blocks of 16 elements: the operands widened (x, y), the binary32
+ * operation (s) and the narrowing (h) between the ldmxcsr of word and the
+ * stmxcsr into *pm; one block (nb = 1) or four (nb = 4, 64 elements per
+ * MXCSR read: on Intel's cores stmxcsr waits for every floating-point
+ * instruction before it to finish, which per block was half the sweep's
+ * time). */
+#define HW_V16_OPS(ASM)                                                      \
+    switch (op) {                                                            \
+    case FL_ORC_ADD: ASM(HW_V16_ADD); break;                                 \
+    case FL_ORC_SUB: ASM(HW_V16_SUB); break;                                 \
+    case FL_ORC_MUL: ASM(HW_V16_MUL); break;                                 \
+    case FL_ORC_DIV: ASM(HW_V16_DIV); break;                                 \
+    default: ASM(HW_V16_SQRT); break;                                        \
     }
-    *px = x, *py = y, *ps = s, *ph = h, *pm = m;
+HW_V16_TARGET __attribute__((always_inline))
+static inline void hw_v16_block(int op, unsigned word, int nb,
+                                const __m256i *va, const __m256i *vb,
+                                __m512 *x, __m512 *y, __m512 *s, __m256i *h,
+                                unsigned *pm)
+{
+    unsigned m;
+    if (nb == 4) {
+        HW_V16_OPS(HW_V16_ASM4)
+    } else {
+        HW_V16_OPS(HW_V16_ASM)
+    }
+    *pm = m;
 }
 
 /* The special lanes of a block (spec: an infinite or NaN operand, a zero
@@ -586,8 +617,7 @@ static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
     uint16_t hr[16];
     int ok;
 
-    hw_v16_block(op, word, va, vb, &x, &y, &s, &h, &m);
-    (void)x; (void)y; (void)s;
+    hw_v16_block(op, word, 1, &va, &vb, &x, &y, &s, &h, &m);
     nan_a = _mm256_cmpgt_epu16_mask(_mm256_and_si256(va, absm), expm);
     nan_b = _mm256_cmpgt_epu16_mask(_mm256_and_si256(vb, absm), expm);
     nan_h = _mm256_cmpgt_epu16_mask(_mm256_and_si256(h, absm), expm);
@@ -613,7 +643,56 @@ static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
     }
 }
 
-/* Returns how many elements it did (a multiple of 16). */
+/* A group: up to HW_GROUP blocks of 16 elements run between one ldmxcsr
+ * and one stmxcsr.  On Intel's cores ldmxcsr and stmxcsr wait for every
+ * floating-point instruction before them to finish: once per block of 16
+ * that drain was half the exhaustive sweep's time.  The group's operands
+ * (special lanes replaced by 1.0) are packed into pa, pb; the hardware's
+ * binary32 results go to ps and its binary16 ones to ph, by one loop of
+ * the block's instruction sequence (hw_v16_run). */
+enum { HW_GROUP = 16 };
+
+#define HW_V16_RUN(OP)                                                       \
+    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
+                     "1:\n\t"                                                \
+                     "vcvtph2ps (%[pa],%[k]), %%zmm0\n\t"                    \
+                     "vcvtph2ps (%[pb],%[k]), %%zmm1\n\t"                    \
+                     OP "\n\t"                                               \
+                     "vmovups %%zmm2, (%[ps],%[k],2)\n\t"                    \
+                     "vcvtps2ph $4, %%zmm2, (%[ph],%[k])\n\t"                \
+                     "add $32, %[k]\n\t"                                     \
+                     "cmp %[end], %[k]\n\t"                                  \
+                     "jb 1b\n\t"                                             \
+                     "stmxcsr %[m]"                                          \
+                     : [k] "+r"(k), [m] "=m"(m)                              \
+                     : [w] "m"(word), [pa] "r"(pa), [pb] "r"(pb),            \
+                       [ps] "r"(ps), [ph] "r"(ph), [end] "r"(end)            \
+                     : "xmm0", "xmm1", "xmm2", "memory", "cc")
+
+/* nb >= 1 blocks of pa, pb (16 binary16 codes each); returns MXCSR's
+ * record. */
+HW_V16_TARGET
+static unsigned hw_v16_run(int op, unsigned word, size_t nb,
+                           const uint16_t *pa, const uint16_t *pb, float *ps,
+                           uint16_t *ph)
+{
+    size_t k = 0;                      /* byte offset into pa, pb and ph */
+    const size_t end = 32 * nb;
+    unsigned m;
+    switch (op) {
+    case FL_ORC_ADD: HW_V16_RUN("vaddps %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_SUB: HW_V16_RUN("vsubps %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_MUL: HW_V16_RUN("vmulps %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_DIV: HW_V16_RUN("vdivps %%zmm1, %%zmm0, %%zmm2"); break;
+    default: HW_V16_RUN("vsqrtps %%zmm0, %%zmm2"); break;
+    }
+    return m;
+}
+
+/* Returns how many elements it did (a multiple of 16), by groups.  The
+ * lanes' OR is checked against MXCSR's record of the whole group
+ * (hw_lane_flags); a disagreement marks the group's elements
+ * FL_ORC_ERROR. */
 HW_V16_TARGET
 static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
                              const uint64_t *b, uint64_t *r, unsigned *flags)
@@ -624,57 +703,81 @@ static size_t hw_vec16_flags(int op, int rc, size_t n, const uint64_t *a,
     const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
     size_t i, done = n - n % 16;
 
-    for (i = 0; i < done; i += 16) {
-        __m256i va = hw_v16_load(a + i);
-        __m256i vb = op == FL_ORC_SQRT ? one16 : hw_v16_load(b + i);
-        __m256i va0, vb0;
-        __mmask16 spec, pe, oe, tiny;
-        __m512 x, y, s, as;
-        __m256i h;
+    for (i = 0; i < done;) {
+        const size_t nb = (done - i) / 16 < HW_GROUP ? (done - i) / 16 : HW_GROUP;
+        uint16_t pa[HW_GROUP * 16] __attribute__((aligned(64)));
+        uint16_t pb[HW_GROUP * 16] __attribute__((aligned(64)));
+        uint16_t ph[HW_GROUP * 16] __attribute__((aligned(64)));
+        float ps[HW_GROUP * 16] __attribute__((aligned(64)));
+        __mmask16 spec[HW_GROUP], pe[HW_GROUP], oe[HW_GROUP], tiny[HW_GROUP];
+        __mmask16 ape = 0, aoe = 0;
         unsigned m;
+        size_t k;
 
-        spec = _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, expm), expm) |
-               _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, expm), expm);
-        if (op == FL_ORC_DIV)
-            spec |= _mm256_cmpeq_epi16_mask(
-                _mm256_and_si256(vb, _mm256_set1_epi16(0x7FFF)),
-                _mm256_setzero_si256());
-        if (op == FL_ORC_SQRT)
-            spec |= _mm256_cmpgt_epu16_mask(va, _mm256_set1_epi16((short)0x8000));
-        va0 = va;
-        vb0 = vb;
-        va = _mm256_mask_blend_epi16(spec, va, one16);
-        vb = _mm256_mask_blend_epi16(spec, vb, one16);
+        for (k = 0; k < nb; k++) {
+            const size_t e = i + 16 * k;
+            const __m256i va = hw_v16_load(a + e);
+            const __m256i vb = op == FL_ORC_SQRT ? one16 : hw_v16_load(b + e);
+            __mmask16 sp =
+                _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, expm), expm) |
+                _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, expm), expm);
+            if (op == FL_ORC_DIV)
+                sp |= _mm256_cmpeq_epi16_mask(
+                    _mm256_and_si256(vb, _mm256_set1_epi16(0x7FFF)),
+                    _mm256_setzero_si256());
+            if (op == FL_ORC_SQRT)
+                sp |= _mm256_cmpgt_epu16_mask(va, _mm256_set1_epi16((short)0x8000));
+            spec[k] = sp;
+            _mm256_store_si256((__m256i *)(pa + 16 * k),
+                               _mm256_mask_blend_epi16(sp, va, one16));
+            _mm256_store_si256((__m256i *)(pb + 16 * k),
+                               _mm256_mask_blend_epi16(sp, vb, one16));
+        }
 
-        hw_v16_block(op, word, va, vb, &x, &y, &s, &h, &m);
+        m = hw_v16_run(op, word, nb, pa, pb, ps, ph);
 
-        /* inexact: the binary32 step ... */
-        pe = hw_lanes_inexact(op, x, y, s, 1);
-        /* ... or the narrowing */
-        pe |= _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), s, _CMP_NEQ_UQ);
-        as = _mm512_and_ps(s, absm);
-        /* overflow: s/2 narrowed in the mode reaches 2^15 */
-        oe = _mm512_cmp_ps_mask(
-            _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
-                              _mm512_mul_ps(s, _mm512_set1_ps(0.5f)), rc)),
-                          absm),
-            _mm512_set1_ps(0x1p15f), _CMP_GE_OQ);
-        /* tiny after rounding: hw_tiny16 lane by lane */
-        tiny = _mm512_cmp_ps_mask(as, _mm512_set1_ps(0x1p-14f), _CMP_LT_OQ) &
-               _mm512_cmp_ps_mask(as, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
-               _mm512_cmp_ps_mask(
-                   _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
-                                     _mm512_mul_ps(s, _mm512_set1_ps(0x1p24f)),
-                                     rc)),
-                                 absm),
-                   _mm512_set1_ps(0x1p10f), _CMP_LT_OQ);
-
-        _mm512_storeu_si512(r + i, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(h)));
-        _mm512_storeu_si512(r + i + 8,
-                            _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
-        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, m));
-        if (spec)
-            hw_vec16_spec(op, word, va0, vb0, spec, r + i, flags + i);
+        for (k = 0; k < nb; k++) {
+            /* the widened operands again (exact, raising nothing: no
+             * signalling NaN is left in pa, pb) */
+            const __m512 x = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(pa + 16 * k)));
+            const __m512 y = _mm512_cvtph_ps(_mm256_load_si256((const __m256i *)(pb + 16 * k)));
+            const __m512 s = _mm512_load_ps(ps + 16 * k);
+            const __m256i h = _mm256_load_si256((const __m256i *)(ph + 16 * k));
+            const __m512 as = _mm512_and_ps(s, absm);
+            /* inexact: the binary32 step ... */
+            pe[k] = hw_lanes_inexact(op, x, y, s, 1);
+            /* ... or the narrowing */
+            pe[k] |= _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), s, _CMP_NEQ_UQ);
+            /* overflow: s/2 narrowed in the mode reaches 2^15 */
+            oe[k] = _mm512_cmp_ps_mask(
+                _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
+                                  _mm512_mul_ps(s, _mm512_set1_ps(0.5f)), rc)),
+                              absm),
+                _mm512_set1_ps(0x1p15f), _CMP_GE_OQ);
+            /* tiny after rounding: hw_tiny16 lane by lane */
+            tiny[k] = _mm512_cmp_ps_mask(as, _mm512_set1_ps(0x1p-14f), _CMP_LT_OQ) &
+                      _mm512_cmp_ps_mask(as, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+                      _mm512_cmp_ps_mask(
+                          _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(
+                                            _mm512_mul_ps(s, _mm512_set1_ps(0x1p24f)),
+                                            rc)),
+                                        absm),
+                          _mm512_set1_ps(0x1p10f), _CMP_LT_OQ);
+            ape |= pe[k];
+            aoe |= oe[k];
+        }
+        for (k = 0; k < nb; k++, i += 16) {
+            const __m256i h = _mm256_load_si256((const __m256i *)(ph + 16 * k));
+            _mm512_storeu_si512(r + i, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(h)));
+            _mm512_storeu_si512(r + i + 8,
+                                _mm512_cvtepu16_epi64(_mm256_extracti128_si256(h, 1)));
+            _mm512_storeu_si512(flags + i, hw_lane_flags(pe[k], oe[k], tiny[k],
+                                                         ape, aoe, m));
+            if (spec[k])
+                hw_vec16_spec(op, word, hw_v16_load(a + i),
+                              op == FL_ORC_SQRT ? one16 : hw_v16_load(b + i),
+                              spec[k], r + i, flags + i);
+        }
     }
     return done;
 }
@@ -906,7 +1009,7 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
             _mm512_srli_epi32(_mm512_castps_si512(z), 16))));
         _mm512_storeu_si512(r + i + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(
             _mm512_srli_epi32(_mm512_castps_si512(z), 16), 1)));
-        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, m));
+        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, pe, oe, m));
         for (k = spec; k; k &= k - 1) {
             const size_t el = i + (size_t)__builtin_ctz((unsigned)k);
             r[el] = hw_op_bf16(op, rc, (uint16_t)a[el],
