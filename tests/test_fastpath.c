@@ -1530,6 +1530,103 @@ static uint64_t h16_cases(uint64_t *s, uint64_t per, uint64_t *levels_run)
     return cases;
 }
 
+/*
+ * The AVX512-FP16 routes of binary16 (fast_fp16.c; level avx512fp16, a
+ * GCC 12 build): fl_add, fl_sub, fl_mul, fl_div, fl_sqrt and fl_fma in
+ * nearest even, toward zero, down and up, random tininess and NaN rule,
+ * against the generic code, value and flag word, both through the entry
+ * point (whichever route the hook picks) and through the route itself
+ * (fl__p16_*), whose takes are counted: a route that declined everything
+ * would fail here.  Operands: h16_operand's (subnormals, ties, borders,
+ * specials), sums next to the largest finite value, and for div
+ * dividends 2^-15 .. 2^-13 times the divisor (the quotients' tininess
+ * border); every binary16 encoding through sqrt in each mode.  Returns the case count (0 without the level).
+ */
+static uint64_t p16_cases(uint64_t *s, uint64_t per, uint64_t *taken)
+{
+    uint64_t cases = 0;
+    *taken = 0;
+#ifdef FL__P16
+    static const int modes[4] = { FL_RNE, FL_RTZ, FL_RDN, FL_RUP };
+    const fl_format *ff = &fl_binary16;
+    fl_format sf = fl_binary16;
+    uint64_t k;
+    if (fl__accel_level() < FL__CPU_AVX512FP16)
+        return 0;
+    for (k = 0; k < per + 4 * 65536; k++) {
+        fl_ctx c = fl_ctx_make(modes[k & 3]);
+        const int op = k >= per ? 4 : (int)(k >> 2) % 6;
+        uint64_t a = k >= per ? (k - per) >> 2 : h16_operand(s),
+                 b = h16_operand(s), d = h16_operand(s), w, g, q = 0;
+        unsigned wf = 0, gf = 0, qf = 0;
+        int took = 0;
+        c.tininess = (uint8_t)(sm_next(s) & 1);
+        c.nan = (uint8_t)(sm_next(s) % FL_NANP_COUNT);
+        if (op < 2 && (sm_next(s) & 3) == 0) {
+            /* sums next to the largest finite value, where TwoSum's
+             * intermediate s - a overflows */
+            a = (sm_next(s) & 0x83FF) | 0x7800;
+            b = (a & 0x8000) ^ 0x8000 ^ (op == 1 ? 0x8000 : 0) ^
+                (sm_next(s) % 0x7800);
+        }
+        if (op == 3 && (sm_next(s) & 1)) {
+            /* a quotient near 2^-14: exponent of b, minus 13 .. 15 */
+            const uint64_t eb = 15 + sm_next(s) % 15;
+            b = (sm_next(s) & 0x83FF) | eb << 10;
+            a = (sm_next(s) & 0x83FF) | (eb - 13 - sm_next(s) % 3) << 10;
+        }
+        switch (op) {
+        case 0:
+            w = GENERIC(fl_add(&sf, a, b, &c, &wf));
+            g = fl_add(ff, a, b, &c, &gf);
+            took = fl__p16_add(a, b, &c, &qf, &q);
+            break;
+        case 1:
+            w = GENERIC(fl_sub(&sf, a, b, &c, &wf));
+            g = fl_sub(ff, a, b, &c, &gf);
+            took = fl__p16_sub(a, b, &c, &qf, &q);
+            break;
+        case 2:
+            w = GENERIC(fl_mul(&sf, a, b, &c, &wf));
+            g = fl_mul(ff, a, b, &c, &gf);
+            took = fl__p16_mul(a, b, &c, &qf, &q);
+            break;
+        case 3:
+            w = GENERIC(fl_div(&sf, a, b, &c, &wf));
+            g = fl_div(ff, a, b, &c, &gf);
+            took = fl__p16_div(a, b, &c, &qf, &q);
+            break;
+        case 4:
+            w = GENERIC(fl_sqrt(&sf, a, &c, &wf));
+            g = fl_sqrt(ff, a, &c, &gf);
+            took = fl__p16_sqrt(a, &c, &qf, &q);
+            break;
+        default:
+            w = GENERIC(fl_fma(&sf, a, b, d, &c, &wf));
+            g = fl_fma(ff, a, b, d, &c, &gf);
+            took = fl__p16_fma(a, b, d, &c, &qf, &q);
+            break;
+        }
+        {
+            static const int opc[6] = { OP_ADD, OP_SUB, OP_MUL, OP_DIV,
+                                        OP_SQRT, OP_FMA };
+            if (w != g || wf != gf)
+                report(opc[op], ff, &c, a, b, d, w, wf, g, gf);
+            if (took && (w != q || wf != qf))
+                report(opc[op], ff, &c, a, b, d, w, wf, q, qf);
+            if (!took && qf)    /* a route declines before any flag */
+                report(opc[op], ff, &c, a, b, d, w, wf, q, qf);
+        }
+        *taken += (uint64_t)took;
+        cases++;
+    }
+#else
+    (void)s;
+    (void)per;
+#endif
+    return cases;
+}
+
 /* fl_mul and fl_add on binary16 for every pair with an infinite or NaN
  * operand (and fl_fma on triples with one, below):
  * the 2048 such encodings against themselves and against 64 finite ones
@@ -1790,6 +1887,22 @@ static int run_random(void)
             printf("FAIL: binary16 rne paths: too few cases\n");
             bad = 1;
         }
+        {
+            uint64_t pt;
+            const uint64_t pc = p16_cases(&s, 6 * per_op, &pt);
+            if (pc == 0) {
+                printf("%-20s skipped: no AVX512-FP16 at this level or in "
+                       "this build\n", "binary16 avx512fp16");
+            } else {
+                printf("%-20s %10" PRIu64 " cases, %10" PRIu64 " taken by "
+                       "the routes, %ld mismatches so far\n",
+                       "binary16 avx512fp16", pc, pt, failures);
+                if (pc < 6 * per_op || pt < pc / 2) {
+                    printf("FAIL: binary16 avx512fp16: too few cases\n");
+                    bad = 1;
+                }
+            }
+        }
     }
     if (simd_levels() == 0) {
         printf("%-20s skipped: no SIMD kernels on this CPU/build\n",
@@ -1924,7 +2037,7 @@ static long never_fast(uint64_t *s, uint64_t *cases)
 }
 
 /* ---- exhaustive ---------------------------------------------------------- */
-typedef struct { int job; uint64_t lo, hi, cases, mism; } ex_task;
+typedef struct { int job, rm; uint64_t lo, hi, cases, mism; } ex_task;
 
 /* Jobs 4 + FL_RM_COUNT + m: every binary32 encoding through the array
  * kernels (best level) in mode m, blocks of 256 (the kernel's tail too),
@@ -1968,14 +2081,15 @@ static void ex_array(ex_task *t, int fi, int rm)
 }
 
 /* Jobs 4 + 2 * FL_RM_COUNT + k: every pair of 16-bit encodings through
- * fl_add_array .. fl_div_array (op k, nearest-even) in blocks of 256,
- * against the generic scalar code, value and flag word per element. */
+ * fl_add_array .. fl_div_array (op k, in mode t->rm: nearest even, or the
+ * modes FPLAB_EXHAUSTIVE_RM names) in blocks of 256, against the generic
+ * scalar code, value and flag word per element. */
 static void ex_binarr(ex_task *t, int fi, int op)
 {
     enum { B = 256 };
     uint64_t a[B], b[B], r[B];
     unsigned fl[B];
-    const fl_ctx c = FL_CTX_INIT;
+    const fl_ctx c = fl_ctx_make(t->rm);
     uint64_t i;
     for (i = t->lo; i < t->hi; i += B) {
         const size_t n = t->hi - i < B ? (size_t)(t->hi - i) : B;
@@ -2000,10 +2114,10 @@ static void ex_binarr(ex_task *t, int fi, int op)
             default: w = GENERIC(fl_div(&slow_fmt[fi], a[j], b[j], &c, &wf)); break;
             }
             if ((w != r[j] || wf != fl[j]) && t->mism++ < 5)
-                printf("MISMATCH %s array op %d a=%04" PRIx64 " b=%04" PRIx64
+                printf("MISMATCH %s array op %d %s a=%04" PRIx64 " b=%04" PRIx64
                        ": generic %04" PRIx64 "/%02x array %04" PRIx64
-                       "/%02x\n", fast_fmt[fi].name, op, a[j], b[j], w, wf,
-                       r[j], fl[j]);
+                       "/%02x\n", fast_fmt[fi].name, op, fl_rm_name(t->rm),
+                       a[j], b[j], w, wf, r[j], fl[j]);
         }
         t->cases += n;
     }
@@ -2026,6 +2140,7 @@ static void *ex_worker(void *arg)
         uint64_t a, b, w, g;
         unsigned wf = 0, gf = 0;
         int job = t->job, fi = (job >> 5) & 1, op = job & 31;
+        c.rm = (uint8_t)t->rm;
         if (op < 4) {
             a = i >> 16; b = i & 0xFFFF;
             switch (op) {
@@ -2066,10 +2181,16 @@ static int run_exhaustive(void)
     const int only_scalar = only && strcmp(only, "scalar") == 0;
     /* FPLAB_EXHAUSTIVE_ONLY=array:FORMAT and FPLAB_EXHAUSTIVE_RM=rne,rtz,..
      * narrow the array sweeps to one format and some modes */
-    const char *only_fmt = only_array && only[5] == ':' ? only + 6 : NULL;
+    const int only_binarr = only && strncmp(only, "binarr", 6) == 0;
+    /* =pairs[:FORMAT]: only the scalar sweeps of every pair */
+    const int only_pairs = only && strncmp(only, "pairs", 5) == 0;
+    const char *only_fmt = only_array && only[5] == ':'    ? only + 6
+                           : only_binarr && only[6] == ':' ? only + 7
+                           : only_pairs && only[5] == ':'  ? only + 6
+                                                           : NULL;
     const char *rms = getenv("FPLAB_EXHAUSTIVE_RM");
     uint64_t total = 0, mism = 0, expect = 0;
-    int fi, op, t;
+    int fi, op, t, rm;
     if (start >= ((uint64_t)1 << 32) || space > ((uint64_t)1 << 32) - start) {
         fprintf(stderr, "FPLAB_EXHAUSTIVE_START + LIMIT beyond 2^32\n");
         return 2;
@@ -2083,19 +2204,29 @@ static int run_exhaustive(void)
             pthread_t th[64];
             if (only_fmt && strcmp(only_fmt, fast_fmt[fi].name) != 0)
                 continue;
-            if (only_scalar && op >= 4 + FL_RM_COUNT)
+            if ((only_scalar && op >= 4 + FL_RM_COUNT) || (only_pairs && op >= 4))
                 continue;
-            /* FPLAB_EXHAUSTIVE_ONLY=binarr: only the fl_*_array sweeps */
-            if (only && strcmp(only, "binarr") == 0
+            /* FPLAB_EXHAUSTIVE_ONLY=binarr[:FORMAT]: only the fl_*_array
+             * sweeps (of one format) */
+            if (only_binarr
                     ? op < 4 + 2 * FL_RM_COUNT
-                    : only && op >= 4 + 2 * FL_RM_COUNT)
+                    : only && !only_pairs && op >= 4 + 2 * FL_RM_COUNT)
                 continue;
             if (rms && *rms && op >= 4 + FL_RM_COUNT &&
                 op < 4 + 2 * FL_RM_COUNT &&
                 !strstr(rms, fl_rm_name(op - 4 - FL_RM_COUNT)))
                 continue;
+            /* the pair sweeps (scalar and fl_*_array) run once per mode
+             * FPLAB_EXHAUSTIVE_RM names (stochastic rounding aside),
+             * nearest even without it; the conversions once */
+            for (rm = 0; rm < FL_RSR; rm++) {
+            if (op >= 4 + 2 * FL_RM_COUNT || op < 4
+                    ? (rms && *rms ? !strstr(rms, fl_rm_name(rm)) : rm != FL_RNE)
+                    : rm != FL_RNE)
+                continue;
             for (t = 0; t < nthr; t++) {
                 task[t].job = fi << 5 | op;
+                task[t].rm = rm;
                 task[t].lo = start + space / (uint64_t)nthr * (uint64_t)t;
                 task[t].hi = start + (t == nthr - 1 ? space : space / (uint64_t)nthr * (uint64_t)(t + 1));
                 task[t].cases = task[t].mism = 0;
@@ -2108,7 +2239,7 @@ static int run_exhaustive(void)
                     c += task[t].cases;
                     m += task[t].mism;
                 }
-                printf("%s %s%s: %" PRIu64 " cases, %" PRIu64 " mismatches\n",
+                printf("%s %s%s%s: %" PRIu64 " cases, %" PRIu64 " mismatches\n",
                        fast_fmt[fi].name,
                        op < 4 ? op_names[op < 2 ? op : op + 0 == 2 ? OP_MUL : OP_DIV]
                        : op >= 4 + 2 * FL_RM_COUNT
@@ -2119,10 +2250,15 @@ static int run_exhaustive(void)
                            : fl_rm_name((op - 4) % FL_RM_COUNT),
                        op < 4 ? "" : op < 4 + FL_RM_COUNT ? " convert"
                        : op < 4 + 2 * FL_RM_COUNT ? " array kernel"
-                                                  : " fl_*_array rne",
+                                                  : " fl_*_array",
+                       op < 4 + FL_RM_COUNT && op >= 4 ? ""
+                       : rm == FL_RNE ? " rne" : rm == FL_RTZ ? " rtz"
+                       : rm == FL_RDN ? " rdn" : rm == FL_RUP ? " rup"
+                       : rm == FL_RNA ? " rna" : " rto",
                        c, m);
                 fflush(stdout);
                 total += c; mism += m; expect += space;
+            }
             }
         }
     printf("exhaustive: %" PRIu64 " cases (expected %" PRIu64 "), %" PRIu64

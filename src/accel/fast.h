@@ -969,6 +969,45 @@ size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
 size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
                       const uint64_t *a, const uint64_t *b, size_t n,
                       const fl_ctx *c, unsigned *each);
+/* The AVX512-FP16 routes of binary16 (fast_fp16.c), built with GCC 12 or
+ * later and FPLAB_AVX512 on x86-64. */
+#if defined(FPLAB_AVX512) && defined(__x86_64__) && defined(__GNUC__) &&     \
+    !defined(__clang__) && __GNUC__ >= 12
+#define FL__P16 1
+#endif
+#ifdef FL__P16
+/* They apply: f is binary16, the calling thread's level avx512fp16, c in
+ * nearest even, toward zero, down or up without ftz, daz or saturation
+ * (any tininess and NaN rule: they decline special operands). */
+FL__AINLINE int fl__p16_take(const fl_format *f, const fl_ctx *c)
+{
+    uint64_t w;
+    __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
+    return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
+           (w & 0xFFFFFF00FCull) == 0 &&
+           fl__accel_level() >= FL__CPU_AVX512FP16;
+}
+/* One element: 1 and the result in *out, or 0 having written nothing
+ * (special operands, a zero divisor, a negative radicand, a result of
+ * magnitude 65504 or more). */
+int fl__p16_add(uint64_t a, uint64_t b, const fl_ctx *c, unsigned *flags,
+                uint64_t *out);
+int fl__p16_sub(uint64_t a, uint64_t b, const fl_ctx *c, unsigned *flags,
+                uint64_t *out);
+int fl__p16_mul(uint64_t a, uint64_t b, const fl_ctx *c, unsigned *flags,
+                uint64_t *out);
+int fl__p16_div(uint64_t a, uint64_t b, const fl_ctx *c, unsigned *flags,
+                uint64_t *out);
+int fl__p16_sqrt(uint64_t a, const fl_ctx *c, unsigned *flags, uint64_t *out);
+int fl__p16_fma(uint64_t a, uint64_t b, uint64_t d, const fl_ctx *c,
+                unsigned *flags, uint64_t *out);
+#endif
+/* The same for binary16 by AVX512-FP16 instructions (fast_fp16.c: level
+ * avx512fp16, nearest even and the directed modes, no ftz, daz or
+ * saturation): a multiple of 32 elements, 0 where it does not apply. */
+size_t fl__fp16_binop(int op, const fl_format *f, uint64_t *r,
+                      const uint64_t *a, const uint64_t *b, size_t n,
+                      const fl_ctx *c, unsigned *each);
 /* 2 = AVX-512 kernels, 1 = AVX2, 0 = none (CPU or build). */
 int fl__simd_available(void);
 

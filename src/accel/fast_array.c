@@ -61,7 +61,8 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
 }
 
 /* ---- fl_add_array, fl_sub_array, fl_mul_array, fl_div_array ----------
- * The AVX-512 kernels (fast_simd_binop.c) take a prefix; the rest runs
+ * The AVX512-FP16 kernels (fast_fp16.c, binary16) and then the AVX-512
+ * ones (fast_simd_binop.c) take a prefix; the rest runs
  * element by element through the scalar route of fast.h with the format
  * specialised once per array (binary16, bfloat16 and binary32 fold their
  * descriptor into the loop), and the scalar entry point where the route
@@ -134,7 +135,9 @@ int fl__accel_binop_array(int op, const fl_format *f, uint64_t *r,
      * generic loop gives it) */
     if (!fl__fast_fmt(f) || c->rm >= FL_RSR)
         return 0;
-    k = fl__simd_binop(op, f, r, a, b, n, c, each);
+    k = fl__fp16_binop(op, f, r, a, b, n, c, each);
+    k += fl__simd_binop(op, f, r + k, a + k, b + k, n - k, c,
+                        each ? each + k : NULL);
     r += k;
     a += k;
     b += k;
