@@ -49,8 +49,9 @@
  *  Tininess is detected after rounding (x86's rule, TestFloat's default).
  *
  *  With AVX-512 (F, BW, VL, DQ) the binary16 flags path runs 16 elements
- *  per MXCSR read and reads each element's flags off the hardware's
- *  results (hw_vec16_flags); tests compare it with the per-element path.
+ *  per instruction, up to 256 per MXCSR read, and reads each element's
+ *  flags off the hardware's results (hw_vec16_flags); tests compare it
+ *  with the per-element path.
  *
  *  bfloat16 add, sub, mul, div, sqrt (AVX-512 F): binary32 in MXCSR's mode,
  *  then the hardware rounds to 8 bits in the same mode (vgetexpps,
@@ -65,10 +66,14 @@
  *  asked for the same thing), and reports no flags.  NaN inputs are quieted
  *  with the payload truncated, as the x86 preset does.
  *
- *  AVX512-FP16 (vaddsh ... with embedded rounding {rn,rd,ru,rz}-sae, and
- *  vfmadd213sh, vsqrtsh, vdivsh), when the CPU has it, computes binary16 ops
- *  natively for the values-only path; the flags path and CPUs without it
- *  use the binary32 route above.  Compiled with target("avx512fp16").
+ *  AVX512-FP16, when the CPU has it (level avx512fp16; GCC 12 builds),
+ *  computes binary16 ops natively: the values-only path with embedded
+ *  rounding (vaddsh ... {rn,rd,ru,rz}-sae, vfmadd213sh, vsqrtsh, vdivsh),
+ *  and the flags path of add, sub, mul, div and sqrt 32 elements at a
+ *  time in MXCSR's mode, each lane's flags read off exact arithmetic and
+ *  their OR checked against MXCSR's record, underflow included
+ *  (hw_p16_flags).  CPUs without it, and fma, use the binary32 route
+ *  above.  Compiled with target("avx512fp16").
  *
  *  Round-to-odd (rto), which x86 lacks, is derived for every job that
  *  reports flags: the rtz result with its last bit set when inexact (see
@@ -1060,6 +1065,298 @@ static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
         r[i] = (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(z));
     }
 }
+
+/* ------------------------------------- AVX512-FP16 with flags, natively
+ * binary16 add, sub, mul, div and sqrt with flags, 32 elements per
+ * instruction: the hardware's binary16 operation itself (vaddph ...,
+ * MXCSR's rounding mode, no embedded rounding, so MXCSR records every
+ * exception, underflow included), HW_GROUP blocks of 32 between one
+ * ldmxcsr and one stmxcsr.  A different route from the binary32 one
+ * above: no double rounding to argue, and the hardware's own underflow
+ * flag.  Each lane's flags are read off exact arithmetic (X the exact
+ * result, R the hardware's, s = RN(a + b) and e its error by Fast2Sum on
+ * the operands ordered by magnitude, all with embedded nearest-even
+ * rounding, exact):
+ *   inexact   add/sub R != s or e != 0; mul R != x*y (exact in
+ *             binary32); div R*y != x; sqrt R*R != x (both exact in
+ *             binary32);
+ *   overflow  R infinite (the operands are finite), or |X| >= 65536
+ *             (rounded toward zero it still exceeds 65504; in a directed
+ *             mode toward zero R is 65504 then): add/sub when s is
+ *             infinite (|X| >= 65520, so both operands are at least 16
+ *             and halving them is exact) by RZ(a/2 + b/2) >= 2^15; mul
+ *             |x*y| >= 2^16; div RZ32(x/y) >= 2^16 (monotone, 2^16 a
+ *             binary32 value);
+ *   underflow inexact and tiny after rounding (x86's rule): X rounded to
+ *             11 bits with unbounded exponent below 2^-14, by F16C's
+ *             rounding of X*2^24 in the mode (mul: x*y*2^24 exact; div:
+ *             the binary32 quotient in the mode, which rounds to 11 bits
+ *             like X: binary16's grid is within binary32's, and
+ *             Figueroa's theorem for nearest even); a sum below 2^-14 is
+ *             exact, a square root never tiny.
+ * The group's OR of inexact, overflow and underflow must equal MXCSR's
+ * PE, OE and UE, with IE, ZE clear; else the group is FL_ORC_ERROR.
+ * Special lanes (an infinite or NaN operand, a zero divisor, a negative
+ * radicand) hold 1.0 in the group and run apart (hw_p16_spec).
+ * tests/verify_xcheck.c compares this path with the per-element one. */
+#define HW_P16_TARGET                                                        \
+    __attribute__((target("avx512fp16,avx512f,avx512bw,avx512vl,avx512dq,f16c")))
+#define HW_P16_RN (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+#define HW_P16_RUN(OP)                                                       \
+    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
+                     "1:\n\t"                                                \
+                     "vmovdqu16 (%[pa],%[k]), %%zmm0\n\t"                    \
+                     "vmovdqu16 (%[pb],%[k]), %%zmm1\n\t"                    \
+                     OP "\n\t"                                               \
+                     "vmovdqu16 %%zmm2, (%[pr],%[k])\n\t"                    \
+                     "add $64, %[k]\n\t"                                     \
+                     "cmp %[end], %[k]\n\t"                                  \
+                     "jb 1b\n\t"                                             \
+                     "stmxcsr %[m]"                                          \
+                     : [k] "+r"(k), [m] "=m"(m)                              \
+                     : [w] "m"(word), [pa] "r"(pa), [pb] "r"(pb),            \
+                       [pr] "r"(pr), [end] "r"(end)                          \
+                     : "xmm0", "xmm1", "xmm2", "memory", "cc")
+
+/* nb >= 1 blocks of 32 codes of pa (and pb) through op in MXCSR's mode of
+ * word; the results to pr; returns MXCSR's record. */
+HW_P16_TARGET
+static unsigned hw_p16_run(int op, unsigned word, size_t nb,
+                           const uint16_t *pa, const uint16_t *pb,
+                           uint16_t *pr)
+{
+    size_t k = 0;
+    const size_t end = 64 * nb;
+    unsigned m;
+    switch (op) {
+    case FL_ORC_ADD: HW_P16_RUN("vaddph %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_SUB: HW_P16_RUN("vsubph %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_MUL: HW_P16_RUN("vmulph %%zmm1, %%zmm0, %%zmm2"); break;
+    case FL_ORC_DIV: HW_P16_RUN("vdivph %%zmm1, %%zmm0, %%zmm2"); break;
+    default: HW_P16_RUN("vsqrtph %%zmm0, %%zmm2"); break;
+    }
+    return m;
+}
+
+HW_P16_TARGET static inline __m512i hw_p16_load(const uint64_t *p)
+{
+    const __m256i lo = hw_v16_load(p), hi = hw_v16_load(p + 16);
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+HW_P16_TARGET static inline void hw_p16_store(uint64_t *p, __m512i v)
+{
+    const __m256i lo = _mm512_castsi512_si256(v), hi = _mm512_extracti64x4_epi64(v, 1);
+    _mm512_storeu_si512(p, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(lo)));
+    _mm512_storeu_si512(p + 8, _mm512_cvtepu16_epi64(_mm256_extracti128_si256(lo, 1)));
+    _mm512_storeu_si512(p + 16, _mm512_cvtepu16_epi64(_mm256_castsi256_si128(hi)));
+    _mm512_storeu_si512(p + 24, _mm512_cvtepu16_epi64(_mm256_extracti128_si256(hi, 1)));
+}
+
+/* 16 lanes of mul, div or sqrt in binary32 (x, y the operands, r the
+ * hardware's result, widened exactly): inexact, overflow and tiny. */
+HW_P16_TARGET static inline void hw_p16_half(int op, int rc, __m512 x,
+                                             __m512 y, __m512 r,
+                                             __mmask16 *pe, __mmask16 *oe,
+                                             __mmask16 *tiny)
+{
+    const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
+    const __m512 t24 = _mm512_set1_ps(0x1p24f);
+    __m512 t;
+    *oe = _mm512_cmp_ps_mask(_mm512_and_ps(r, absm),
+                             _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
+    if (op == FL_ORC_MUL) {
+        const __m512 p = _mm512_mul_round_ps(x, y, HW_RN);       /* exact */
+        *pe = _mm512_cmp_ps_mask(r, p, _CMP_NEQ_UQ);
+        *oe |= _mm512_cmp_ps_mask(_mm512_and_ps(p, absm),
+                                  _mm512_set1_ps(0x1p16f), _CMP_GE_OQ);
+        t = _mm512_mul_round_ps(p, t24, HW_RN);                  /* exact */
+    } else if (op == FL_ORC_DIV) {
+        const __m512 q = _mm512_mul_round_ps(r, y, HW_RN);       /* exact */
+        *pe = _mm512_cmp_ps_mask(q, x, _CMP_NEQ_UQ);
+        *oe |= _mm512_cmp_ps_mask(
+            _mm512_and_ps(_mm512_div_round_ps(x, y, _MM_FROUND_TO_ZERO |
+                                                        _MM_FROUND_NO_EXC),
+                          absm),
+            _mm512_set1_ps(0x1p16f), _CMP_GE_OQ);
+        switch (rc) {
+        case 0: t = _mm512_div_round_ps(x, y, HW_RN); break;
+        case 1: t = _mm512_div_round_ps(x, y, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+        case 2: t = _mm512_div_round_ps(x, y, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+        default: t = _mm512_div_round_ps(x, y, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+        }
+        t = _mm512_mul_round_ps(t, t24, HW_RN);                  /* exact */
+    } else {
+        const __m512 q = _mm512_mul_round_ps(r, r, HW_RN);       /* exact */
+        *pe = _mm512_cmp_ps_mask(q, x, _CMP_NEQ_UQ);
+        *tiny = 0;
+        return;
+    }
+    *tiny = _mm512_cmp_ps_mask(
+        _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(t, rc)), absm),
+        _mm512_set1_ps(0x1p10f), _CMP_LT_OQ);
+}
+
+/* The special lanes of a block of 32 (spec), as hw_vec16_spec does for
+ * 16: the same instruction on their own operands, the other lanes
+ * holding 1.0; invalid and divide-by-zero read off the codes; their OR
+ * must be MXCSR's record, and nothing else recorded. */
+HW_P16_TARGET
+static void hw_p16_spec(int op, unsigned word, __m512i va0, __m512i vb0,
+                        __mmask32 spec, uint64_t *r, unsigned *flags)
+{
+    const __m512i one16 = _mm512_set1_epi16(0x3C00);
+    const __m512i expm = _mm512_set1_epi16(0x7C00);
+    const __m512i absm = _mm512_set1_epi16(0x7FFF);
+    const __m512i quiet = _mm512_set1_epi16(0x0200);
+    uint16_t pa[32] __attribute__((aligned(64)));
+    uint16_t pb[32] __attribute__((aligned(64)));
+    uint16_t hr[32] __attribute__((aligned(64)));
+    __m512i va, vb, h;
+    __mmask32 nan_a, nan_b, nan_h, snan, ie, dz = 0;
+    unsigned m;
+    unsigned long long k;
+    int ok;
+
+    va = _mm512_mask_blend_epi16(spec, one16, va0);
+    vb = _mm512_mask_blend_epi16(spec, one16, vb0);
+    _mm512_store_si512(pa, va);
+    _mm512_store_si512(pb, vb);
+    m = hw_p16_run(op, word, 1, pa, pb, hr);
+    h = _mm512_load_si512(hr);
+    nan_a = _mm512_cmpgt_epu16_mask(_mm512_and_si512(va, absm), expm);
+    nan_b = _mm512_cmpgt_epu16_mask(_mm512_and_si512(vb, absm), expm);
+    nan_h = _mm512_cmpgt_epu16_mask(_mm512_and_si512(h, absm), expm);
+    snan = (nan_a & _mm512_testn_epi16_mask(va, quiet)) |
+           (nan_b & _mm512_testn_epi16_mask(vb, quiet));
+    ie = (snan | (nan_h & ~(nan_a | nan_b))) & spec;
+    if (op == FL_ORC_DIV)
+        dz = _mm512_cmpeq_epi16_mask(_mm512_and_si512(h, absm), expm) &
+             _mm512_cmpneq_epi16_mask(_mm512_and_si512(va, expm), expm) &
+             _mm512_cmpneq_epi16_mask(_mm512_and_si512(vb, expm), expm) & spec;
+    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
+         !(m & (MX_OE | MX_UE | MX_PE));
+    for (k = spec; k; k &= k - 1) {
+        const int l = __builtin_ctzll(k);
+        r[l] = hr[l];
+        flags[l] = !ok ? FL_ORC_ERROR
+                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
+                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
+    }
+}
+
+/* Returns how many elements it did (a multiple of 32). */
+HW_P16_TARGET
+static size_t hw_p16_flags(int op, int rc, size_t n, const uint64_t *a,
+                           const uint64_t *b, uint64_t *r, unsigned *flags)
+{
+    enum { G = 8 };                       /* blocks of 32 per MXCSR read */
+    const unsigned word = mx_word(rc);
+    const __m512i expm = _mm512_set1_epi16(0x7C00), absm = _mm512_set1_epi16(0x7FFF);
+    const __m512i one16 = _mm512_set1_epi16(0x3C00);
+    const __m512i infc = _mm512_set1_epi16(0x7C00);
+    size_t i, done = n - n % 32;
+
+    for (i = 0; i < done;) {
+        const size_t nb = (done - i) / 32 < G ? (done - i) / 32 : G;
+        uint16_t pa[G * 32] __attribute__((aligned(64)));
+        uint16_t pb[G * 32] __attribute__((aligned(64)));
+        uint16_t pr[G * 32] __attribute__((aligned(64)));
+        __mmask32 spec[G], pe[G], oe[G], uf[G], ape = 0, aoe = 0, auf = 0;
+        unsigned m;
+        size_t k;
+
+        for (k = 0; k < nb; k++) {
+            const __m512i va = hw_p16_load(a + i + 32 * k);
+            const __m512i vb = op == FL_ORC_SQRT ? one16 : hw_p16_load(b + i + 32 * k);
+            __mmask32 sp = _mm512_cmpeq_epi16_mask(_mm512_and_si512(va, expm), expm) |
+                           _mm512_cmpeq_epi16_mask(_mm512_and_si512(vb, expm), expm);
+            if (op == FL_ORC_DIV)
+                sp |= _mm512_testn_epi16_mask(vb, absm);
+            if (op == FL_ORC_SQRT)
+                sp |= _mm512_cmpgt_epu16_mask(va, _mm512_set1_epi16((short)0x8000));
+            spec[k] = sp;
+            _mm512_store_si512(pa + 32 * k, _mm512_mask_blend_epi16(sp, va, one16));
+            _mm512_store_si512(pb + 32 * k, _mm512_mask_blend_epi16(sp, vb, one16));
+        }
+
+        m = hw_p16_run(op, word, nb, pa, pb, pr);
+
+        for (k = 0; k < nb; k++) {
+            const __m512i va = _mm512_load_si512(pa + 32 * k);
+            const __m512i vb = _mm512_load_si512(pb + 32 * k);
+            const __m512i vr = _mm512_load_si512(pr + 32 * k);
+            if (op == FL_ORC_ADD || op == FL_ORC_SUB) {
+                const __m512i vb2 = op == FL_ORC_SUB
+                    ? _mm512_xor_si512(vb, _mm512_set1_epi16((short)0x8000)) : vb;
+                const __mmask32 sw = _mm512_cmpgt_epu16_mask(_mm512_and_si512(vb2, absm),
+                                                             _mm512_and_si512(va, absm));
+                const __m512h hi = _mm512_castsi512_ph(_mm512_mask_blend_epi16(sw, va, vb2));
+                const __m512h lo = _mm512_castsi512_ph(_mm512_mask_blend_epi16(sw, vb2, va));
+                const __m512h hr = _mm512_castsi512_ph(vr);
+                const __m512h sm = _mm512_add_round_ph(hi, lo, HW_RN);
+                const __m512h e = _mm512_sub_round_ph(
+                    lo, _mm512_sub_round_ph(sm, hi, HW_RN), HW_RN);
+                const __mmask32 sinf = _mm512_cmpeq_epi16_mask(
+                    _mm512_and_si512(_mm512_castph_si512(sm), absm), infc);
+                const __m512h half = _mm512_set1_ph((_Float16)0.5f);
+                const __m512h hx = _mm512_add_round_ph(
+                    _mm512_mul_round_ph(hi, half, HW_RN), _mm512_mul_round_ph(lo, half, HW_RN),
+                    _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                pe[k] = _mm512_cmp_ph_mask(hr, sm, _CMP_NEQ_UQ) |
+                        _mm512_cmp_ph_mask(e, _mm512_setzero_ph(), _CMP_NEQ_UQ) | sinf;
+                oe[k] = _mm512_cmpeq_epi16_mask(_mm512_and_si512(vr, absm), infc) |
+                        (sinf & _mm512_cmpge_epu16_mask(
+                                    _mm512_and_si512(_mm512_castph_si512(hx), absm),
+                                    _mm512_set1_epi16(0x7800)));
+                uf[k] = 0;
+            } else {
+                __mmask16 p0, o0, t0, p1, o1, t1;
+                hw_p16_half(op, rc, _mm512_cvtph_ps(_mm512_castsi512_si256(va)),
+                            _mm512_cvtph_ps(_mm512_castsi512_si256(vb)),
+                            _mm512_cvtph_ps(_mm512_castsi512_si256(vr)), &p0, &o0, &t0);
+                hw_p16_half(op, rc, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(va, 1)),
+                            _mm512_cvtph_ps(_mm512_extracti64x4_epi64(vb, 1)),
+                            _mm512_cvtph_ps(_mm512_extracti64x4_epi64(vr, 1)), &p1, &o1, &t1);
+                pe[k] = (__mmask32)p0 | (__mmask32)p1 << 16;
+                oe[k] = (__mmask32)o0 | (__mmask32)o1 << 16;
+                uf[k] = ((__mmask32)t0 | (__mmask32)t1 << 16) & pe[k];
+            }
+            ape |= pe[k];
+            aoe |= oe[k];
+            auf |= uf[k];
+        }
+        {
+            const int ok = ((m & MX_PE) != 0) == (ape != 0) &&
+                           ((m & MX_OE) != 0) == (aoe != 0) &&
+                           ((m & MX_UE) != 0) == (auf != 0) &&
+                           !(m & (MX_IE | MX_ZE));
+            for (k = 0; k < nb; k++, i += 32) {
+                const __m512i bad = _mm512_set1_epi32((int)FL_ORC_ERROR);
+                __m512i w[2];
+                int h;
+                hw_p16_store(r + i, _mm512_load_si512(pr + 32 * k));
+                for (h = 0; h < 2; h++) {
+                    const __mmask16 ph = (__mmask16)(pe[k] >> 16 * h);
+                    const __mmask16 oh = (__mmask16)(oe[k] >> 16 * h);
+                    const __mmask16 uh = (__mmask16)(uf[k] >> 16 * h);
+                    w[h] = !ok ? bad
+                         : _mm512_or_si512(
+                               _mm512_or_si512(
+                                   _mm512_maskz_mov_epi32(ph, _mm512_set1_epi32(FL_INEXACT)),
+                                   _mm512_maskz_mov_epi32(oh, _mm512_set1_epi32(FL_OVERFLOW))),
+                               _mm512_maskz_mov_epi32(uh, _mm512_set1_epi32(FL_UNDERFLOW)));
+                    _mm512_storeu_si512(flags + i + 16 * h, w[h]);
+                }
+                if (spec[k])
+                    hw_p16_spec(op, word, hw_p16_load(a + i),
+                                op == FL_ORC_SQRT ? one16 : hw_p16_load(b + i),
+                                spec[k], r + i, flags + i);
+            }
+        }
+    }
+    return done;
+}
 #else
 #define HW_HAVE_FP16_INTRIN 0
 #endif
@@ -1373,8 +1670,13 @@ static void hw_compute(const fl_orc_job *j, size_t n, const uint64_t *a,
             hw_vec16(j->op, rc, n, a, b, r);
         } else {
             i = 0;
+#if HW_HAVE_FP16_INTRIN
+            if (flags && k.avx512fp16 && j->op != FL_ORC_FMA)
+                i = hw_p16_flags(j->op, rc, n, a, b, r, flags);
+#endif
             if (flags && k.avx512 && j->op != FL_ORC_FMA)
-                i = hw_vec16_flags(j->op, rc, n, a, b, r, flags);
+                i += hw_vec16_flags(j->op, rc, n - i, a + i, b ? b + i : NULL,
+                                    r + i, flags + i);
             for (; i < n; i++)
                 r[i] = hw_op16(j->op, rc, (uint16_t)a[i],
                                b ? (uint16_t)b[i] : 0, c ? (uint16_t)c[i] : 0,
