@@ -30,12 +30,14 @@
  * parameters at run time.  The kernels have copies for the combinations
  * the presets have: none (IEEE, FN, FINITE), no -0 (fnuz, P3109),
  * unsigned (float8_e5m3fnu), E8M0 (unsigned, no zero, no subnormals,
- * below binary32's normals). */
+ * below binary32's normals), and P3109 at precision 1 in nearest even (no
+ * -0, its ties to the scalar code: FL__NV_P1TIE). */
 enum {
     FL__NV_NONEGZ = 1, FL__NV_UNS = 2, FL__NV_NOZERO = 4, FL__NV_LOWSUB = 8,
-    FL__NV_FZ = 16, FL__NV_DAZ = 32, FL__NV_RT = 64,
+    FL__NV_FZ = 16, FL__NV_DAZ = 32, FL__NV_RT = 64, FL__NV_P1TIE = 128,
     FL__NV_PLAIN = 0,
     FL__NV_NOMZ = FL__NV_NONEGZ,
+    FL__NV_P1 = FL__NV_NONEGZ | FL__NV_P1TIE,
     FL__NV_UNSV = FL__NV_NONEGZ | FL__NV_UNS,
     FL__NV_E8M0 = FL__NV_NONEGZ | FL__NV_UNS | FL__NV_NOZERO |
                   FL__NV_LOWSUB | FL__NV_FZ
@@ -197,10 +199,10 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
     P->var = (P->nonegz ? FL__NV_NONEGZ : 0) | (P->uns ? FL__NV_UNS : 0) |
              (P->nozero ? FL__NV_NOZERO : 0) |
              (P->lowsub ? FL__NV_LOWSUB : 0) | (P->fz ? FL__NV_FZ : 0) |
-             (P->daz ? FL__NV_DAZ : 0);
+             (P->daz ? FL__NV_DAZ : 0) | (P->p1tie ? FL__NV_P1TIE : 0);
     if ((P->var != FL__NV_PLAIN && P->var != FL__NV_NOMZ &&
-         P->var != FL__NV_UNSV && P->var != FL__NV_E8M0) || P->gapb ||
-        P->p1tie)
+         P->var != FL__NV_UNSV && P->var != FL__NV_E8M0 &&
+         P->var != FL__NV_P1) || P->gapb)
         P->var = FL__NV_RT;
     return 1;
 }

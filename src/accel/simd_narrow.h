@@ -353,7 +353,8 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
             kbad |= kamb;
         if (rt && P->gapb)      /* min_gap_up above 2^-126: scalar code */
             kbad |= K_GT(a, K->eminb) & K_LT(a, K->gapb);
-        if (rt && P->p1tie && (rm == FL_RNE || rm == FL__KM_RNEI))
+        if ((rt ? P->p1tie : (var & FL__NV_P1TIE) != 0) &&
+            (rm == FL_RNE || rm == FL__KM_RNEI))
             /* P3109, p = 1: a tie between 2^e and 2^(e+1), e >= emin */
             kbad |= K_EQ(a & (hid - one), hid >> 1) & K_GE(a, K->eminb);
         if (K_ANYM(kbad)) {
@@ -537,6 +538,7 @@ static size_t K_NAME(const fl_format *f, const fl__npar *P, const fl_ctx *c,
 #if K_SPECIALISE
         case FL__NV_NOMZ: K_GO(FL_RNE, FL__NV_NOMZ);
         case FL__NV_UNSV: K_GO(FL_RNE, FL__NV_UNSV);
+        case FL__NV_P1: K_GO(FL_RNE, FL__NV_P1);
 #endif
         default: K_GO(FL_RNE, FL__NV_RT);
         }
