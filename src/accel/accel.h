@@ -54,6 +54,24 @@ static inline int fl__accel_simd(void)
 #define FL__ACCEL_SIMD_CALL(set, k512, k256) (k256)
 #endif
 
+/* fl_sr_bits (round.c) lane by lane on vectors of 64-bit lanes z, from
+ * the state z = seed + 0x9E3779B97F4A7C15 * (index + 1) to the value
+ * before the last xor-shift (z ^ (z >> 31) is the random word): two
+ * rounds of the SplitMix64 finalizer, the constants round.c's.  The bulk
+ * kernels' one copy (simd_round.h, simd_narrow.h). */
+#define FL__SR_MIX(z, seed)                                                  \
+    do {                                                                     \
+        const uint64_t fl__m1 = 0xBF58476D1CE4E5B9ull,                       \
+                       fl__m2 = 0x94D049BB133111EBull,                       \
+                       fl__s2 = 0xD1B54A32D192ED03ull;                       \
+        (z) = ((z) ^ ((z) >> 30)) * fl__m1;                                  \
+        (z) = ((z) ^ ((z) >> 27)) * fl__m2;                                  \
+        (z) ^= (z) >> 31;                                                    \
+        (z) += (seed) ^ fl__s2;                                              \
+        (z) = ((z) ^ ((z) >> 30)) * fl__m1;                                  \
+        (z) = ((z) ^ ((z) >> 27)) * fl__m2;                                  \
+    } while (0)
+
 /* A software prefetch of the input this far ahead of the element being
  * read, in the bulk kernels' loops.  Their stochastic-rounding bodies
  * are long chains of 64-bit multiplies (15 cycles each on Intel's

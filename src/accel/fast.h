@@ -987,6 +987,12 @@ FL__AINLINE int fl__p16_take(const fl_format *f, const fl_ctx *c)
            (w & 0xFFFFFF00FCull) == 0 &&
            fl__accel_level() >= FL__CPU_AVX512FP16;
 }
+/* The same in the directed modes only: add, sub, mul and fma in nearest
+ * even keep the F16C/AVX-512 routes, faster there (docs/speed.md). */
+FL__AINLINE int fl__p16_take_dir(const fl_format *f, const fl_ctx *c)
+{
+    return c->rm != FL_RNE && fl__p16_take(f, c);
+}
 /* One element: 1 and the result in *out, or 0 having written nothing
  * (special operands, a zero divisor, a negative radicand, a result of
  * magnitude 65504 or more). */

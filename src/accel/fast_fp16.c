@@ -286,30 +286,20 @@ FL__P16_INL size_t fl__p16_binop(const fl_format *f, const int op,
     default: return 0;                                                       \
     }
 
-FL__P16_TARGET static size_t fl__p16_vadd(const fl_format *f, uint64_t *r,
-                                         const uint64_t *a, const uint64_t *b,
-                                         size_t n, const fl_ctx *c, unsigned *each)
-{
-    FL__P16_MODES(FL__P16_ADD)
-}
-FL__P16_TARGET static size_t fl__p16_vsub(const fl_format *f, uint64_t *r,
-                                         const uint64_t *a, const uint64_t *b,
-                                         size_t n, const fl_ctx *c, unsigned *each)
-{
-    FL__P16_MODES(FL__P16_SUB)
-}
-FL__P16_TARGET static size_t fl__p16_vmul(const fl_format *f, uint64_t *r,
-                                         const uint64_t *a, const uint64_t *b,
-                                         size_t n, const fl_ctx *c, unsigned *each)
-{
-    FL__P16_MODES(FL__P16_MUL)
-}
-FL__P16_TARGET static size_t fl__p16_vdiv(const fl_format *f, uint64_t *r,
-                                         const uint64_t *a, const uint64_t *b,
-                                         size_t n, const fl_ctx *c, unsigned *each)
-{
-    FL__P16_MODES(FL__P16_DIV)
-}
+/* One copy per operation, the mode's switch outside the loop. */
+#define FL__P16_VOP(name, op)                                                \
+    FL__P16_TARGET static size_t name(const fl_format *f, uint64_t *r,      \
+                                      const uint64_t *a, const uint64_t *b, \
+                                      size_t n, const fl_ctx *c,            \
+                                      unsigned *each)                       \
+    {                                                                        \
+        FL__P16_MODES(op)                                                    \
+    }
+FL__P16_VOP(fl__p16_vadd, FL__P16_ADD)
+FL__P16_VOP(fl__p16_vsub, FL__P16_SUB)
+FL__P16_VOP(fl__p16_vmul, FL__P16_MUL)
+FL__P16_VOP(fl__p16_vdiv, FL__P16_DIV)
+#undef FL__P16_VOP
 
 /*
  * The scalar routes (fl_add, fl_sub, fl_mul, fl_div, fl_sqrt, fl_fma on
@@ -334,6 +324,10 @@ FL__P16_TARGET static size_t fl__p16_vdiv(const fl_format *f, uint64_t *r,
  */
 #define FL__P16_SINL FL__P16_TARGET __attribute__((always_inline)) static inline
 
+/* The routes run on random data without a branch on it but the two rare
+ * declines (a data-dependent branch mispredicted half the time cost more
+ * than the whole route): comparisons are mask bits, selects are masks. */
+
 FL__P16_SINL __m128h fl__p16_h(uint64_t a)
 {
     return _mm_castsi128_ph(_mm_cvtsi32_si128((int)(a & 0xFFFF)));
@@ -343,9 +337,9 @@ FL__P16_SINL uint64_t fl__p16_code(__m128h h)
     return (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(h));
 }
 /* binary16 value (lane 0) widened, exact */
-FL__P16_SINL float fl__p16_f(__m128h h)
+FL__P16_SINL __m128 fl__p16_f(__m128h h)
 {
-    return _mm_cvtss_f32(_mm_cvtsh_ss(_mm_setzero_ps(), h));
+    return _mm_cvtsh_ss(_mm_setzero_ps(), h);
 }
 /* finite and of magnitude below 65504 (0x7BFF) */
 FL__P16_SINL int fl__p16_small(uint64_t r)
@@ -357,13 +351,27 @@ FL__P16_SINL int fl__p16_special(uint64_t a)
 {
     return (a & 0x7C00) == 0x7C00;
 }
+/* comparisons of lane 0 as 0 / 1 */
+#define FL__P16_CMPH(x, y, p) ((unsigned)_mm_cmp_sh_mask((x), (y), (p)))
+#define FL__P16_CMPS(x, y, p) ((unsigned)_mm_cmp_ss_mask((x), (y), (p)))
 
-/* |t| (binary32) rounded to 11 bits with unbounded exponent in mode rc is
- * below 2^-14 (t*2^24 is exact and normal in binary16 wherever that is
- * close) */
-FL__P16_SINL int fl__p16_tiny1(float t, const int rc)
+/* One operation in mode rc (F16C's encoding: 0 nearest, 1 down, 2 up,
+ * 3 toward zero; a constant in each inlined copy): dst = OP(args...,
+ * rounding). */
+#define FL__P16_ROUNDED(dst, rc, OP, ...)                                    \
+    switch (rc) {                                                            \
+    case 1: dst = OP(__VA_ARGS__, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break; \
+    case 2: dst = OP(__VA_ARGS__, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break; \
+    case 3: dst = OP(__VA_ARGS__, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;    \
+    default: dst = OP(__VA_ARGS__, FL__P16_RN); break;                       \
+    }
+
+/* t (binary32, lane 0) rounded to 11 bits with unbounded exponent in mode
+ * rc is below 2^-14 in magnitude: F16C's rounding of t*2^24 (exact, and
+ * normal in binary16 wherever it is close) below 2^10 */
+FL__P16_SINL unsigned fl__p16_tiny1(__m128 t, const int rc)
 {
-    const __m128 v = _mm_set_ss(t * 0x1p24f);
+    const __m128 v = _mm_mul_ss(t, _mm_set_ss(0x1p24f));
     __m128i h;
     switch (rc) {
     case 1: h = _mm_cvtps_ph(v, _MM_FROUND_TO_NEG_INF); break;
@@ -374,17 +382,15 @@ FL__P16_SINL int fl__p16_tiny1(float t, const int rc)
     return ((uint32_t)_mm_cvtsi128_si32(h) & 0x7FFF) < 0x6400;  /* 2^10 */
 }
 
-/* The flag word from inexact, up and tiny. */
-FL__P16_SINL unsigned fl__p16_word(int inx, int up, int tiny)
+/* The flag word from inexact, up and tiny (each 0 or 1), without a
+ * branch: inexact, TERN_DOWN turned into TERN_UP by up, underflow. */
+FL__P16_SINL unsigned fl__p16_word(unsigned inx, unsigned up, unsigned tiny)
 {
-    return inx ? FL_INEXACT | (up ? FL_TERN_UP : FL_TERN_DOWN) |
-                     (tiny ? FL_UNDERFLOW : 0u)
-               : 0u;
+    const unsigned tern =
+        (unsigned)(FL_TERN_DOWN + (int)(up & 1) * (FL_TERN_UP - FL_TERN_DOWN));
+    return (0u - inx) & (FL_INEXACT | tern | ((0u - tiny) & FL_UNDERFLOW));
 }
 
-/* rc: F16C's encoding of c->rm (0 nearest, 1 down, 2 up, 3 toward zero) */
-#define FL__P16_RC(rm)                                                       \
-    ((rm) == FL_RDN ? 1 : (rm) == FL_RUP ? 2 : (rm) == FL_RTZ ? 3 : 0)
 #define FL__P16_DISPATCH(call)                                               \
     switch (c->rm) {                                                         \
     case FL_RNE: { const int rc = 0; call; }                                 \
@@ -397,31 +403,29 @@ FL__P16_SINL int fl__p16_add_t(uint64_t a, uint64_t b, const fl_ctx *c,
                                unsigned *flags, uint64_t *out, const int rc)
 {
     const __m128h ha = fl__p16_h(a), hb = fl__p16_h(b);
-    __m128h hr, s, e;
+    __m128h hr;
     uint64_t r;
     (void)c;
     if (fl__p16_special(a) | fl__p16_special(b))
         return 0;
-    switch (rc) {
-    case 1: hr = _mm_add_round_sh(ha, hb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    case 2: hr = _mm_add_round_sh(ha, hb, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case 3: hr = _mm_add_round_sh(ha, hb, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    default: hr = _mm_add_round_sh(ha, hb, FL__P16_RN); break;
-    }
+    FL__P16_ROUNDED(hr, rc, _mm_add_round_sh, ha, hb)
     r = fl__p16_code(hr);
     if (!fl__p16_small(r))
         return 0;
     {
         /* Fast2Sum on the operands ordered by magnitude (see the top) */
-        const int sw = (b & 0x7FFF) > (a & 0x7FFF);
-        const __m128h hi = sw ? hb : ha, lo = sw ? ha : hb;
-        s = _mm_add_round_sh(hi, lo, FL__P16_RN);
-        e = _mm_sub_round_sh(lo, _mm_sub_round_sh(s, hi, FL__P16_RN), FL__P16_RN);
-    }
-    {
-        const float fr = fl__p16_f(hr), fs = fl__p16_f(s), fe = fl__p16_f(e);
-        const int rs = fr != fs;
-        *flags |= fl__p16_word(rs | (fe != 0.0f), rs ? fr > fs : fe < 0.0f, 0);
+        const uint64_t sw = 0 - (uint64_t)((b & 0x7FFF) > (a & 0x7FFF));
+        const __m128h hi = fl__p16_h((a & ~sw) | (b & sw));
+        const __m128h lo = fl__p16_h((b & ~sw) | (a & sw));
+        const __m128h sm = _mm_add_round_sh(hi, lo, FL__P16_RN);
+        const __m128h e = _mm_sub_round_sh(lo, _mm_sub_round_sh(sm, hi, FL__P16_RN),
+                                           FL__P16_RN);
+        const __m128h z = _mm_setzero_ph();
+        const unsigned rs = FL__P16_CMPH(hr, sm, _CMP_NEQ_UQ);
+        const unsigned inx = rs | FL__P16_CMPH(e, z, _CMP_NEQ_UQ);
+        const unsigned up = (rs & FL__P16_CMPH(hr, sm, _CMP_GT_OQ)) |
+                            (~rs & FL__P16_CMPH(e, z, _CMP_LT_OQ));
+        *flags |= fl__p16_word(inx, up, 0);
     }
     *out = r;
     return 1;
@@ -435,22 +439,19 @@ FL__P16_SINL int fl__p16_mul_t(uint64_t a, uint64_t b, const fl_ctx *c,
     uint64_t r;
     if (fl__p16_special(a) | fl__p16_special(b))
         return 0;
-    switch (rc) {
-    case 1: hr = _mm_mul_round_sh(ha, hb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    case 2: hr = _mm_mul_round_sh(ha, hb, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case 3: hr = _mm_mul_round_sh(ha, hb, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    default: hr = _mm_mul_round_sh(ha, hb, FL__P16_RN); break;
-    }
+    FL__P16_ROUNDED(hr, rc, _mm_mul_round_sh, ha, hb)
     r = fl__p16_code(hr);
     if (!fl__p16_small(r))
         return 0;
     {
-        const float p = fl__p16_f(ha) * fl__p16_f(hb);      /* exact */
-        const float fr = fl__p16_f(hr);
-        const int tiny = c->tininess == FL_TINY_BEFORE
-                             ? __builtin_fabsf(p) < 0x1p-14f
-                             : fl__p16_tiny1(p, rc);
-        *flags |= fl__p16_word(fr != p, fr > p, tiny);
+        const __m128 p = _mm_mul_ss(fl__p16_f(ha), fl__p16_f(hb));   /* exact */
+        const __m128 fr = fl__p16_f(hr);
+        const __m128 ap = _mm_andnot_ps(_mm_set_ss(-0.0f), p);
+        const unsigned tiny = c->tininess == FL_TINY_BEFORE
+                                  ? FL__P16_CMPS(ap, _mm_set_ss(0x1p-14f), _CMP_LT_OQ)
+                                  : fl__p16_tiny1(p, rc);
+        *flags |= fl__p16_word(FL__P16_CMPS(fr, p, _CMP_NEQ_UQ),
+                               FL__P16_CMPS(fr, p, _CMP_GT_OQ), tiny);
     }
     *out = r;
     return 1;
@@ -464,34 +465,27 @@ FL__P16_SINL int fl__p16_div_t(uint64_t a, uint64_t b, const fl_ctx *c,
     uint64_t r;
     if (fl__p16_special(a) | fl__p16_special(b) | ((b & 0x7FFF) == 0))
         return 0;
-    switch (rc) {
-    case 1: hr = _mm_div_round_sh(ha, hb, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    case 2: hr = _mm_div_round_sh(ha, hb, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case 3: hr = _mm_div_round_sh(ha, hb, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    default: hr = _mm_div_round_sh(ha, hb, FL__P16_RN); break;
-    }
+    FL__P16_ROUNDED(hr, rc, _mm_div_round_sh, ha, hb)
     r = fl__p16_code(hr);
     if (!fl__p16_small(r))
         return 0;
     {
-        const float x = fl__p16_f(ha), y = fl__p16_f(hb), fr = fl__p16_f(hr);
-        const float q = fr * y;                             /* exact */
-        const int inx = q != x;
-        int tiny;
+        const __m128 x = fl__p16_f(ha), y = fl__p16_f(hb);
+        const __m128 q = _mm_mul_ss(fl__p16_f(hr), y);             /* exact */
+        const __m128 absm = _mm_castsi128_ps(_mm_cvtsi32_si128(0x7FFFFFFF));
+        unsigned tiny;
         if (c->tininess == FL_TINY_BEFORE) {
-            tiny = __builtin_fabsf(x) < __builtin_fabsf(y) * 0x1p-14f;
+            tiny = FL__P16_CMPS(_mm_and_ps(x, absm),
+                                _mm_mul_ss(_mm_and_ps(y, absm), _mm_set_ss(0x1p-14f)),
+                                _CMP_LT_OQ);
         } else {
-            const __m128 vx = _mm_set_ss(x), vy = _mm_set_ss(y);
-            __m128 sq;
-            switch (rc) {   /* X in the same mode, binary32 */
-            case 1: sq = _mm_div_round_ss(vx, vy, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-            case 2: sq = _mm_div_round_ss(vx, vy, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-            case 3: sq = _mm_div_round_ss(vx, vy, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-            default: sq = _mm_div_round_ss(vx, vy, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
-            }
-            tiny = fl__p16_tiny1(_mm_cvtss_f32(sq), rc);
+            __m128 sq;     /* X in the same mode, binary32 */
+            FL__P16_ROUNDED(sq, rc, _mm_div_round_ss, x, y)
+            tiny = fl__p16_tiny1(sq, rc);
         }
-        *flags |= fl__p16_word(inx, (q > x) ^ (y < 0.0f), tiny);
+        *flags |= fl__p16_word(FL__P16_CMPS(q, x, _CMP_NEQ_UQ),
+                               FL__P16_CMPS(q, x, _CMP_GT_OQ) ^ (unsigned)(b >> 15 & 1),
+                               tiny);
     }
     *out = r;
     return 1;
@@ -503,18 +497,14 @@ FL__P16_SINL int fl__p16_sqrt_t(uint64_t a, const fl_ctx *c, unsigned *flags,
     const __m128h ha = fl__p16_h(a);
     __m128h hr;
     (void)c;
-    if (fl__p16_special(a) | ((a & 0x8000) && (a & 0x7FFF)))
+    if (fl__p16_special(a) | ((a >> 15 & 1) & ((a & 0x7FFF) != 0)))
         return 0;
-    switch (rc) {
-    case 1: hr = _mm_sqrt_round_sh(ha, ha, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    case 2: hr = _mm_sqrt_round_sh(ha, ha, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case 3: hr = _mm_sqrt_round_sh(ha, ha, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    default: hr = _mm_sqrt_round_sh(ha, ha, FL__P16_RN); break;
-    }
+    FL__P16_ROUNDED(hr, rc, _mm_sqrt_round_sh, ha, ha)
     {
-        const float x = fl__p16_f(ha), fr = fl__p16_f(hr);
-        const float q = fr * fr;                            /* exact */
-        *flags |= fl__p16_word(q != x, q > x, 0);
+        const __m128 x = fl__p16_f(ha), fr = fl__p16_f(hr);
+        const __m128 q = _mm_mul_ss(fr, fr);                       /* exact */
+        *flags |= fl__p16_word(FL__P16_CMPS(q, x, _CMP_NEQ_UQ),
+                               FL__P16_CMPS(q, x, _CMP_GT_OQ), 0);
     }
     *out = fl__p16_code(hr);
     return 1;
@@ -529,41 +519,45 @@ FL__P16_SINL int fl__p16_fma_t(uint64_t a, uint64_t b, uint64_t d,
     uint64_t r;
     if (fl__p16_special(a) | fl__p16_special(b) | fl__p16_special(d))
         return 0;
-    switch (rc) {
-    case 1: hr = _mm_fmadd_round_sh(ha, hb, hd, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    case 2: hr = _mm_fmadd_round_sh(ha, hb, hd, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case 3: hr = _mm_fmadd_round_sh(ha, hb, hd, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    default: hr = _mm_fmadd_round_sh(ha, hb, hd, FL__P16_RN); break;
-    }
+    FL__P16_ROUNDED(hr, rc, _mm_fmadd_round_sh, ha, hb, hd)
     r = fl__p16_code(hr);
     if (!fl__p16_small(r))
         return 0;
     {
-        const float p = fl__p16_f(ha) * fl__p16_f(hb);      /* exact */
-        const float z = fl__p16_f(hd), fr = fl__p16_f(hr);
-        /* TwoSum: p + z = s + e (binary32, nearest even: the host's
-         * default state, as fast.h assumes) */
-        const float s = p + z, bb = s - p;
-        const float e = (p - (s - bb)) + (z - bb);
-        const int rs = fr != s, inx = rs | (e != 0.0f);
-        const float as = __builtin_fabsf(s);
-        int tiny;
+        const __m128 p = _mm_mul_ss(fl__p16_f(ha), fl__p16_f(hb));   /* exact */
+        const __m128 z = fl__p16_f(hd), fr = fl__p16_f(hr);
+        /* TwoSum in binary32, nearest even by the instruction: p + z =
+         * s + e exactly */
+        const __m128 sm = _mm_add_round_ss(p, z, FL__P16_RN);
+        const __m128 bb = _mm_sub_round_ss(sm, p, FL__P16_RN);
+        const __m128 e = _mm_add_round_ss(
+            _mm_sub_round_ss(p, _mm_sub_round_ss(sm, bb, FL__P16_RN), FL__P16_RN),
+            _mm_sub_round_ss(z, bb, FL__P16_RN), FL__P16_RN);
+        const __m128 z0 = _mm_setzero_ps();
+        const unsigned rs = FL__P16_CMPS(fr, sm, _CMP_NEQ_UQ);
+        const unsigned enz = FL__P16_CMPS(e, z0, _CMP_NEQ_UQ);
+        /* e toward zero from s: |X| < |s| */
+        const unsigned ein = enz & (FL__P16_CMPS(e, z0, _CMP_LT_OQ) ^
+                                    FL__P16_CMPS(sm, z0, _CMP_LT_OQ));
+        unsigned tiny;
         if (c->tininess == FL_TINY_BEFORE) {
-            /* |X| < 2^-14: below it, or on it and e toward zero */
-            tiny = as < 0x1p-14f ||
-                   (as == 0x1p-14f && e != 0.0f && (e < 0.0f) != (s < 0.0f));
+            /* |X| < 2^-14: |s| below it, or on it with e toward zero */
+            const __m128 as = _mm_andnot_ps(_mm_set_ss(-0.0f), sm);
+            tiny = FL__P16_CMPS(as, _mm_set_ss(0x1p-14f), _CMP_LT_OQ) |
+                   (FL__P16_CMPS(as, _mm_set_ss(0x1p-14f), _CMP_EQ_OQ) & ein);
         } else {
-            float o = s;
-            if (e != 0.0f) {
-                uint32_t u;
-                __builtin_memcpy(&u, &o, 4);
-                u -= (uint32_t)((e < 0.0f) != (s < 0.0f));   /* truncate */
-                u |= 1;                                       /* odd */
-                __builtin_memcpy(&o, &u, 4);
-            }
-            tiny = fl__p16_tiny1(o, rc);
+            /* X rounded to odd at 24 bits: s, or its neighbour toward zero
+             * when |X| < |s|, with the last bit set when inexact */
+            const __m128i su = _mm_castps_si128(sm);
+            const __m128i ou = _mm_or_si128(
+                _mm_sub_epi32(su, _mm_cvtsi32_si128((int)ein)),
+                _mm_cvtsi32_si128((int)enz));
+            tiny = fl__p16_tiny1(_mm_castsi128_ps(ou), rc);
         }
-        *flags |= fl__p16_word(inx, rs ? fr > s : e < 0.0f, tiny);
+        *flags |= fl__p16_word(rs | enz,
+                               (rs & FL__P16_CMPS(fr, sm, _CMP_GT_OQ)) |
+                                   (~rs & FL__P16_CMPS(e, z0, _CMP_LT_OQ)),
+                               tiny);
     }
     *out = r;
     return 1;
@@ -611,11 +605,12 @@ size_t fl__fp16_binop(int op, const fl_format *f, uint64_t *r,
         !(f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) ||
         c->rm > FL_RUP || c->ftz || c->daz || c->saturate)
         return 0;
-    switch (op) {
-    case 0: return fl__p16_vadd(f, r, a, b, n, c, each);
-    case 1: return fl__p16_vsub(f, r, a, b, n, c, each);
-    case 2: return fl__p16_vmul(f, r, a, b, n, c, each);
-    default: return fl__p16_vdiv(f, r, a, b, n, c, each);
+    {
+        static size_t (*const k[4])(const fl_format *, uint64_t *,
+                                    const uint64_t *, const uint64_t *, size_t,
+                                    const fl_ctx *, unsigned *) = {
+            fl__p16_vadd, fl__p16_vsub, fl__p16_vmul, fl__p16_vdiv };
+        return k[op & 3](f, r, a, b, n, c, each);
     }
 #else
     (void)op; (void)f; (void)r; (void)a; (void)b; (void)n; (void)c;

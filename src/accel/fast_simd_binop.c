@@ -232,19 +232,15 @@ size_t fl__simd_binop(int op, const fl_format *f, uint64_t *r,
     /* level 2: AVX-512 F, BW, VL and DQ (fast_simd.c's detection) */
     if (!fl__fast_fmt(f) || c->rm >= FL_RSR || fl__simd_available() < 2)
         return 0;
-    if (fl__fmt_key(f) == FL__KEY(16, 5, 11)) {
-        switch (op) {
-        case 0: return fl__vadd16(f, r, a, b, n, c, each);
-        case 1: return fl__vsub16(f, r, a, b, n, c, each);
-        case 2: return fl__vmul16(f, r, a, b, n, c, each);
-        default: return fl__vdiv16(f, r, a, b, n, c, each);
-        }
-    }
-    switch (op) {
-    case 0: return fl__vadd(f, r, a, b, n, c, each);
-    case 1: return fl__vsub(f, r, a, b, n, c, each);
-    case 2: return fl__vmul(f, r, a, b, n, c, each);
-    default: return fl__vdiv(f, r, a, b, n, c, each);
+    {
+        /* by binary16 (its own copies) or not, and op */
+        static size_t (*const k[2][4])(const fl_format *, uint64_t *,
+                                       const uint64_t *, const uint64_t *,
+                                       size_t, const fl_ctx *, unsigned *) = {
+            { fl__vadd, fl__vsub, fl__vmul, fl__vdiv },
+            { fl__vadd16, fl__vsub16, fl__vmul16, fl__vdiv16 } };
+        return k[fl__fmt_key(f) == FL__KEY(16, 5, 11)][op & 3](f, r, a, b, n,
+                                                               c, each);
     }
 #else
     (void)op; (void)f; (void)r; (void)a; (void)b; (void)n; (void)c;

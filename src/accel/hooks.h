@@ -22,10 +22,11 @@
  * tests/test_fastpath.c.
  *
  * Routes, in order:
- *   binary16 at level avx512fp16 in nearest even, toward zero, down and
- *     up (fl__p16_take; add, sub, mul, fma, div, sqrt): the AVX512-FP16
- *     instructions with the rounding in them (fast_fp16.c), finite
- *     operands and results below 65504; the cases they decline go on:
+ *   binary16 at level avx512fp16 (fl__p16_take): div and sqrt in nearest
+ *     even, toward zero, down and up, add, sub, mul and fma in the three
+ *     directed modes (fl__p16_take_dir): the AVX512-FP16 instructions
+ *     with the rounding in them (fast_fp16.c), finite operands and
+ *     results below 65504; the cases they decline go on:
  *   binary16 in nearest even (fl__h16_take, fast.h): the AVX-512 kernels
  *     for every encoding under the host's NaN rule (level avx512), the
  *     F16C/FMA3 ones (avx2), the SSE2 ones for finite operands (scalar);
@@ -61,6 +62,28 @@ FL__AINLINE fl__accel_res fl__accel_took(uint64_t r)
     return x;
 }
 
+/* The AVX512-FP16 route first (fast_fp16.c), where take says it applies
+ * and it takes the case: call stores the result through fl__pr (a value
+ * route) or x.r (an fl__accel_res route). */
+#ifdef FL__P16
+#define FL__P16_TRY(take, call)                                              \
+    do {                                                                     \
+        uint64_t fl__pr;                                                     \
+        if (take(f, c) && (call))                                            \
+            return fl__pr;                                                   \
+    } while (0)
+#define FL__P16_TRY_RES(call)                                                \
+    do {                                                                     \
+        if (fl__p16_take(f, c) && (call)) {                                  \
+            x.taken = 1;                                                     \
+            return x;                                                        \
+        }                                                                    \
+    } while (0)
+#else
+#define FL__P16_TRY(take, call) ((void)0)
+#define FL__P16_TRY_RES(call) ((void)0)
+#endif
+
 /* The generic algorithm of a two- and a three-operand operation, handed
  * to the routes below so that the other formats' route (scalar.c) and the
  * fall back to the generic code are one tail call each: the operation
@@ -89,13 +112,7 @@ FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-#ifdef FL__P16
-    if (fl__p16_take(f, c)) {
-        uint64_t r;
-        if (fl__p16_add(a, b, c, flags, &r))
-            return r;
-    }
-#endif
+    FL__P16_TRY(fl__p16_take_dir, fl__p16_add(a, b, c, flags, &fl__pr));
 #ifdef FL__H16_SSE
 #ifdef FPLAB_AVX512
     if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
@@ -114,13 +131,7 @@ FL__AINLINE uint64_t fl__accel_sub(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-#ifdef FL__P16
-    if (fl__p16_take(f, c)) {
-        uint64_t r;
-        if (fl__p16_sub(a, b, c, flags, &r))
-            return r;
-    }
-#endif
+    FL__P16_TRY(fl__p16_take_dir, fl__p16_sub(a, b, c, flags, &fl__pr));
 #ifdef FL__H16_SSE
     /* finite operands only: a NaN keeps its own sign */
     if (fl__h16_take(f, c) && !(fl__h16_special(a) | fl__h16_special(b)))
@@ -133,13 +144,7 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-#ifdef FL__P16
-    if (fl__p16_take(f, c)) {
-        uint64_t r;
-        if (fl__p16_mul(a, b, c, flags, &r))
-            return r;
-    }
-#endif
+    FL__P16_TRY(fl__p16_take_dir, fl__p16_mul(a, b, c, flags, &fl__pr));
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
         return fl__h16_mul_hw(f, a, b, c, flags);
@@ -158,13 +163,7 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
                                    uint64_t b, uint64_t d, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op3 generic)
 {
-#ifdef FL__P16
-    if (fl__p16_take(f, c)) {
-        uint64_t r;
-        if (fl__p16_fma(a, b, d, c, flags, &r))
-            return r;
-    }
-#endif
+    FL__P16_TRY(fl__p16_take_dir, fl__p16_fma(a, b, d, c, flags, &fl__pr));
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
 #ifdef FPLAB_AVX512
@@ -195,12 +194,7 @@ FL__AINLINE fl__accel_res fl__accel_div(const fl_format *f, uint64_t a,
                                         unsigned *flags)
 {
     fl__accel_res x;
-#ifdef FL__P16
-    if (fl__p16_take(f, c) && fl__p16_div(a, b, c, flags, &x.r)) {
-        x.taken = 1;
-        return x;
-    }
-#endif
+    FL__P16_TRY_RES(fl__p16_div(a, b, c, flags, &x.r));
     x.taken = (uint64_t)fl__fast_div(f, a, b, c, flags, &x.r);
     return x;
 }
@@ -208,12 +202,7 @@ FL__AINLINE fl__accel_res fl__accel_sqrt(const fl_format *f, uint64_t a,
                                          const fl_ctx *c, unsigned *flags)
 {
     fl__accel_res x;
-#ifdef FL__P16
-    if (fl__p16_take(f, c) && fl__p16_sqrt(a, c, flags, &x.r)) {
-        x.taken = 1;
-        return x;
-    }
-#endif
+    FL__P16_TRY_RES(fl__p16_sqrt(a, c, flags, &x.r));
     x.taken = (uint64_t)fl__fast_sqrt(f, a, c, flags, &x.r);
     return x;
 }

@@ -115,14 +115,8 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_W * 4)));
  * as round.c. */
 K_INL K_(v64) K_(mix)(K_(v64) z, uint64_t seed)
 {
-    const uint64_t m1 = 0xBF58476D1CE4E5B9ull, m2 = 0x94D049BB133111EBull,
-                   s2 = 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * m1;
-    z = (z ^ (z >> 27)) * m2;
-    z ^= z >> 31;
-    z += seed ^ s2;
-    z = (z ^ (z >> 30)) * m1;
-    return (z ^ (z >> 27)) * m2;
+    FL__SR_MIX(z, seed);
+    return z;
 }
 
 /* The random bits of nv vectors (the top 32 of fl_sr_bits per lane),

@@ -96,15 +96,7 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
 #define K_SR_G 0x9E3779B97F4A7C15ull
 K_INL K_(v64) K_(sr)(K_(v64) z, uint64_t seed)
 {
-    /* the constants as uint64_t (vector operands of the same type) */
-    const uint64_t m1 = 0xBF58476D1CE4E5B9ull, m2 = 0x94D049BB133111EBull,
-                   s2 = 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * m1;
-    z = (z ^ (z >> 27)) * m2;
-    z ^= z >> 31;
-    z += seed ^ s2;
-    z = (z ^ (z >> 30)) * m1;
-    z = (z ^ (z >> 27)) * m2;
+    FL__SR_MIX(z, seed);
     return z ^ (z >> 31);
 }
 

@@ -1097,7 +1097,9 @@ static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
  * The group's OR of inexact, overflow and underflow must equal MXCSR's
  * PE, OE and UE, with IE, ZE clear; else the group is FL_ORC_ERROR.
  * Special lanes (an infinite or NaN operand, a zero divisor, a negative
- * radicand) hold 1.0 in the group and run apart (hw_p16_spec).
+ * radicand) hold 1.0 in the group and run apart, by the binary32 route's
+ * block for them (hw_vec16_spec: exact results, invalid and
+ * divide-by-zero read off the codes and checked against MXCSR).
  * tests/verify_xcheck.c compares this path with the per-element one. */
 #define HW_P16_TARGET                                                        \
     __attribute__((target("avx512fp16,avx512f,avx512bw,avx512vl,avx512dq,f16c")))
@@ -1195,54 +1197,6 @@ HW_P16_TARGET static inline void hw_p16_half(int op, int rc, __m512 x,
     *tiny = _mm512_cmp_ps_mask(
         _mm512_and_ps(_mm512_cvtph_ps(hw_v16_cvt(t, rc)), absm),
         _mm512_set1_ps(0x1p10f), _CMP_LT_OQ);
-}
-
-/* The special lanes of a block of 32 (spec), as hw_vec16_spec does for
- * 16: the same instruction on their own operands, the other lanes
- * holding 1.0; invalid and divide-by-zero read off the codes; their OR
- * must be MXCSR's record, and nothing else recorded. */
-HW_P16_TARGET
-static void hw_p16_spec(int op, unsigned word, __m512i va0, __m512i vb0,
-                        __mmask32 spec, uint64_t *r, unsigned *flags)
-{
-    const __m512i one16 = _mm512_set1_epi16(0x3C00);
-    const __m512i expm = _mm512_set1_epi16(0x7C00);
-    const __m512i absm = _mm512_set1_epi16(0x7FFF);
-    const __m512i quiet = _mm512_set1_epi16(0x0200);
-    uint16_t pa[32] __attribute__((aligned(64)));
-    uint16_t pb[32] __attribute__((aligned(64)));
-    uint16_t hr[32] __attribute__((aligned(64)));
-    __m512i va, vb, h;
-    __mmask32 nan_a, nan_b, nan_h, snan, ie, dz = 0;
-    unsigned m;
-    unsigned long long k;
-    int ok;
-
-    va = _mm512_mask_blend_epi16(spec, one16, va0);
-    vb = _mm512_mask_blend_epi16(spec, one16, vb0);
-    _mm512_store_si512(pa, va);
-    _mm512_store_si512(pb, vb);
-    m = hw_p16_run(op, word, 1, pa, pb, hr);
-    h = _mm512_load_si512(hr);
-    nan_a = _mm512_cmpgt_epu16_mask(_mm512_and_si512(va, absm), expm);
-    nan_b = _mm512_cmpgt_epu16_mask(_mm512_and_si512(vb, absm), expm);
-    nan_h = _mm512_cmpgt_epu16_mask(_mm512_and_si512(h, absm), expm);
-    snan = (nan_a & _mm512_testn_epi16_mask(va, quiet)) |
-           (nan_b & _mm512_testn_epi16_mask(vb, quiet));
-    ie = (snan | (nan_h & ~(nan_a | nan_b))) & spec;
-    if (op == FL_ORC_DIV)
-        dz = _mm512_cmpeq_epi16_mask(_mm512_and_si512(h, absm), expm) &
-             _mm512_cmpneq_epi16_mask(_mm512_and_si512(va, expm), expm) &
-             _mm512_cmpneq_epi16_mask(_mm512_and_si512(vb, expm), expm) & spec;
-    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
-         !(m & (MX_OE | MX_UE | MX_PE));
-    for (k = spec; k; k &= k - 1) {
-        const int l = __builtin_ctzll(k);
-        r[l] = hr[l];
-        flags[l] = !ok ? FL_ORC_ERROR
-                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
-                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
-    }
 }
 
 /* Returns how many elements it did (a multiple of 32). */
@@ -1348,10 +1302,15 @@ static size_t hw_p16_flags(int op, int rc, size_t n, const uint64_t *a,
                                _mm512_maskz_mov_epi32(uh, _mm512_set1_epi32(FL_UNDERFLOW)));
                     _mm512_storeu_si512(flags + i + 16 * h, w[h]);
                 }
-                if (spec[k])
-                    hw_p16_spec(op, word, hw_p16_load(a + i),
-                                op == FL_ORC_SQRT ? one16 : hw_p16_load(b + i),
-                                spec[k], r + i, flags + i);
+                /* special lanes: the binary32 route's second block, per
+                 * half (their results are exact: NaN, infinity, zero) */
+                for (h = 0; h < 2; h++)
+                    if ((__mmask16)(spec[k] >> 16 * h))
+                        hw_vec16_spec(op, word, hw_v16_load(a + i + 16 * h),
+                                      op == FL_ORC_SQRT ? _mm512_castsi512_si256(one16)
+                                                        : hw_v16_load(b + i + 16 * h),
+                                      (__mmask16)(spec[k] >> 16 * h),
+                                      r + i + 16 * h, flags + i + 16 * h);
             }
         }
     }
