@@ -900,8 +900,11 @@ static uint16_t hw_op_bf16(int op, int rc, uint16_t a, uint16_t b,
     return (uint16_t)(f2u(z) >> 16);
 }
 
-/* The same sequence on 16 lanes, between one ldmxcsr and one stmxcsr;
- * each lane's flags read off the results as in hw_vec16_flags:
+/* The same sequence on 16 lanes, HW_GROUP blocks of them between one
+ * ldmxcsr and one stmxcsr (an assembly loop: the instructions between
+ * the two may not move, and ldmxcsr/stmxcsr drain the floating-point
+ * pipeline on Intel's cores, once per group instead of per block); each
+ * lane's flags read off the results as in hw_vec16_flags:
  *   inexact   the binary32 step (checked in binary64: TwoSum with
  *             embedded round-to-nearest for + and -, exact products for
  *             *, s*y against x for /, s*s against x for sqrt) or the
@@ -910,32 +913,130 @@ static uint16_t hw_op_bf16(int op, int rc, uint16_t a, uint16_t b,
  *             block, where binary32 itself overflows or saturates, runs
  *             element by element);
  *   underflow inexact and hw_tiny8.
- * The lanes' OR must equal MXCSR's record, else FL_ORC_ERROR. */
-#define HW_VB_ASM(insn_op, imm)                                              \
+ * The group's OR must equal MXCSR's record, else FL_ORC_ERROR.  Lanes
+ * with an infinite or NaN operand, a zero divisor or a negative radicand
+ * hold 1.0 in the group and run as a block of their own (hw_vb_spec). */
+#define HW_VB_RUN(OP, imm)                                                   \
     __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
-                     "vpslld $16, %[va], %[x]\n\t"                           \
-                     "vpslld $16, %[vb], %[y]\n\t"                           \
-                     insn_op "\n\t"                                          \
-                     "vgetexpps %[s], %[e]\n\t"                              \
-                     "vmaxps %[lo], %[e], %[e1]\n\t"                         \
-                     "vxorps %[sg], %[e1], %[t]\n\t"                         \
-                     "vscalefps %[t], %[s], %[t]\n\t"                        \
-                     "vrndscaleps $" imm ", %[t], %[t]\n\t"                  \
-                     "vscalefps %[e1], %[t], %[z]\n\t"                       \
+                     "1:\n\t"                                                \
+                     "vmovdqu32 (%[pa],%[k]), %%zmm0\n\t"                    \
+                     "vmovdqu32 (%[pb],%[k]), %%zmm1\n\t"                    \
+                     "vpslld $16, %%zmm0, %%zmm0\n\t"                        \
+                     "vpslld $16, %%zmm1, %%zmm1\n\t"                        \
+                     OP "\n\t"                                               \
+                     "vmovups %%zmm2, (%[ps],%[k])\n\t"                      \
+                     "vgetexpps %%zmm2, %%zmm3\n\t"                          \
+                     "vmaxps %[lo], %%zmm3, %%zmm3\n\t"                      \
+                     "vxorps %[sg], %%zmm3, %%zmm4\n\t"                      \
+                     "vscalefps %%zmm4, %%zmm2, %%zmm4\n\t"                  \
+                     "vrndscaleps $" imm ", %%zmm4, %%zmm4\n\t"              \
+                     "vscalefps %%zmm3, %%zmm4, %%zmm4\n\t"                  \
+                     "vmovups %%zmm4, (%[pz],%[k])\n\t"                      \
+                     "add $64, %[k]\n\t"                                     \
+                     "cmp %[end], %[k]\n\t"                                  \
+                     "jb 1b\n\t"                                             \
                      "stmxcsr %[m]"                                          \
-                     : [x] "=&v"(x), [y] "=&v"(y), [s] "=&v"(s),             \
-                       [e] "=&v"(e), [e1] "=&v"(e1), [t] "=&v"(t),           \
-                       [z] "=&v"(z), [m] "=m"(m)                             \
-                     : [w] "m"(word), [va] "v"(va), [vb] "v"(vb),            \
+                     : [k] "+r"(k), [m] "=m"(m)                              \
+                     : [w] "m"(word), [pa] "r"(pa), [pb] "r"(pb),            \
+                       [ps] "r"(ps), [pz] "r"(pz), [end] "r"(end),           \
                        [lo] "v"(lo), [sg] "v"(sg)                            \
-                     : "memory")
-#define HW_VB_MODES(insn_op)                                                 \
+                     : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "memory", "cc")
+#define HW_VB_MODES(OP)                                                      \
     switch (rc) {                                                            \
-    case 0: HW_VB_ASM(insn_op, "0x70"); break;                               \
-    case 1: HW_VB_ASM(insn_op, "0x71"); break;                               \
-    case 2: HW_VB_ASM(insn_op, "0x72"); break;                               \
-    default: HW_VB_ASM(insn_op, "0x73"); break;                              \
+    case 0: HW_VB_RUN(OP, "0x70"); break;                                    \
+    case 1: HW_VB_RUN(OP, "0x71"); break;                                    \
+    case 2: HW_VB_RUN(OP, "0x72"); break;                                    \
+    default: HW_VB_RUN(OP, "0x73"); break;                                   \
     }
+#define HW_VB_OPS(ASM)                                                       \
+    switch (op) {                                                            \
+    case FL_ORC_ADD: ASM("vaddps %%zmm1, %%zmm0, %%zmm2"); break;            \
+    case FL_ORC_SUB: ASM("vsubps %%zmm1, %%zmm0, %%zmm2"); break;            \
+    case FL_ORC_MUL: ASM("vmulps %%zmm1, %%zmm0, %%zmm2"); break;            \
+    case FL_ORC_DIV: ASM("vdivps %%zmm1, %%zmm0, %%zmm2"); break;            \
+    default: ASM("vsqrtps %%zmm0, %%zmm2"); break;                           \
+    }
+
+/* nb >= 1 blocks of 16 bfloat16 codes (in 32-bit lanes) of pa, pb: the
+ * binary32 results to ps, the 8-bit roundings to pz; MXCSR's record. */
+HW_BF_TARGET
+static unsigned hw_vb_run(int op, int rc, unsigned word, size_t nb,
+                          const uint32_t *pa, const uint32_t *pb, float *ps,
+                          float *pz)
+{
+    const __m512 lo = _mm512_set1_ps(-126.0f);
+    const __m512 sg = _mm512_castsi512_ps(_mm512_set1_epi32((int)0x80000000u));
+    size_t k = 0;
+    const size_t end = 64 * nb;
+    unsigned m;
+    HW_VB_OPS(HW_VB_MODES)
+    return m;
+}
+
+/* The binary32 operation alone on one block (the special lanes: their
+ * results are exact, an infinity, a NaN or zero, and are their own
+ * bfloat16 results' top halves). */
+#define HW_VB_RUN1(OP)                                                       \
+    __asm__ volatile("ldmxcsr %[w]\n\t"                                      \
+                     "vmovdqu32 (%[pa]), %%zmm0\n\t"                         \
+                     "vmovdqu32 (%[pb]), %%zmm1\n\t"                         \
+                     "vpslld $16, %%zmm0, %%zmm0\n\t"                        \
+                     "vpslld $16, %%zmm1, %%zmm1\n\t"                        \
+                     OP "\n\t"                                               \
+                     "vmovups %%zmm2, (%[ps])\n\t"                           \
+                     "stmxcsr %[m]"                                          \
+                     : [m] "=m"(m)                                           \
+                     : [w] "m"(word), [pa] "r"(pa), [pb] "r"(pb),            \
+                       [ps] "r"(ps)                                          \
+                     : "xmm0", "xmm1", "xmm2", "memory")
+
+/* The special lanes of a block (spec), the others holding 1.0: invalid
+ * for a signalling operand or a NaN from operands that are not NaNs,
+ * divide-by-zero for an infinite quotient of finite operands, read off
+ * the codes; their OR must be MXCSR's record and nothing else recorded
+ * (else FL_ORC_ERROR).  NaN results keep their top 16 bits (x86: the
+ * payload truncated). */
+HW_BF_TARGET
+static void hw_vb_spec(int op, unsigned word, __m512i va0, __m512i vb0,
+                       __mmask16 spec, uint64_t *r, unsigned *flags)
+{
+    const __m512i one = _mm512_set1_epi32(0x3F80);
+    const __m512i expm = _mm512_set1_epi32(0x7F80), absm = _mm512_set1_epi32(0x7FFF);
+    const __m512i quiet = _mm512_set1_epi32(0x0040);
+    uint32_t pa[16] __attribute__((aligned(64))), pb[16] __attribute__((aligned(64)));
+    float ps[16] __attribute__((aligned(64)));
+    const __m512i va = _mm512_mask_blend_epi32(spec, one, va0);
+    const __m512i vb = _mm512_mask_blend_epi32(spec, one, vb0);
+    __m512i h;
+    __mmask16 nan_a, nan_b, nan_h, snan, ie, dz = 0;
+    uint32_t hr[16];
+    unsigned m, k;
+    int ok;
+    _mm512_store_si512(pa, va);
+    _mm512_store_si512(pb, vb);
+    HW_VB_OPS(HW_VB_RUN1)
+    h = _mm512_srli_epi32(_mm512_load_si512(ps), 16);
+    nan_a = _mm512_cmpgt_epu32_mask(_mm512_and_si512(va, absm), expm);
+    nan_b = _mm512_cmpgt_epu32_mask(_mm512_and_si512(vb, absm), expm);
+    nan_h = _mm512_cmpgt_epu32_mask(_mm512_and_si512(h, absm), expm);
+    snan = (nan_a & _mm512_testn_epi32_mask(va, quiet)) |
+           (nan_b & _mm512_testn_epi32_mask(vb, quiet));
+    ie = (snan | (nan_h & (__mmask16)~(nan_a | nan_b))) & spec;
+    if (op == FL_ORC_DIV)
+        dz = _mm512_cmpeq_epi32_mask(_mm512_and_si512(h, absm), expm) &
+             _mm512_cmpneq_epi32_mask(_mm512_and_si512(va, expm), expm) &
+             _mm512_cmpneq_epi32_mask(_mm512_and_si512(vb, expm), expm) & spec;
+    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
+         !(m & (MX_OE | MX_UE | MX_PE));
+    _mm512_storeu_si512(hr, h);
+    for (k = spec; k; k &= k - 1) {
+        const int l = __builtin_ctz(k);
+        r[l] = hr[l];
+        flags[l] = !ok ? FL_ORC_ERROR
+                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
+                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
+    }
+}
 
 HW_BF_TARGET static inline __m512i hw_vb_load(const uint64_t *p)
 {
@@ -951,75 +1052,89 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
     const unsigned word = mx_word(rc);
     const __m512i expm = _mm512_set1_epi32(0x7F80);
     const __m512i one = _mm512_set1_epi32(0x3F80);
-    const __m512 lo = _mm512_set1_ps(-126.0f);
-    const __m512 sg = _mm512_castsi512_ps(_mm512_set1_epi32((int)0x80000000u));
     const __m512 absm = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF));
     size_t i = 0, done = n - n % 16, k;
 
-    for (; i < done; i += 16) {
-        __m512i va = hw_vb_load(a + i);
-        __m512i vb = op == FL_ORC_SQRT ? one : hw_vb_load(b + i);
-        __m512 x, y, s, e, e1, t, z;
-        __mmask16 spec, pe, oe, tiny;
+    while (i < done) {
+        const size_t nb = (done - i) / 16 < HW_GROUP ? (done - i) / 16 : HW_GROUP;
+        uint32_t pa[HW_GROUP * 16] __attribute__((aligned(64)));
+        uint32_t pb[HW_GROUP * 16] __attribute__((aligned(64)));
+        float ps[HW_GROUP * 16] __attribute__((aligned(64)));
+        float pz[HW_GROUP * 16] __attribute__((aligned(64)));
+        __mmask16 spec[HW_GROUP], pe[HW_GROUP], oe[HW_GROUP], tiny[HW_GROUP];
+        __mmask16 ape = 0, aoe = 0, big = 0;
         unsigned m;
 
-        spec = _mm512_cmpeq_epi32_mask(_mm512_and_si512(va, expm), expm) |
-               _mm512_cmpeq_epi32_mask(_mm512_and_si512(vb, expm), expm);
-        if (op == FL_ORC_DIV)
-            spec |= _mm512_cmpeq_epi32_mask(
-                _mm512_and_si512(vb, _mm512_set1_epi32(0x7FFF)),
-                _mm512_setzero_si512());
-        if (op == FL_ORC_SQRT)
-            spec |= _mm512_cmpgt_epu32_mask(va, _mm512_set1_epi32(0x8000));
-        va = _mm512_mask_blend_epi32(spec, va, one);
-        vb = _mm512_mask_blend_epi32(spec, vb, one);
+        for (k = 0; k < nb; k++) {
+            const __m512i va = hw_vb_load(a + i + 16 * k);
+            const __m512i vb = op == FL_ORC_SQRT ? one : hw_vb_load(b + i + 16 * k);
+            __mmask16 sp = _mm512_cmpeq_epi32_mask(_mm512_and_si512(va, expm), expm) |
+                           _mm512_cmpeq_epi32_mask(_mm512_and_si512(vb, expm), expm);
+            if (op == FL_ORC_DIV)
+                sp |= _mm512_cmpeq_epi32_mask(
+                    _mm512_and_si512(vb, _mm512_set1_epi32(0x7FFF)),
+                    _mm512_setzero_si512());
+            if (op == FL_ORC_SQRT)
+                sp |= _mm512_cmpgt_epu32_mask(va, _mm512_set1_epi32(0x8000));
+            spec[k] = sp;
+            _mm512_store_si512(pa + 16 * k, _mm512_mask_blend_epi32(sp, va, one));
+            _mm512_store_si512(pb + 16 * k, _mm512_mask_blend_epi32(sp, vb, one));
+        }
 
-        switch (op) {
-        case FL_ORC_ADD: HW_VB_MODES("vaddps %[y], %[x], %[s]"); break;
-        case FL_ORC_SUB: HW_VB_MODES("vsubps %[y], %[x], %[s]"); break;
-        case FL_ORC_MUL: HW_VB_MODES("vmulps %[y], %[x], %[s]"); break;
-        case FL_ORC_DIV: HW_VB_MODES("vdivps %[y], %[x], %[s]"); break;
-        default: HW_VB_MODES("vsqrtps %[x], %[s]"); break;
-        }
-        if (_mm512_cmp_ps_mask(_mm512_and_ps(s, absm),
-                               _mm512_set1_ps(0x1.fffffep127f), _CMP_GE_OQ)) {
-            /* binary32 itself overflowed or saturated: element by element */
-            for (k = i; k < i + 16; k++)
-                r[k] = hw_op_bf16(op, rc, (uint16_t)a[k],
-                                  op == FL_ORC_SQRT ? 0 : (uint16_t)b[k],
-                                  &flags[k]);
-            continue;
-        }
-        pe = hw_lanes_inexact(op, x, y, s, 0);
-        pe |= _mm512_cmp_ps_mask(z, s, _CMP_NEQ_UQ);
-        oe = _mm512_cmp_ps_mask(_mm512_and_ps(z, absm),
-                                _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
-        {
-            /* tininess: e < -127, or e = -127 and the rounding of
-             * s*2^127 stays below 2 (explicit mode, exceptions off) */
+        m = hw_vb_run(op, rc, word, nb, pa, pb, ps, pz);
+
+        for (k = 0; k < nb; k++) {
+            const __m512 x = _mm512_castsi512_ps(_mm512_slli_epi32(
+                _mm512_load_si512(pa + 16 * k), 16));
+            const __m512 y = _mm512_castsi512_ps(_mm512_slli_epi32(
+                _mm512_load_si512(pb + 16 * k), 16));
+            const __m512 s = _mm512_load_ps(ps + 16 * k);
+            const __m512 z = _mm512_load_ps(pz + 16 * k);
+            /* the exponent again (exact, raises nothing: s is finite) */
+            const __m512 e = _mm512_getexp_ps(s);
             const __m512 s127 = _mm512_scalef_ps(s, _mm512_set1_ps(127.0f));
             __m512 r2;
+            big |= _mm512_cmp_ps_mask(_mm512_and_ps(s, absm),
+                                      _mm512_set1_ps(0x1.fffffep127f), _CMP_GE_OQ);
+            pe[k] = hw_lanes_inexact(op, x, y, s, 0);
+            pe[k] |= _mm512_cmp_ps_mask(z, s, _CMP_NEQ_UQ);
+            oe[k] = _mm512_cmp_ps_mask(_mm512_and_ps(z, absm),
+                                       _mm512_set1_ps(__builtin_inff()), _CMP_EQ_OQ);
+            /* tininess: e < -127, or e = -127 and the rounding of
+             * s*2^127 stays below 2 (explicit mode, exceptions off) */
             switch (rc) {
             case 0: r2 = _mm512_roundscale_ps(s127, 0x78); break;
             case 1: r2 = _mm512_roundscale_ps(s127, 0x79); break;
             case 2: r2 = _mm512_roundscale_ps(s127, 0x7A); break;
             default: r2 = _mm512_roundscale_ps(s127, 0x7B); break;
             }
-            tiny = _mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_LT_OQ) |
-                   (_mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_EQ_OQ) &
-                    _mm512_cmp_ps_mask(_mm512_and_ps(r2, absm),
-                                       _mm512_set1_ps(2.0f), _CMP_LT_OQ));
+            tiny[k] = _mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_LT_OQ) |
+                      (_mm512_cmp_ps_mask(e, _mm512_set1_ps(-127.0f), _CMP_EQ_OQ) &
+                       _mm512_cmp_ps_mask(_mm512_and_ps(r2, absm),
+                                          _mm512_set1_ps(2.0f), _CMP_LT_OQ));
+            ape |= pe[k];
+            aoe |= oe[k];
         }
-        _mm512_storeu_si512(r + i, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(
-            _mm512_srli_epi32(_mm512_castps_si512(z), 16))));
-        _mm512_storeu_si512(r + i + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(
-            _mm512_srli_epi32(_mm512_castps_si512(z), 16), 1)));
-        _mm512_storeu_si512(flags + i, hw_lane_flags(pe, oe, tiny, pe, oe, m));
-        for (k = spec; k; k &= k - 1) {
-            const size_t el = i + (size_t)__builtin_ctz((unsigned)k);
-            r[el] = hw_op_bf16(op, rc, (uint16_t)a[el],
-                               op == FL_ORC_SQRT ? 0 : (uint16_t)b[el],
-                               &flags[el]);
+        if (big) {
+            /* binary32 itself overflowed or saturated in the group: the
+             * group element by element */
+            for (k = i; k < i + 16 * nb; k++)
+                r[k] = hw_op_bf16(op, rc, (uint16_t)a[k],
+                                  op == FL_ORC_SQRT ? 0 : (uint16_t)b[k],
+                                  &flags[k]);
+            i += 16 * nb;
+            continue;
+        }
+        for (k = 0; k < nb; k++, i += 16) {
+            const __m512i zc = _mm512_srli_epi32(_mm512_load_si512(pz + 16 * k), 16);
+            _mm512_storeu_si512(r + i, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(zc)));
+            _mm512_storeu_si512(r + i + 8, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(zc, 1)));
+            _mm512_storeu_si512(flags + i, hw_lane_flags(pe[k], oe[k], tiny[k],
+                                                         ape, aoe, m));
+            if (spec[k])
+                hw_vb_spec(op, word, hw_vb_load(a + i),
+                           op == FL_ORC_SQRT ? one : hw_vb_load(b + i), spec[k],
+                           r + i, flags + i);
         }
     }
     for (; i < n; i++)
