@@ -176,11 +176,12 @@ typedef struct { K_(vu) up, dn, uf, ov0, ov1, neg, zero; } K_(acc);
  * lw (tests only, a constant NULL in the library's copies): each lane's
  * flag words are stored to lw[i] instead of being OR-ed.  tiny: 0 when
  * underflow is set already (the tininess test is skipped, except for a
- * flush).
+ * flush).  rb (stochastic rounding): the vectors' random bits, from
+ * K_(srfill).
  */
-K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, const fl_ctx *c,
-                     float *dst, const float *src, size_t i0, size_t iend,
-                     K_(acc) *A, const K_(vu) *rb, uint32_t *bidx, uint32_t *bval,
+K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, float *dst,
+                     const float *src, size_t i0, size_t iend, K_(acc) *A,
+                     const K_(vu) *rb, uint32_t *bidx, uint32_t *bval,
                      unsigned *lw, const int rm, const int var, const int lvl,
                      const int stream, const int tiny)
 {
@@ -480,18 +481,18 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
             K_(srfill)(rb, (iend - i0) / K_W, zb, seed);
         if (lw)
             nb = tlvl == 1 && fastmode      /* the only modes with level 1 */
-                ? K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
+                ? K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,
                           lw, rm, var, 1, 0, 1)
-                : K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
+                : K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,
                           lw, rm, var, 2, 0, 1);
         else if (fastmode && need == 0)
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
+            nb = K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 0, stream, 0);
         else if (fastmode && !(need & (FL_INEXACT | FL_TERN_UP | FL_TERN_DOWN)))
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
+            nb = K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 1, stream, tiny);
         else
-            nb = K_(run)(P, &K, c, dst, src, i0, iend, &A, rb, bidx, bval,
+            nb = K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,
                          NULL, rm, var, 2, stream, tiny);
         for (b = 0; b < nb; b++) {
             fl_ctx ci = *c;
