@@ -54,6 +54,17 @@ static inline int fl__accel_simd(void)
 #define FL__ACCEL_SIMD_CALL(set, k512, k256) (k256)
 #endif
 
+/* The body of a kernel family's entry point: the vector set (level < 0:
+ * the calling thread's), the call's parameters by init (0: no kernel
+ * serves them), then the set's kernel; returns 0 where none applies. */
+#define FL__ACCEL_SIMD_RUN(level, init, k512, k256)                          \
+    do {                                                                     \
+        const int fl__set = (level) < 0 ? fl__accel_simd() : (level);        \
+        if (fl__set == 0 || !(init))                                         \
+            return 0;                                                        \
+        return FL__ACCEL_SIMD_CALL(fl__set, k512, k256);                     \
+    } while (0)
+
 /* fl_sr_bits (round.c) lane by lane on vectors of 64-bit lanes z, from
  * the state z = seed + 0x9E3779B97F4A7C15 * (index + 1) to the value
  * before the last xor-shift (z ^ (z >> 31) is the random word): two

@@ -326,12 +326,9 @@ size_t fl__simd_narrow_trace(const fl_format *f, float *dst,
 {
 #ifdef FL__NSIMD
     fl__npar P;
-    const int set = level < 0 ? fl__accel_simd() : level;
-    if (set == 0 || !fl__npar_init(&P, f, c))
-        return 0;
-    return FL__ACCEL_SIMD_CALL(
-        set, fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl),
-        fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl));
+    FL__ACCEL_SIMD_RUN(level, fl__npar_init(&P, f, c),
+                       fl__n512_trace(f, &P, c, dst, src, n, lane_flags, lvl),
+                       fl__n256_trace(f, &P, c, dst, src, n, lane_flags, lvl));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)lane_flags;
     (void)level; (void)lvl;

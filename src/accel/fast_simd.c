@@ -217,11 +217,9 @@ size_t fl__simd_round_float_array(const fl_format *f, float *dst,
 {
 #ifdef FL__SIMD
     fl__kpar P;
-    const int set = level < 0 ? fl__accel_simd() : level;
-    if (set == 0 || !fl__kpar_init(&P, f, c, 23, 127))
-        return 0;
-    return FL__ACCEL_SIMD_CALL(set, fl__k512_f32(f, &P, c, dst, src, n, flags),
-                               fl__k256_f32(f, &P, c, dst, src, n, flags));
+    FL__ACCEL_SIMD_RUN(level, fl__kpar_init(&P, f, c, 23, 127),
+                       fl__k512_f32(f, &P, c, dst, src, n, flags),
+                       fl__k256_f32(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
@@ -236,11 +234,9 @@ size_t fl__simd_round_double_array(const fl_format *f, double *dst,
 {
 #ifdef FL__SIMD
     fl__kpar P;
-    const int set = level < 0 ? fl__accel_simd() : level;
-    if (set == 0 || !fl__kpar_init(&P, f, c, 52, 1023))
-        return 0;
-    return FL__ACCEL_SIMD_CALL(set, fl__k512_f64(f, &P, c, dst, src, n, flags),
-                               fl__k256_f64(f, &P, c, dst, src, n, flags));
+    FL__ACCEL_SIMD_RUN(level, fl__kpar_init(&P, f, c, 52, 1023),
+                       fl__k512_f64(f, &P, c, dst, src, n, flags),
+                       fl__k256_f64(f, &P, c, dst, src, n, flags));
 #else
     (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
     (void)level;
