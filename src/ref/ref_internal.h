@@ -124,7 +124,16 @@ typedef int (*ref_range_fn)(void *arg, size_t lo, size_t hi,
                             unsigned *flags);
 int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
                  void *arg, unsigned *flags);
+/* nthreads, or one per online CPU when it is <= 0; at most
+ * REF_MAX_THREADS. */
+#define REF_MAX_THREADS 256
 int ref_nthreads(int nthreads);
+/* The fan-out under ref_parallel and fl_cmp_arrays: run(part i) for every
+ * i in [0, n), 1 <= n <= REF_MAX_THREADS, parts being n records of size
+ * bytes; part 0 in the caller, each other part in a thread of its own, or
+ * in the caller after part 0 when its thread cannot be started.  Returns
+ * when every part is done. */
+void ref_fan_out(void *parts, size_t size, int n, void *(*run)(void *));
 
 /* Fast paths (0: done; 1: not applicable, use the generic path; -1 out
  * of memory).  ref_fast (run.c) is the one choice between them. */

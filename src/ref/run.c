@@ -19,9 +19,26 @@ int ref_nthreads(int nthreads)
 {
     long n;
     if (nthreads > 0)
-        return nthreads > 256 ? 256 : nthreads;
+        return nthreads > REF_MAX_THREADS ? REF_MAX_THREADS : nthreads;
     n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    return n < 1 ? 1 : n > REF_MAX_THREADS ? REF_MAX_THREADS : (int)n;
+}
+
+void ref_fan_out(void *parts, size_t size, int n, void *(*run)(void *))
+{
+    pthread_t tid[REF_MAX_THREADS];
+    char started[REF_MAX_THREADS] = {0};
+    char *const p = parts;
+    for (int i = 1; i < n; i++)
+        started[i] =
+            pthread_create(&tid[i], NULL, run, p + (size_t)i * size) == 0;
+    run(p);
+    for (int i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            run(p + (size_t)i * size);   /* could not start: do it here */
+    }
 }
 
 typedef struct part {
@@ -45,27 +62,15 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
     int nt = ref_nthreads(nthreads), rc = 0;
     /* a thread is worth starting for about 10^5 units of work */
     double want = (double)count * work / 1e5;
-    part *parts;
-    pthread_t *tid;
-    char *started;
+    part *parts = NULL;
     if (want < (double)nt)
         nt = want < 1 ? 1 : (int)want;
     if ((size_t)nt > count)
         nt = count ? (int)count : 1;
-    if (nt <= 1) {
+    if (nt > 1)
+        parts = calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) {   /* one thread, or no memory for the split */
         unsigned f = 0;
-        rc = fn(arg, 0, count, &f);
-        *flags |= f;
-        return rc ? -1 : 0;
-    }
-    parts = calloc((size_t)nt, sizeof *parts);
-    tid = calloc((size_t)nt, sizeof *tid);
-    started = calloc((size_t)nt, 1);
-    if (parts == NULL || tid == NULL || started == NULL) {
-        unsigned f = 0;
-        free(parts);
-        free(tid);
-        free(started);
         rc = fn(arg, 0, count, &f);
         *flags |= f;
         return rc ? -1 : 0;
@@ -78,22 +83,12 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
         parts[i].hi = parts[i].lo + count / (size_t)nt +
                       ((size_t)i < count % (size_t)nt);
     }
-    for (int i = 1; i < nt; i++)
-        started[i] = pthread_create(&tid[i], NULL, worker, &parts[i]) == 0;
-    worker(&parts[0]);
-    for (int i = 1; i < nt; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else
-            worker(&parts[i]);   /* could not start: do it here */
-    }
+    ref_fan_out(parts, sizeof *parts, nt, worker);
     for (int i = 0; i < nt; i++) {
         *flags |= parts[i].flags;
         rc |= parts[i].rc;
     }
     free(parts);
-    free(tid);
-    free(started);
     return rc ? -1 : 0;
 }
 
