@@ -93,6 +93,22 @@ static int parse_count(const char *s, size_t max, size_t *v)
     return 0;
 }
 
+/* An order's parameter COUNT[:MORE]: COUNT (the text before the first
+ * ':', all of arg without one) into num, and in *more what follows that
+ * ':' (NULL without one).  0, or -1 when arg is NULL or COUNT is empty or
+ * does not fit num. */
+static int lead_field(const char *arg, char num[32], const char **more)
+{
+    const char *colon = arg ? strchr(arg, ':') : NULL;
+    size_t nl = colon ? (size_t)(colon - arg) : (arg ? strlen(arg) : 0);
+    *more = colon ? colon + 1 : NULL;
+    if (!arg || nl == 0 || nl >= 32)
+        return -1;
+    memcpy(num, arg, nl);
+    num[nl] = '\0';
+    return 0;
+}
+
 static int parse_bool(const char *s, int *v)
 {
     if (!strcmp(s, "0")) {
@@ -192,31 +208,29 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_LANES: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        const char *comb_name;
+        size_t v;
         int comb = FL_REF_LANES_SEQ;
-        if (!arg || nl == 0 || nl >= sizeof num) {
+        if (lead_field(arg, num, &comb_name) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s' needs lanes:W with W a positive integer",
                         value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, 1 << 20, &v) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s': W must be an integer 1..1048576", value);
             return -1;
         }
-        if (c2) {
+        if (comb_name) {
             int j;
             for (j = 0; j < 3; j++)
-                if (!strcmp(c2 + 1, lanes_names[j]))
+                if (!strcmp(comb_name, lanes_names[j]))
                     break;
             if (j == 3) {
                 ref_set_err(err, errlen,
                             "order: '%s': lanes combine by seq, pairwise or "
-                            "halving, not '%s'", value, c2 + 1);
+                            "halving, not '%s'", value, comb_name);
                 return -1;
             }
             comb = j;
@@ -228,17 +242,15 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_TILES: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t b, w, nl = c2 ? (size_t)(c2 - arg) : 0;
-        if (!arg || !c2 || nl == 0 || nl >= sizeof num) {
+        const char *lanes;
+        size_t b, w;
+        if (lead_field(arg, num, &lanes) != 0 || !lanes) {
             ref_set_err(err, errlen, "order: '%s' needs tiles:B:W (tiles of B "
                         "terms in W lanes)", value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, (size_t)1 << 30, &b) != 0 ||
-            parse_count(c2 + 1, (size_t)1 << 20, &w) != 0) {
+            parse_count(lanes, (size_t)1 << 20, &w) != 0) {
             ref_set_err(err, errlen, "order: '%s': B and W must be positive "
                         "integers", value);
             return -1;
@@ -261,30 +273,28 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_CASCADE: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        const char *load_name;
+        size_t v;
         int load = FL_REF_CASCADE_ONE;
-        if (!arg || nl == 0 || nl >= sizeof num) {
+        if (lead_field(arg, num, &load_name) != 0) {
             ref_set_err(err, errlen, "order: '%s' needs cascade:A with A the "
                         "accumulator lanes (a positive integer)", value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, 1024, &v) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s': A must be an integer 1..1024", value);
             return -1;
         }
-        if (c2) {
-            if (!strcmp(c2 + 1, "pairs"))
+        if (load_name) {
+            if (!strcmp(load_name, "pairs"))
                 load = FL_REF_CASCADE_PAIRS;
-            else if (!strcmp(c2 + 1, "halves"))
+            else if (!strcmp(load_name, "halves"))
                 load = FL_REF_CASCADE_HALVES;
             else {
                 ref_set_err(err, errlen, "order: '%s': a cascade's loads are "
                             "single terms (cascade:A), pairs or halves, not "
-                            "'%s'", value, c2 + 1);
+                            "'%s'", value, load_name);
                 return -1;
             }
         }
