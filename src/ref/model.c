@@ -10,23 +10,19 @@
 
 #include "ref_internal.h"
 
+/* The tensor-core model's defaults: off (tc=none), blocks of 16, two
+ * extra alignment bits, rtz; a tc=... starts from them, switched on. */
+static const fl_ref_tc tc_none = {.block = 16, .neab = 2, .rm = FL_RTZ};
+
 void fl_ref_model_init(fl_ref_model *m)
 {
-    memset(m, 0, sizeof *m);
-    m->in = fl_binary32;
-    m->acc = fl_binary32;
-    m->out = fl_binary32;
-    m->acc_rm = FL_RNE;
-    m->out_rm = FL_RNE;
-    m->products = FL_REF_PRODUCTS_ROUNDED;
-    m->order = FL_REF_SEQUENTIAL;
-    m->lanes_combine = FL_REF_LANES_SEQ;
-    m->epilogue = FL_REF_EPI_LAST;
-    m->nan = FL_NANP_X86;
-    m->tininess = FL_TINY_AFTER;
-    m->tc.block = 16;
-    m->tc.neab = 2;
-    m->tc.rm = FL_RTZ;
+    *m = (fl_ref_model){
+        .in = fl_binary32, .acc = fl_binary32, .out = fl_binary32,
+        .acc_rm = FL_RNE, .out_rm = FL_RNE,
+        .products = FL_REF_PRODUCTS_ROUNDED, .order = FL_REF_SEQUENTIAL,
+        .lanes_combine = FL_REF_LANES_SEQ, .epilogue = FL_REF_EPI_LAST,
+        .nan = FL_NANP_X86, .tininess = FL_TINY_AFTER, .tc = tc_none,
+    };
 }
 
 void fl_ref_model_free(fl_ref_model *m)
@@ -421,17 +417,11 @@ static int set_tc(fl_ref_tc *out, const char *value, char *err, size_t errlen)
     char *copy, *tok, *save = NULL;
     size_t plen;
     if (!strcmp(value, "none")) {
-        memset(out, 0, sizeof *out);
-        out->block = 16;
-        out->neab = 2;
-        out->rm = FL_RTZ;
+        *out = tc_none;
         return 0;
     }
-    memset(&tc, 0, sizeof tc);
+    tc = tc_none;
     tc.on = 1;
-    tc.block = 16;
-    tc.neab = 2;
-    tc.rm = FL_RTZ;
     if (isalpha((unsigned char)value[0]) && !strchr(value, ':')) {
         params = NULL;      /* a bare preset name */
     }
@@ -458,12 +448,9 @@ static int set_tc(fl_ref_tc *out, const char *value, char *err, size_t errlen)
                             "norm:once|products,rm:MODE)", name);
                 return -1;
             }
-            tc.block = p->block;
-            tc.neab = p->neab;
-            tc.rm = p->out_rm;
-            tc.align = p->align;
-            tc.norm = p->norm;
-            tc.preset_in = p->in;
+            tc = (fl_ref_tc){.on = 1, .block = p->block, .neab = p->neab,
+                             .align = p->align, .norm = p->norm,
+                             .rm = p->out_rm, .preset_in = p->in};
             if (paren) {
                 plen = strlen(paren + 1);
                 if (plen == 0 || paren[plen] != ')') {

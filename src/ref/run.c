@@ -280,21 +280,12 @@ int fl_ref_dot(const fl_ref_model *m, const uint64_t *a, const uint64_t *b,
 void fl_ref_gemm_shape_init(fl_ref_gemm_shape *s, int ta, int tb,
                             size_t batch, size_t m, size_t n, size_t k)
 {
-    memset(s, 0, sizeof *s);
-    s->ta = ta;
-    s->tb = tb;
-    s->batch = batch;
-    s->m = m;
-    s->n = n;
-    s->k = k;
-    s->lda = ta ? m : k;
-    s->ldb = tb ? k : n;
-    s->ldc = n;
-    s->ldd = n;
-    s->stride_a = m * k;
-    s->stride_b = k * n;
-    s->stride_c = m * n;
-    s->stride_d = m * n;
+    *s = (fl_ref_gemm_shape){
+        .ta = ta, .tb = tb, .batch = batch, .m = m, .n = n, .k = k,
+        .lda = ta ? m : k, .ldb = tb ? k : n, .ldc = n, .ldd = n,
+        .stride_a = m * k, .stride_b = k * n,
+        .stride_c = m * n, .stride_d = m * n,
+    };
 }
 
 typedef struct gemm_job {
