@@ -145,19 +145,19 @@ typedef struct ref_fast_job {
 } ref_fast_job;
 int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
              unsigned *flags);
-int ref_native_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
-                    const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                    uint64_t *D, int nthreads, unsigned *flags);
-int ref_native_rows(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
-                    size_t rows, uint64_t *out, int nthreads,
-                    unsigned *flags);
-int ref_tcfast_applicable(const ref_ctx *rc);
-int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
-                    const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                    uint64_t *D, int nthreads, unsigned *flags);
-int ref_tcfast_dot(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
-                   size_t rows, uint64_t *out, int nthreads,
-                   unsigned *flags);
+/* Each fast path's two entries: a GEMM, and rows of dot products. */
+typedef int ref_fast_gemm_fn(const ref_ctx *rc, const fl_ref_gemm_shape *s,
+                             const uint64_t *A, const uint64_t *B,
+                             const uint64_t *C, uint64_t *D, int nthreads,
+                             unsigned *flags);
+typedef int ref_fast_rows_fn(const ref_ctx *rc, const uint64_t *a,
+                             const uint64_t *b, size_t rows, uint64_t *out,
+                             int nthreads, unsigned *flags);
+ref_fast_gemm_fn ref_native_gemm;   /* native.c */
+ref_fast_rows_fn ref_native_rows;
+int ref_tcfast_applicable(const ref_ctx *rc);   /* tcfast.c */
+ref_fast_gemm_fn ref_tcfast_gemm;
+ref_fast_rows_fn ref_tcfast_dot;
 
 /* The message, printf-style, into err (nothing when err is NULL or
  * errlen 0; cut to errlen - 1 characters) (err.c). */

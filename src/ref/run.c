@@ -104,20 +104,18 @@ int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
              unsigned *flags)
 {
     const fl_ref_model *m = rc->m;
+    ref_fast_gemm_fn *gemm = ref_native_gemm;
+    ref_fast_rows_fn *rows = ref_native_rows;
     if (fl__accel_level() == FL__CPU_GENERIC || m->order == FL_REF_EXACT)
         return 1;
     if (m->tc.on) {
         if (!ref_tcfast_applicable(rc))
             return 1;
-        return j->s ? ref_tcfast_gemm(rc, j->s, j->a, j->b, j->c, j->out,
-                                      nthreads, flags)
-                    : ref_tcfast_dot(rc, j->a, j->b, j->rows, j->out,
-                                     nthreads, flags);
+        gemm = ref_tcfast_gemm;
+        rows = ref_tcfast_dot;
     }
-    return j->s ? ref_native_gemm(rc, j->s, j->a, j->b, j->c, j->out,
-                                  nthreads, flags)
-                : ref_native_rows(rc, j->a, j->b, j->rows, j->out, nthreads,
-                                  flags);
+    return j->s ? gemm(rc, j->s, j->a, j->b, j->c, j->out, nthreads, flags)
+                : rows(rc, j->a, j->b, j->rows, j->out, nthreads, flags);
 }
 
 /* The fast path for a sum, dot or GEMM whose context rc is set up.
