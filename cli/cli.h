@@ -39,6 +39,20 @@ int cli_parse_format(const char *spec, fl_format *out, const char *where);
  * or prints a message naming cmd and the problem and returns -1. */
 int cli_one_format(const char *cmd, int argc, char **argv,
                    void (*usage)(FILE *), fl_format *out, const char **spec);
+/* Options whose value is kept as it is given: `--name VALUE` sets *value. */
+typedef struct cli_string_opt {
+    const char *name;
+    const char **value;
+} cli_string_opt;
+/* The row of opts[0, n) named a, or NULL. */
+const cli_string_opt *cli_string_opt_find(const cli_string_opt *opts,
+                                          size_t n, const char *a);
+/* An argument a of the subcommand cmd (which takes one input file) that
+ * none of its options took: an unknown option ('-' and more: usage on
+ * stderr), a second file, or the input file, kept in *file.  0, or
+ * CLI_USAGE with a message naming cmd and the argument. */
+int cli_input_file(const char *cmd, const char *a, const char **file,
+                   void (*usage)(FILE *));
 /* Rounding mode by fplab or TestFloat name; -1 (message printed) if bad. */
 int cli_parse_rm(const char *s, const char *where);
 /* Tininess by name, "before" or "after" (FL_TINY_*); -1 (message printed,

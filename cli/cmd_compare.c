@@ -113,6 +113,21 @@ static int parse_opts(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
     o->threads = 0;
+    /* options whose VALUE is kept as given, and flags */
+    const cli_string_opt strings[] = {
+        {"--out-format", &o->out_format}, {"--in-format", &o->in_format},
+        {"--exact-format", &o->exact_format}, {"--exact", &o->exact},
+        {"--json", &o->json},
+    };
+    const struct {
+        const char *name;
+        int *on;
+    } flags[] = {
+        {"--ta", &o->ta}, {"--tb", &o->tb}, {"--torch-defaults", &o->torch},
+        {"--nan-payload", &o->nan_payload}, {"--signed-zero", &o->signed_zero},
+        {"--gemm", &o->gemm},
+    };
+    const size_t nflags = sizeof flags / sizeof flags[0];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -121,18 +136,16 @@ static int parse_opts(int argc, char **argv, opts *o)
         }
 #define NEED_VALUE() do { if (i + 1 >= argc) \
             return cli_error("compare: option %s needs a value", a), -1; } while (0)
-        if (!strcmp(a, "--out-format")) {
+        size_t fi = 0;   /* the flag a names: nflags for none */
+        while (fi < nflags && strcmp(a, flags[fi].name))
+            fi++;
+        const cli_string_opt *str =
+            cli_string_opt_find(strings, sizeof strings / sizeof strings[0], a);
+        if (str) {
             NEED_VALUE();
-            o->out_format = argv[++i];
-        } else if (!strcmp(a, "--in-format")) {
-            NEED_VALUE();
-            o->in_format = argv[++i];
-        } else if (!strcmp(a, "--exact-format")) {
-            NEED_VALUE();
-            o->exact_format = argv[++i];
-        } else if (!strcmp(a, "--exact")) {
-            NEED_VALUE();
-            o->exact = argv[++i];
+            *str->value = argv[++i];
+        } else if (fi < nflags) {
+            *flags[fi].on = 1;
         } else if (!strcmp(a, "--inputs")) {
             if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
                 return cli_error("compare: --inputs needs at least one file"), -1;
@@ -142,10 +155,6 @@ static int parse_opts(int argc, char **argv, opts *o)
                                      MAX_INPUTS), -1;
                 o->inputs[o->ninputs++] = argv[++i];
             }
-        } else if (!strcmp(a, "--ta")) {
-            o->ta = 1;
-        } else if (!strcmp(a, "--tb")) {
-            o->tb = 1;
         } else if (!strcmp(a, "--ulp")) {
             NEED_VALUE();
             if (cli_parse_u64(argv[++i], &o->ulp))
@@ -165,19 +174,11 @@ static int parse_opts(int argc, char **argv, opts *o)
                 o->atol = v;
                 o->have_atol = 1;
             }
-        } else if (!strcmp(a, "--torch-defaults")) {
-            o->torch = 1;
-        } else if (!strcmp(a, "--nan-payload")) {
-            o->nan_payload = 1;
-        } else if (!strcmp(a, "--signed-zero")) {
-            o->signed_zero = 1;
         } else if (!strcmp(a, "--show")) {
             NEED_VALUE();
             if (cli_parse_u64(argv[++i], &o->show) || o->show > 1000000)
                 return cli_error("compare: --show: '%s' is not an integer "
                                  "0..1000000", argv[i]), -1;
-        } else if (!strcmp(a, "--gemm")) {
-            o->gemm = 1;
         } else if (!strcmp(a, "--tile")) {
             NEED_VALUE();
             if (parse_tile(argv[++i], &o->tile_h, &o->tile_w))
@@ -196,9 +197,6 @@ static int parse_opts(int argc, char **argv, opts *o)
             NEED_VALUE();
             o->plot = argv[++i];
             o->gemm = 1;
-        } else if (!strcmp(a, "--json")) {
-            NEED_VALUE();
-            o->json = argv[++i];
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
             uint64_t v;

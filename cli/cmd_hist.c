@@ -172,34 +172,30 @@ int cmd_hist(int argc, char **argv)
     uint64_t lastopt = 0;
     int have_lo = 0, have_hi = 0;
     long lo = -40, hi = 16;
+    const cli_string_opt strings[] = {
+        {"--format", &fmt},       {"--scales", &scales_s}, {"--out", &out},
+        {"--scaling", &scaling_s}, {"--in-format", &in_format},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const cli_string_opt *str =
+            cli_string_opt_find(strings, sizeof strings / sizeof strings[0], a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
         }
-        if (!strcmp(a, "--format") || !strcmp(a, "--scales") || !strcmp(a, "--out") ||
-            !strcmp(a, "--dtype") || !strcmp(a, "--lo") || !strcmp(a, "--hi") ||
-            !strcmp(a, "--scaling") || !strcmp(a, "--last") ||
-            !strcmp(a, "--in-format")) {
+        if (str || !strcmp(a, "--dtype") || !strcmp(a, "--lo") ||
+            !strcmp(a, "--hi") || !strcmp(a, "--last")) {
             if (i + 1 >= argc)
                 return cli_error("hist: %s needs a value", a);
             const char *v = argv[++i];
-            if (!strcmp(a, "--scaling"))
-                scaling_s = v;
-            else if (!strcmp(a, "--in-format"))
-                in_format = v;
+            if (str)
+                *str->value = v;
             else if (!strcmp(a, "--last")) {
                 if (cli_parse_u64(v, &lastopt) || lastopt == 0 ||
                     lastopt > ((uint64_t)1 << 40))
                     return cli_error("hist: --last: '%s' is not a positive integer", v);
-            } else if (!strcmp(a, "--format"))
-                fmt = v;
-            else if (!strcmp(a, "--scales"))
-                scales_s = v;
-            else if (!strcmp(a, "--out"))
-                out = v;
-            else if (!strcmp(a, "--dtype")) {
+            } else if (!strcmp(a, "--dtype")) {
                 dtype = v;
                 if (cli_values_dtype(v) < 0)
                     return cli_error("hist: --dtype: '%s' is not f16, f32 or f64", v);
@@ -217,13 +213,8 @@ int cmd_hist(int argc, char **argv)
                     have_hi = 1;
                 }
             }
-        } else if (a[0] == '-' && a[1]) {
-            usage(stderr);
-            return cli_error("hist: unknown option '%s'", a);
-        } else if (file) {
-            return cli_error("hist: more than one input file ('%s', '%s')", file, a);
-        } else {
-            file = a;
+        } else if (cli_input_file("hist", a, &file, usage) != 0) {
+            return CLI_USAGE;
         }
     }
     if (!file)

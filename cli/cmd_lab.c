@@ -125,30 +125,28 @@ int cmd_lab(int argc, char **argv)
     const char *out = "out", *only = NULL, *data = NULL, *text = NULL;
     uint64_t seed = 1, seeds = 0, jobs = 0;
     int quick = 0, plots = 1;
+    const cli_string_opt strings[] = {
+        {"--out", &out}, {"--only", &only}, {"--data", &data}, {"--text", &text},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
-        } else if (!strcmp(a, "--quick")) {
+        }
+        const cli_string_opt *str =
+            cli_string_opt_find(strings, sizeof strings / sizeof strings[0], a);
+        if (!strcmp(a, "--quick")) {
             quick = 1;
         } else if (!strcmp(a, "--no-plots")) {
             plots = 0;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--seed") ||
-                   !strcmp(a, "--only") || !strcmp(a, "--data") ||
-                   !strcmp(a, "--text") ||
-                   !strcmp(a, "--seeds") || !strcmp(a, "--jobs")) {
+        } else if (str || !strcmp(a, "--seed") || !strcmp(a, "--seeds") ||
+                   !strcmp(a, "--jobs")) {
             if (i + 1 >= argc)
                 return cli_error("lab: %s needs a value", a);
             const char *v = argv[++i];
-            if (!strcmp(a, "--out")) {
-                out = v;
-            } else if (!strcmp(a, "--only")) {
-                only = v;
-            } else if (!strcmp(a, "--data")) {
-                data = v;
-            } else if (!strcmp(a, "--text")) {
-                text = v;
+            if (str) {
+                *str->value = v;
             } else if (!strcmp(a, "--seeds")) {
                 if (cli_parse_u64(v, &seeds) || seeds < 2 || seeds > 64)
                     return cli_error("lab: --seeds: '%s' is not an integer 2..64", v);

@@ -126,42 +126,28 @@ int cmd_quantize(int argc, char **argv)
     int have_seed = 0;
     uint64_t *srb = NULL;
     uint64_t seed = 0, lastopt = 0, worstk = 5;
+    const cli_string_opt strings[] = {
+        {"--scheme", &scheme_s},          {"--dequant-out", &deq_out},
+        {"--codes-out", &codes_out},      {"--scales-out", &scales_out},
+        {"--tensor-scale-out", &tscale_out}, {"--blocks-out", &blocks_out},
+        {"--in-format", &in_format},      {"--sr-bits", &srb_file},
+        {"--sr-nbits", &srb_nbits},       {"--sr-variant", &srb_variant},
+    };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const cli_string_opt *str =
+            cli_string_opt_find(strings, sizeof strings / sizeof strings[0], a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
         }
-        if (!strcmp(a, "--scheme") || !strcmp(a, "--dequant-out") ||
-            !strcmp(a, "--codes-out") || !strcmp(a, "--scales-out") ||
-            !strcmp(a, "--tensor-scale-out") || !strcmp(a, "--blocks-out") ||
-            !strcmp(a, "--dtype") || !strcmp(a, "--seed") || !strcmp(a, "--last") ||
-            !strcmp(a, "--worst") || !strcmp(a, "--in-format") ||
-            !strcmp(a, "--sr-bits") || !strcmp(a, "--sr-nbits") ||
-            !strcmp(a, "--sr-variant")) {
+        if (str || !strcmp(a, "--dtype") || !strcmp(a, "--seed") ||
+            !strcmp(a, "--last") || !strcmp(a, "--worst")) {
             if (i + 1 >= argc)
                 return cli_error("quantize: %s needs a value", a);
             const char *v = argv[++i];
-            if (!strcmp(a, "--scheme"))
-                scheme_s = v;
-            else if (!strcmp(a, "--dequant-out"))
-                deq_out = v;
-            else if (!strcmp(a, "--codes-out"))
-                codes_out = v;
-            else if (!strcmp(a, "--scales-out"))
-                scales_out = v;
-            else if (!strcmp(a, "--tensor-scale-out"))
-                tscale_out = v;
-            else if (!strcmp(a, "--blocks-out"))
-                blocks_out = v;
-            else if (!strcmp(a, "--in-format"))
-                in_format = v;
-            else if (!strcmp(a, "--sr-bits"))
-                srb_file = v;
-            else if (!strcmp(a, "--sr-nbits"))
-                srb_nbits = v;
-            else if (!strcmp(a, "--sr-variant"))
-                srb_variant = v;
+            if (str)
+                *str->value = v;
             else if (!strcmp(a, "--dtype")) {
                 dtype = v;
                 if (cli_values_dtype(v) < 0)
@@ -181,13 +167,8 @@ int cmd_quantize(int argc, char **argv)
                     return cli_error("quantize: --worst: '%s' is not an integer in "
                                      "0..100000", v);
             }
-        } else if (a[0] == '-' && a[1]) {
-            usage(stderr);
-            return cli_error("quantize: unknown option '%s'", a);
-        } else if (file) {
-            return cli_error("quantize: more than one input file ('%s', '%s')", file, a);
-        } else {
-            file = a;
+        } else if (cli_input_file("quantize", a, &file, usage) != 0) {
+            return CLI_USAGE;
         }
     }
     if (!file)

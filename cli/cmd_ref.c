@@ -317,12 +317,7 @@ static void unload(input *in)
 
 static int same_shape(const tensor *a, const tensor *b)
 {
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != b->shape[d])
-            return 0;
-    return 1;
+    return fl_tensor_shape_same(a->shape, a->ndim, b->shape, b->ndim);
 }
 
 static const char *spec_of(const fl_format *f, char *buf, size_t len)

@@ -360,71 +360,56 @@ int cmd_reveal(int argc, char **argv)
             dd = i;
             break;
         }
+    /* options whose VALUE is kept as given, and counts in [lo, hi] */
+    const cli_string_opt strings[] = {
+        {"--dtype", &dtype}, {"--model-out", &model_out}, {"--plot", &plot},
+        {"--kernel-lib", &lib}, {"--kernel-arg", &lib_arg},
+    };
+    const struct {
+        const char *name;
+        size_t lo, hi, *v;
+        int *given;
+    } counts[] = {
+        {"--n", 1, (size_t)1 << 30, &n, &have_n},
+        {"--m", 1, (size_t)1 << 24, &m, &have_m},
+        {"--k", 1, (size_t)1 << 30, &k, &have_k},
+        {"--batch", 1, (size_t)1 << 24, &o.batch, NULL},
+        {"--rows", 1, (size_t)1 << 30, &o.rows, NULL},
+        {"--validate", 1, (size_t)1 << 32, &o.validate, NULL},
+        {"--validate-calls", 0, (size_t)1 << 30, &o.validate_calls, NULL},
+        {"--max-elems", 16, (size_t)1 << 32, &o.call_elems, NULL},
+    };
+    const size_t ncounts = sizeof counts / sizeof counts[0];
     for (int i = 1; i < (dd < 0 ? argc : dd); i++) {
         const char *a = argv[i];
+        const cli_string_opt *str =
+            cli_string_opt_find(strings, sizeof strings / sizeof strings[0], a);
+        size_t ci = 0;
+        while (ci < ncounts && strcmp(a, counts[ci].name))
+            ci++;
 #define NEED() do { if (i + 1 >= (dd < 0 ? argc : dd)) \
             return cli_error("reveal: option %s needs a value", a); } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return CLI_OK;
-        } else if (!strcmp(a, "--n")) {
+        } else if (str) {
             NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 30, &n))
+            *str->value = argv[++i];
+        } else if (ci < ncounts) {
+            NEED();
+            if (parse_size(a, argv[++i], counts[ci].lo, counts[ci].hi,
+                           counts[ci].v))
                 return CLI_USAGE;
-            have_n = 1;
-        } else if (!strcmp(a, "--m")) {
-            NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 24, &m))
-                return CLI_USAGE;
-            have_m = 1;
-        } else if (!strcmp(a, "--k")) {
-            NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 30, &k))
-                return CLI_USAGE;
-            have_k = 1;
-        } else if (!strcmp(a, "--dtype")) {
-            NEED();
-            dtype = argv[++i];
-        } else if (!strcmp(a, "--model-out")) {
-            NEED();
-            model_out = argv[++i];
-        } else if (!strcmp(a, "--plot")) {
-            NEED();
-            plot = argv[++i];
-        } else if (!strcmp(a, "--batch")) {
-            NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 24, &o.batch))
-                return CLI_USAGE;
+            if (counts[ci].given)
+                *counts[ci].given = 1;
         } else if (!strcmp(a, "--no-batch")) {
             o.batch_trial = 0;
-        } else if (!strcmp(a, "--rows")) {
-            NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 30, &o.rows))
-                return CLI_USAGE;
         } else if (!strcmp(a, "--serve")) {
             serve = 1;
-        } else if (!strcmp(a, "--kernel-lib")) {
-            NEED();
-            lib = argv[++i];
-        } else if (!strcmp(a, "--kernel-arg")) {
-            NEED();
-            lib_arg = argv[++i];
-        } else if (!strcmp(a, "--validate")) {
-            NEED();
-            if (parse_size(a, argv[++i], 1, (size_t)1 << 32, &o.validate))
-                return CLI_USAGE;
-        } else if (!strcmp(a, "--validate-calls")) {
-            NEED();
-            if (parse_size(a, argv[++i], 0, (size_t)1 << 30, &o.validate_calls))
-                return CLI_USAGE;
         } else if (!strcmp(a, "--lengths")) {
             NEED();
             if (parse_lengths(argv[++i], lengths, sizeof lengths /
                               sizeof lengths[0], &nlengths) != 0)
-                return CLI_USAGE;
-        } else if (!strcmp(a, "--max-elems")) {
-            NEED();
-            if (parse_size(a, argv[++i], 16, (size_t)1 << 32, &o.call_elems))
                 return CLI_USAGE;
         } else if (!strcmp(a, "--seed")) {
             NEED();

@@ -890,15 +890,10 @@ static int lib_worker(rk_kernel *k, int rfd, int wfd)
             return 0;                     /* the pipe closed: done */
         if (q.magic != RK_MAGIC)
             return 5;
-        memset(&c, 0, sizeof c);
-        c.op = (fl_ref_op)q.op;
-        c.in = &q.in;
-        c.batch = q.batch;
-        c.rows = q.rows;
-        c.n = q.n;
-        c.k = q.k;
-        c.index = q.index;
-        c.set_out_format = fl_reveal_set_out_format;
+        c = (fl_reveal_call){.op = (fl_ref_op)q.op, .in = &q.in,
+                             .batch = q.batch, .rows = q.rows, .n = q.n,
+                             .k = q.k, .index = q.index,
+                             .set_out_format = fl_reveal_set_out_format};
         a = malloc((q.na ? q.na : 1) * sizeof *a);
         b = q.nb ? malloc(q.nb * sizeof *b) : NULL;
         nout = fl_reveal_call_outputs(&c);

@@ -89,6 +89,29 @@ int cli_one_format(const char *cmd, int argc, char **argv,
     return cli_parse_format(*spec, out, where) != 0 ? -1 : 0;
 }
 
+const cli_string_opt *cli_string_opt_find(const cli_string_opt *opts,
+                                          size_t n, const char *a)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(a, opts[i].name))
+            return &opts[i];
+    return NULL;
+}
+
+int cli_input_file(const char *cmd, const char *a, const char **file,
+                   void (*usage)(FILE *))
+{
+    if (a[0] == '-' && a[1]) {
+        usage(stderr);
+        return cli_error("%s: unknown option '%s'", cmd, a);
+    }
+    if (*file)
+        return cli_error("%s: more than one input file ('%s', '%s')", cmd,
+                         *file, a);
+    *file = a;
+    return 0;
+}
+
 int cli_parse_rm(const char *s, const char *where)
 {
     int rm = s ? fl_rm_parse(s) : -1;

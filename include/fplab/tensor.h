@@ -82,6 +82,9 @@ const char *fl_tensor_dtype_st_name(fl_tensor_dtype d);
 void fl_tensor_shape_str(const fl_tensor *t, char *buf, size_t len);
 /* The same for a shape given as ndim extents, of any array. */
 void fl_tensor_shape_text(const size_t *shape, int ndim, char *buf, size_t len);
+/* 1 when two shapes given that way (na extents at a, nb at b) are the same
+ * shape, else 0. */
+int fl_tensor_shape_same(const size_t *a, int na, const size_t *b, int nb);
 void fl_tensor_free(fl_tensor *t);
 
 /* ------------------------------------------------------------------------

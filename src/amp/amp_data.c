@@ -213,95 +213,89 @@ out:
     return rc;
 }
 
-/* Read a whole file (through zlib when built with it: gzread passes plain
- * files through unchanged). */
+/* slurp's input: through zlib when built with it (gzread passes plain
+ * files through unchanged), else stdio. */
+#ifdef FPLAB_HAVE_ZLIB
+typedef gzFile in_file;
+#define in_open(path) gzopen(path, "rb")
+#define in_close(f) gzclose(f)
+#else
+typedef FILE *in_file;
+#define in_open(path) fopen(path, "rb")
+#define in_close(f) fclose(f)
+#endif
+
+/* At most 2^30 bytes of f into p: how many, 0 at the end of the data, or
+ * -1 with the message in err. */
+static long in_read(in_file f, char *p, size_t n, const char *path,
+                    char *err, size_t errlen)
+{
+    const size_t want = n > (1u << 30) ? (1u << 30) : n;
+#ifdef FPLAB_HAVE_ZLIB
+    int got = gzread(f, p, (unsigned)want);
+    int zerr = Z_OK;
+    const char *msg;
+    if (got > 0)
+        return got;
+    msg = gzerror(f, &zerr);
+    if (got < 0) {
+        if (zerr == Z_ERRNO)
+            amp_errorf(err, errlen, "%s: read error: %s", path,
+                       strerror(errno));
+        else
+            amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
+        return -1;
+    }
+    /* end of data: a truncated or corrupt gzip stream says so here */
+    if (zerr != Z_OK && zerr != Z_STREAM_END) {
+        amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
+        return -1;
+    }
+    return 0;
+#else
+    size_t got = fread(p, 1, want, f);
+    if (got == 0 && ferror(f)) {
+        amp_errorf(err, errlen, "%s: read error", path);
+        return -1;
+    }
+    return (long)got;
+#endif
+}
+
+/* Read a whole file (see in_file). */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
+    in_file f;
+    long got;
     if (!buf) {
         amp_errorf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
-#ifdef FPLAB_HAVE_ZLIB
-    gzFile gz = gzopen(path, "rb");
-    if (!gz) {
+    f = in_open(path);
+    if (!f) {
         amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         free(buf);
         return NULL;
     }
-    for (;;) {
+    do {
         if (n == cap) {
             char *nb = cap > (SIZE_MAX / 2) ? NULL : realloc(buf, cap * 2);
             if (!nb) {
                 amp_errorf(err, errlen, "%s: out of memory", path);
-                gzclose(gz);
-                free(buf);
-                return NULL;
+                goto fail;
             }
             buf = nb;
             cap *= 2;
         }
-        int got = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30)
-                                                     ? (1u << 30) : cap - n));
-        if (got < 0) {
-            int zerr;
-            const char *msg = gzerror(gz, &zerr);
-            if (zerr == Z_ERRNO)
-                amp_errorf(err, errlen, "%s: read error: %s", path,
-                           strerror(errno));
-            else
-                amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
-            gzclose(gz);
-            free(buf);
-            return NULL;
-        }
-        if (got == 0) {
-            /* end of data: a truncated or corrupt gzip stream says so here */
-            int zerr = Z_OK;
-            const char *msg = gzerror(gz, &zerr);
-            if (zerr != Z_OK && zerr != Z_STREAM_END) {
-                amp_errorf(err, errlen, "%s: corrupt gzip data: %s", path, msg);
-                gzclose(gz);
-                free(buf);
-                return NULL;
-            }
-            break;
-        }
+        got = in_read(f, buf + n, cap - n, path, err, errlen);
+        if (got < 0)
+            goto fail;
         n += (size_t)got;
-    }
-    gzclose(gz);
-#else
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        amp_errorf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        free(buf);
-        return NULL;
-    }
-    for (;;) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                amp_errorf(err, errlen, "%s: out of memory", path);
-                fclose(fp);
-                free(buf);
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        amp_errorf(err, errlen, "%s: read error", path);
-        free(buf);
-        return NULL;
-    }
+    } while (got > 0);
+    in_close(f);
+#ifndef FPLAB_HAVE_ZLIB
     if (n >= 2 && (unsigned char)buf[0] == 0x1f &&
         (unsigned char)buf[1] == 0x8b) {
         amp_errorf(err, errlen, "%s: gzip-compressed, and this build has no zlib: "
@@ -312,6 +306,10 @@ static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 #endif
     *len = n;
     return buf;
+fail:
+    in_close(f);
+    free(buf);
+    return NULL;
 }
 
 int amp_dataset_read_csv(amp_dataset *d, const char *path, int label_pos,

@@ -190,16 +190,19 @@ static float fast_dot(const fl_tc_model *m, const fl_format *accf,
     return c;
 }
 
+/* A block FMA into the accumulator's format: fl_tc_block_fma (binary32)
+ * or fl_tc_block_fma_f16 (binary16). */
+typedef uint64_t block_fma_fn(const fl_tc_model *, const uint64_t *,
+                              const uint64_t *, int, uint64_t, unsigned *);
+
 /* The generic route of the two dots below: a and b rounded into m->in,
  * whole blocks of m->block chained through the accumulator of format accf
- * (binary32 or binary16: blk is fl_tc_block_fma or fl_tc_block_fma_f16),
- * every block's result rounded into it before the next block starts. */
+ * (binary32 or binary16, blk its block FMA), every block's result rounded
+ * into it before the next block starts. */
 static float generic_dot(const fl_tc_model *m, const fl_format *accf,
-                         uint64_t (*blk)(const fl_tc_model *, const uint64_t *,
-                                         const uint64_t *, int, uint64_t,
-                                         unsigned *),
-                         const float *a, size_t sa, const float *b, size_t sb,
-                         size_t n, float c, unsigned *flags)
+                         block_fma_fn *blk, const float *a, size_t sa,
+                         const float *b, size_t sb, size_t n, float c,
+                         unsigned *flags)
 {
     fl_ctx ctx = FL_CTX_INIT;
     uint64_t abuf[64], bbuf[64];
@@ -219,26 +222,32 @@ static float generic_dot(const fl_tc_model *m, const fl_format *accf,
     return fl_to_float(accf, acc);
 }
 
+/* The two dots below, with the accumulator of format accf (blk its block
+ * FMA): the fast route where it applies to m and in, else the generic. */
+static float block_dot(const fl_tc_model *m, const fl_format *in,
+                       const fl_format *accf, block_fma_fn *blk,
+                       const float *a, size_t sa, const float *b, size_t sb,
+                       size_t n, float c, unsigned *flags)
+{
+    if (amp_tc_fast_ok(m, in))
+        return fast_dot(m, accf, a, sa, b, sb, n, c, flags);
+    return generic_dot(m, accf, blk, a, sa, b, sb, n, c, flags);
+}
+
 float amp_tc_block_dot(void *model, const fl_format *in, const float *a,
                        size_t sa, const float *b, size_t sb, size_t n,
                        float c, unsigned *flags)
 {
-    const fl_tc_model *m = (const fl_tc_model *)model;
-    if (amp_tc_fast_ok(m, in))
-        return fast_dot(m, &fl_binary32, a, sa, b, sb, n, c, flags);
-    return generic_dot(m, &fl_binary32, fl_tc_block_fma, a, sa, b, sb, n, c,
-                       flags);
+    return block_dot(model, in, &fl_binary32, fl_tc_block_fma, a, sa, b, sb,
+                     n, c, flags);
 }
 
 float amp_tc_block_dot16(void *model, const fl_format *in, const float *a,
                          size_t sa, const float *b, size_t sb, size_t n,
                          float c, unsigned *flags)
 {
-    const fl_tc_model *m = (const fl_tc_model *)model;
-    if (amp_tc_fast_ok(m, in))
-        return fast_dot(m, &fl_binary16, a, sa, b, sb, n, c, flags);
-    return generic_dot(m, &fl_binary16, fl_tc_block_fma_f16, a, sa, b, sb, n,
-                       c, flags);
+    return block_dot(model, in, &fl_binary16, fl_tc_block_fma_f16, a, sa, b,
+                     sb, n, c, flags);
 }
 
 static int set_tc(amp_accum *acc, const char *model_name, int acc16)

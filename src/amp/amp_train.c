@@ -95,29 +95,16 @@ static double normal12(uint64_t *s)
 void amp_train_config_default(amp_train_config *c)
 {
     char err[128];
-    memset(c, 0, sizeof *c);
+    *c = (amp_train_config){
+        .depth = 3, .width = 64,
+        .activation = AMP_ACT_RELU, .optimizer = AMP_OPT_SGD,
+        .lr = 0.05, .momentum = 0.9, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
+        .steps = 300, .batch = 64, .ranks = 1, .seed = 1,
+        .label_pos = AMP_LABEL_LAST, .feature_scale = 16, .test_frac = 0.2,
+        .init_gain = 1.0, .init_std = 0.0, .micro_batches = 1,
+        .loss_reduction = AMP_LOSS_MEAN, .loss_weight = 1.0,
+    };
     amp_policy_parse(&c->policy, "fp32", err, sizeof err);
-    c->depth = 3;
-    c->width = 64;
-    c->activation = AMP_ACT_RELU;
-    c->optimizer = AMP_OPT_SGD;
-    c->lr = 0.05;
-    c->momentum = 0.9;
-    c->beta1 = 0.9;
-    c->beta2 = 0.999;
-    c->eps = 1e-8;
-    c->steps = 300;
-    c->batch = 64;
-    c->ranks = 1;
-    c->seed = 1;
-    c->label_pos = AMP_LABEL_LAST;
-    c->feature_scale = 16;
-    c->test_frac = 0.2;
-    c->init_gain = 1.0;
-    c->init_std = 0.0;
-    c->micro_batches = 1;
-    c->loss_reduction = AMP_LOSS_MEAN;
-    c->loss_weight = 1.0;
 }
 
 static int fail(char *err, size_t errlen, const char *msg)

@@ -12,13 +12,13 @@
  * largest distance is the smallest such index whatever the split).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fplab/compare.h"
+#include "ref_internal.h"   /* ref_fan_out */
 
 #define NONE UINT64_MAX
 #define BLK 64
@@ -606,8 +606,6 @@ int fl_cmp_arrays(fl_cmp_stats *s, const fl_format *f, size_t esize,
     if ((size_t)nthreads > n / min_part)
         nthreads = n / min_part > 0 ? (int)(n / min_part) : 1;
     part parts[64];
-    pthread_t th[64];
-    int started[64] = {0};
     for (int t = 0; t < nthreads; t++) {
         parts[t].c = &c;
         parts[t].k = kernel;
@@ -615,15 +613,7 @@ int fl_cmp_arrays(fl_cmp_stats *s, const fl_format *f, size_t esize,
         parts[t].lo = n / (size_t)nthreads * (size_t)t;
         parts[t].hi = t == nthreads - 1 ? n : n / (size_t)nthreads * (size_t)(t + 1);
     }
-    for (int t = 1; t < nthreads; t++)
-        started[t] = pthread_create(&th[t], NULL, part_run, &parts[t]) == 0;
-    part_run(&parts[0]);
-    for (int t = 1; t < nthreads; t++) {
-        if (started[t])
-            pthread_join(th[t], NULL);
-        else
-            part_run(&parts[t]);   /* no thread: do its part here */
-    }
+    ref_fan_out(parts, sizeof parts[0], nthreads, part_run);
     for (int t = 0; t < nthreads; t++)
         stats_merge(s, &parts[t].s);
     ctx_free(&c);

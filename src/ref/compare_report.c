@@ -948,12 +948,7 @@ static int same_format(const fl_format *a, const fl_format *b)
 
 static int same_shape(const fl_cmp_tensor *a, const fl_cmp_tensor *b)
 {
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != b->shape[d])
-            return 0;
-    return 1;
+    return fl_tensor_shape_same(a->shape, a->ndim, b->shape, b->ndim);
 }
 
 static int tensor_ok(const fl_cmp_tensor *t, const char *what, char *err,

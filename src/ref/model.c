@@ -10,23 +10,19 @@
 
 #include "ref_internal.h"
 
+/* The tensor-core model's defaults: off (tc=none), blocks of 16, two
+ * extra alignment bits, rtz; a tc=... starts from them, switched on. */
+static const fl_ref_tc tc_none = {.block = 16, .neab = 2, .rm = FL_RTZ};
+
 void fl_ref_model_init(fl_ref_model *m)
 {
-    memset(m, 0, sizeof *m);
-    m->in = fl_binary32;
-    m->acc = fl_binary32;
-    m->out = fl_binary32;
-    m->acc_rm = FL_RNE;
-    m->out_rm = FL_RNE;
-    m->products = FL_REF_PRODUCTS_ROUNDED;
-    m->order = FL_REF_SEQUENTIAL;
-    m->lanes_combine = FL_REF_LANES_SEQ;
-    m->epilogue = FL_REF_EPI_LAST;
-    m->nan = FL_NANP_X86;
-    m->tininess = FL_TINY_AFTER;
-    m->tc.block = 16;
-    m->tc.neab = 2;
-    m->tc.rm = FL_RTZ;
+    *m = (fl_ref_model){
+        .in = fl_binary32, .acc = fl_binary32, .out = fl_binary32,
+        .acc_rm = FL_RNE, .out_rm = FL_RNE,
+        .products = FL_REF_PRODUCTS_ROUNDED, .order = FL_REF_SEQUENTIAL,
+        .lanes_combine = FL_REF_LANES_SEQ, .epilogue = FL_REF_EPI_LAST,
+        .nan = FL_NANP_X86, .tininess = FL_TINY_AFTER, .tc = tc_none,
+    };
 }
 
 void fl_ref_model_free(fl_ref_model *m)
@@ -90,6 +86,22 @@ static int parse_count(const char *s, size_t max, size_t *v)
     if (errno || *end || x == 0 || x > max)
         return -1;
     *v = (size_t)x;
+    return 0;
+}
+
+/* An order's parameter COUNT[:MORE]: COUNT (the text before the first
+ * ':', all of arg without one) into num, and in *more what follows that
+ * ':' (NULL without one).  0, or -1 when arg is NULL or COUNT is empty or
+ * does not fit num. */
+static int lead_field(const char *arg, char num[32], const char **more)
+{
+    const char *colon = arg ? strchr(arg, ':') : NULL;
+    size_t nl = colon ? (size_t)(colon - arg) : (arg ? strlen(arg) : 0);
+    *more = colon ? colon + 1 : NULL;
+    if (!arg || nl == 0 || nl >= 32)
+        return -1;
+    memcpy(num, arg, nl);
+    num[nl] = '\0';
     return 0;
 }
 
@@ -192,31 +204,29 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_LANES: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        const char *comb_name;
+        size_t v;
         int comb = FL_REF_LANES_SEQ;
-        if (!arg || nl == 0 || nl >= sizeof num) {
+        if (lead_field(arg, num, &comb_name) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s' needs lanes:W with W a positive integer",
                         value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, 1 << 20, &v) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s': W must be an integer 1..1048576", value);
             return -1;
         }
-        if (c2) {
+        if (comb_name) {
             int j;
             for (j = 0; j < 3; j++)
-                if (!strcmp(c2 + 1, lanes_names[j]))
+                if (!strcmp(comb_name, lanes_names[j]))
                     break;
             if (j == 3) {
                 ref_set_err(err, errlen,
                             "order: '%s': lanes combine by seq, pairwise or "
-                            "halving, not '%s'", value, c2 + 1);
+                            "halving, not '%s'", value, comb_name);
                 return -1;
             }
             comb = j;
@@ -228,17 +238,15 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_TILES: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t b, w, nl = c2 ? (size_t)(c2 - arg) : 0;
-        if (!arg || !c2 || nl == 0 || nl >= sizeof num) {
+        const char *lanes;
+        size_t b, w;
+        if (lead_field(arg, num, &lanes) != 0 || !lanes) {
             ref_set_err(err, errlen, "order: '%s' needs tiles:B:W (tiles of B "
                         "terms in W lanes)", value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, (size_t)1 << 30, &b) != 0 ||
-            parse_count(c2 + 1, (size_t)1 << 20, &w) != 0) {
+            parse_count(lanes, (size_t)1 << 20, &w) != 0) {
             ref_set_err(err, errlen, "order: '%s': B and W must be positive "
                         "integers", value);
             return -1;
@@ -261,30 +269,28 @@ static int set_order(fl_ref_model *m, const char *value, const char *base_dir,
     }
     case FL_REF_CASCADE: {
         char num[32];
-        const char *c2 = arg ? strchr(arg, ':') : NULL;
-        size_t v, nl = c2 ? (size_t)(c2 - arg) : (arg ? strlen(arg) : 0);
+        const char *load_name;
+        size_t v;
         int load = FL_REF_CASCADE_ONE;
-        if (!arg || nl == 0 || nl >= sizeof num) {
+        if (lead_field(arg, num, &load_name) != 0) {
             ref_set_err(err, errlen, "order: '%s' needs cascade:A with A the "
                         "accumulator lanes (a positive integer)", value);
             return -1;
         }
-        memcpy(num, arg, nl);
-        num[nl] = '\0';
         if (parse_count(num, 1024, &v) != 0) {
             ref_set_err(err, errlen,
                         "order: '%s': A must be an integer 1..1024", value);
             return -1;
         }
-        if (c2) {
-            if (!strcmp(c2 + 1, "pairs"))
+        if (load_name) {
+            if (!strcmp(load_name, "pairs"))
                 load = FL_REF_CASCADE_PAIRS;
-            else if (!strcmp(c2 + 1, "halves"))
+            else if (!strcmp(load_name, "halves"))
                 load = FL_REF_CASCADE_HALVES;
             else {
                 ref_set_err(err, errlen, "order: '%s': a cascade's loads are "
                             "single terms (cascade:A), pairs or halves, not "
-                            "'%s'", value, c2 + 1);
+                            "'%s'", value, load_name);
                 return -1;
             }
         }
@@ -411,17 +417,11 @@ static int set_tc(fl_ref_tc *out, const char *value, char *err, size_t errlen)
     char *copy, *tok, *save = NULL;
     size_t plen;
     if (!strcmp(value, "none")) {
-        memset(out, 0, sizeof *out);
-        out->block = 16;
-        out->neab = 2;
-        out->rm = FL_RTZ;
+        *out = tc_none;
         return 0;
     }
-    memset(&tc, 0, sizeof tc);
+    tc = tc_none;
     tc.on = 1;
-    tc.block = 16;
-    tc.neab = 2;
-    tc.rm = FL_RTZ;
     if (isalpha((unsigned char)value[0]) && !strchr(value, ':')) {
         params = NULL;      /* a bare preset name */
     }
@@ -448,12 +448,9 @@ static int set_tc(fl_ref_tc *out, const char *value, char *err, size_t errlen)
                             "norm:once|products,rm:MODE)", name);
                 return -1;
             }
-            tc.block = p->block;
-            tc.neab = p->neab;
-            tc.rm = p->out_rm;
-            tc.align = p->align;
-            tc.norm = p->norm;
-            tc.preset_in = p->in;
+            tc = (fl_ref_tc){.on = 1, .block = p->block, .neab = p->neab,
+                             .align = p->align, .norm = p->norm,
+                             .rm = p->out_rm, .preset_in = p->in};
             if (paren) {
                 plen = strlen(paren + 1);
                 if (plen == 0 || paren[plen] != ')') {

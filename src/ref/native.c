@@ -337,7 +337,7 @@ int ref_native_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
         return 1;
     lvl = simd_level();
     fused = rc->m->products == FL_REF_PRODUCTS_FUSED;
-    memset(&g, 0, sizeof g);
+    g = (ngemm){.rc = rc, .s = s, .A = A, .B = B, .C = C, .D = D};
 #if REF_X86
 #if defined(FPLAB_AVX512)
     if (lvl == LVL_AVX512) {
@@ -355,12 +355,6 @@ int ref_native_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
 #endif
     if (g.k1 == NULL)
         return 1;
-    g.rc = rc;
-    g.s = s;
-    g.A = A;
-    g.B = B;
-    g.C = C;
-    g.D = D;
     g.npad = (s->n + PANEL - 1) / PANEL * PANEL;
     nba = s->stride_a ? s->batch : 1;
     nbb = s->stride_b ? s->batch : 1;

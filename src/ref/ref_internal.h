@@ -124,7 +124,16 @@ typedef int (*ref_range_fn)(void *arg, size_t lo, size_t hi,
                             unsigned *flags);
 int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
                  void *arg, unsigned *flags);
+/* nthreads, or one per online CPU when it is <= 0; at most
+ * REF_MAX_THREADS. */
+#define REF_MAX_THREADS 256
 int ref_nthreads(int nthreads);
+/* The fan-out under ref_parallel and fl_cmp_arrays: run(part i) for every
+ * i in [0, n), 1 <= n <= REF_MAX_THREADS, parts being n records of size
+ * bytes; part 0 in the caller, each other part in a thread of its own, or
+ * in the caller after part 0 when its thread cannot be started.  Returns
+ * when every part is done. */
+void ref_fan_out(void *parts, size_t size, int n, void *(*run)(void *));
 
 /* Fast paths (0: done; 1: not applicable, use the generic path; -1 out
  * of memory).  ref_fast (run.c) is the one choice between them. */
@@ -136,19 +145,19 @@ typedef struct ref_fast_job {
 } ref_fast_job;
 int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
              unsigned *flags);
-int ref_native_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
-                    const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                    uint64_t *D, int nthreads, unsigned *flags);
-int ref_native_rows(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
-                    size_t rows, uint64_t *out, int nthreads,
-                    unsigned *flags);
-int ref_tcfast_applicable(const ref_ctx *rc);
-int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
-                    const uint64_t *A, const uint64_t *B, const uint64_t *C,
-                    uint64_t *D, int nthreads, unsigned *flags);
-int ref_tcfast_dot(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
-                   size_t rows, uint64_t *out, int nthreads,
-                   unsigned *flags);
+/* Each fast path's two entries: a GEMM, and rows of dot products. */
+typedef int ref_fast_gemm_fn(const ref_ctx *rc, const fl_ref_gemm_shape *s,
+                             const uint64_t *A, const uint64_t *B,
+                             const uint64_t *C, uint64_t *D, int nthreads,
+                             unsigned *flags);
+typedef int ref_fast_rows_fn(const ref_ctx *rc, const uint64_t *a,
+                             const uint64_t *b, size_t rows, uint64_t *out,
+                             int nthreads, unsigned *flags);
+ref_fast_gemm_fn ref_native_gemm;   /* native.c */
+ref_fast_rows_fn ref_native_rows;
+int ref_tcfast_applicable(const ref_ctx *rc);   /* tcfast.c */
+ref_fast_gemm_fn ref_tcfast_gemm;
+ref_fast_rows_fn ref_tcfast_dot;
 
 /* The message, printf-style, into err (nothing when err is NULL or
  * errlen 0; cut to errlen - 1 characters) (err.c). */

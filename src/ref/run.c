@@ -19,9 +19,26 @@ int ref_nthreads(int nthreads)
 {
     long n;
     if (nthreads > 0)
-        return nthreads > 256 ? 256 : nthreads;
+        return nthreads > REF_MAX_THREADS ? REF_MAX_THREADS : nthreads;
     n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+    return n < 1 ? 1 : n > REF_MAX_THREADS ? REF_MAX_THREADS : (int)n;
+}
+
+void ref_fan_out(void *parts, size_t size, int n, void *(*run)(void *))
+{
+    pthread_t tid[REF_MAX_THREADS];
+    char started[REF_MAX_THREADS] = {0};
+    char *const p = parts;
+    for (int i = 1; i < n; i++)
+        started[i] =
+            pthread_create(&tid[i], NULL, run, p + (size_t)i * size) == 0;
+    run(p);
+    for (int i = 1; i < n; i++) {
+        if (started[i])
+            pthread_join(tid[i], NULL);
+        else
+            run(p + (size_t)i * size);   /* could not start: do it here */
+    }
 }
 
 typedef struct part {
@@ -45,27 +62,15 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
     int nt = ref_nthreads(nthreads), rc = 0;
     /* a thread is worth starting for about 10^5 units of work */
     double want = (double)count * work / 1e5;
-    part *parts;
-    pthread_t *tid;
-    char *started;
+    part *parts = NULL;
     if (want < (double)nt)
         nt = want < 1 ? 1 : (int)want;
     if ((size_t)nt > count)
         nt = count ? (int)count : 1;
-    if (nt <= 1) {
+    if (nt > 1)
+        parts = calloc((size_t)nt, sizeof *parts);
+    if (parts == NULL) {   /* one thread, or no memory for the split */
         unsigned f = 0;
-        rc = fn(arg, 0, count, &f);
-        *flags |= f;
-        return rc ? -1 : 0;
-    }
-    parts = calloc((size_t)nt, sizeof *parts);
-    tid = calloc((size_t)nt, sizeof *tid);
-    started = calloc((size_t)nt, 1);
-    if (parts == NULL || tid == NULL || started == NULL) {
-        unsigned f = 0;
-        free(parts);
-        free(tid);
-        free(started);
         rc = fn(arg, 0, count, &f);
         *flags |= f;
         return rc ? -1 : 0;
@@ -78,22 +83,12 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
         parts[i].hi = parts[i].lo + count / (size_t)nt +
                       ((size_t)i < count % (size_t)nt);
     }
-    for (int i = 1; i < nt; i++)
-        started[i] = pthread_create(&tid[i], NULL, worker, &parts[i]) == 0;
-    worker(&parts[0]);
-    for (int i = 1; i < nt; i++) {
-        if (started[i])
-            pthread_join(tid[i], NULL);
-        else
-            worker(&parts[i]);   /* could not start: do it here */
-    }
+    ref_fan_out(parts, sizeof *parts, nt, worker);
     for (int i = 0; i < nt; i++) {
         *flags |= parts[i].flags;
         rc |= parts[i].rc;
     }
     free(parts);
-    free(tid);
-    free(started);
     return rc ? -1 : 0;
 }
 
@@ -109,20 +104,18 @@ int ref_fast(const ref_ctx *rc, const ref_fast_job *j, int nthreads,
              unsigned *flags)
 {
     const fl_ref_model *m = rc->m;
+    ref_fast_gemm_fn *gemm = ref_native_gemm;
+    ref_fast_rows_fn *rows = ref_native_rows;
     if (fl__accel_level() == FL__CPU_GENERIC || m->order == FL_REF_EXACT)
         return 1;
     if (m->tc.on) {
         if (!ref_tcfast_applicable(rc))
             return 1;
-        return j->s ? ref_tcfast_gemm(rc, j->s, j->a, j->b, j->c, j->out,
-                                      nthreads, flags)
-                    : ref_tcfast_dot(rc, j->a, j->b, j->rows, j->out,
-                                     nthreads, flags);
+        gemm = ref_tcfast_gemm;
+        rows = ref_tcfast_dot;
     }
-    return j->s ? ref_native_gemm(rc, j->s, j->a, j->b, j->c, j->out,
-                                  nthreads, flags)
-                : ref_native_rows(rc, j->a, j->b, j->rows, j->out, nthreads,
-                                  flags);
+    return j->s ? gemm(rc, j->s, j->a, j->b, j->c, j->out, nthreads, flags)
+                : rows(rc, j->a, j->b, j->rows, j->out, nthreads, flags);
 }
 
 /* The fast path for a sum, dot or GEMM whose context rc is set up.
@@ -285,21 +278,12 @@ int fl_ref_dot(const fl_ref_model *m, const uint64_t *a, const uint64_t *b,
 void fl_ref_gemm_shape_init(fl_ref_gemm_shape *s, int ta, int tb,
                             size_t batch, size_t m, size_t n, size_t k)
 {
-    memset(s, 0, sizeof *s);
-    s->ta = ta;
-    s->tb = tb;
-    s->batch = batch;
-    s->m = m;
-    s->n = n;
-    s->k = k;
-    s->lda = ta ? m : k;
-    s->ldb = tb ? k : n;
-    s->ldc = n;
-    s->ldd = n;
-    s->stride_a = m * k;
-    s->stride_b = k * n;
-    s->stride_c = m * n;
-    s->stride_d = m * n;
+    *s = (fl_ref_gemm_shape){
+        .ta = ta, .tb = tb, .batch = batch, .m = m, .n = n, .k = k,
+        .lda = ta ? m : k, .ldb = tb ? k : n, .ldc = n, .ldd = n,
+        .stride_a = m * k, .stride_b = k * n,
+        .stride_c = m * n, .stride_d = m * n,
+    };
 }
 
 typedef struct gemm_job {

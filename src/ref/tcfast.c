@@ -369,12 +369,23 @@ typedef struct tjob {
     const fl_ref_gemm_shape *s;      /* NULL for dot */
     const uint64_t *A, *B, *C;
     uint64_t *D;
-    int32_t *Ae, *Be;                /* op(A) rows, op(B) columns */
+    int32_t *Ae, *Be;                /* op(A) rows, op(B) columns (the
+                                      * vector GEMM: rows of npad) */
     uint32_t *Am, *Bm;
     unsigned char *aspec, *bspec;    /* that row / column has inf or NaN */
     size_t ads, bds;                 /* batch strides in rows (0: shared) */
-    chain_fn chain;
+    chain_fn chain;                  /* NULL in the vector GEMM */
+    size_t npad, ngroups;            /* the vector GEMM: op(B)'s row length
+                                      * and its groups of 16 columns */
 } tjob;
+
+/* A job over the operands, every other field zero. */
+static void tjob_init(tjob *j, const ref_ctx *rc, const fl_ref_gemm_shape *s,
+                      const uint64_t *A, const uint64_t *B, const uint64_t *C,
+                      uint64_t *D)
+{
+    *j = (tjob){.rc = rc, .s = s, .A = A, .B = B, .C = C, .D = D};
+}
 
 static void elem_terms(const tjob *j, size_t e, size_t *arow, size_t *bcol,
                        const uint64_t **cv, ref_terms *raw)
@@ -493,17 +504,6 @@ static void decode_a(const ref_ctx *rc, const fl_ref_gemm_shape *s,
                     aspec + bi * s->m);
 }
 
-static int tjob_alloc(tjob *j, size_t arows, size_t brows, size_t K)
-{
-    j->Ae = malloc(arows * K * sizeof *j->Ae + 64);
-    j->Am = malloc(arows * K * sizeof *j->Am + 64);
-    j->Be = malloc(brows * K * sizeof *j->Be + 64);
-    j->Bm = malloc(brows * K * sizeof *j->Bm + 64);
-    j->aspec = malloc(arows + 1);
-    j->bspec = malloc(brows + 1);
-    return j->Ae && j->Am && j->Be && j->Bm && j->aspec && j->bspec ? 0 : -1;
-}
-
 static void tjob_free(tjob *j)
 {
     free(j->Ae);
@@ -512,6 +512,37 @@ static void tjob_free(tjob *j)
     free(j->Bm);
     free(j->aspec);
     free(j->bspec);
+}
+
+/* The decoded operands' arrays for arows rows of op(A) and brows of op(B),
+ * K terms each, with 64 bytes to spare at the end of every term array (the
+ * vector loads); op(B)'s arrays zeroed when zero_b is set (the vector
+ * GEMM's padding columns).  0, or -1 when out of memory (nothing held). */
+static int tjob_alloc(tjob *j, size_t arows, size_t brows, size_t K,
+                      int zero_b)
+{
+    const size_t be = brows * K * sizeof *j->Be + 64;
+    const size_t bm = brows * K * sizeof *j->Bm + 64;
+    j->Ae = malloc(arows * K * sizeof *j->Ae + 64);
+    j->Am = malloc(arows * K * sizeof *j->Am + 64);
+    j->Be = zero_b ? calloc(be, 1) : malloc(be);
+    j->Bm = zero_b ? calloc(bm, 1) : malloc(bm);
+    j->aspec = malloc(arows + 1);
+    j->bspec = zero_b ? calloc(brows + 1, 1) : malloc(brows + 1);
+    if (j->Ae && j->Am && j->Be && j->Bm && j->aspec && j->bspec)
+        return 0;
+    tjob_free(j);
+    return -1;
+}
+
+/* ref_parallel of fn over count items of the job, then the job's arrays
+ * released; 0, or -1 when a part ran out of memory. */
+static int tjob_run(tjob *j, size_t count, double work, ref_range_fn fn,
+                    int nthreads, unsigned *flags)
+{
+    const int r = ref_parallel(count, work, nthreads, fn, j, flags);
+    tjob_free(j);
+    return r != 0 ? -1 : 0;
 }
 
 
@@ -528,17 +559,6 @@ static void tjob_free(tjob *j)
  * outside binary32's normal range.  Used for acc = binary32, rm = rtz or
  * rne, align = trunc, neab <= 2, blocks of at most 16.
  * ---------------------------------------------------------------------- */
-typedef struct vjob {
-    const ref_ctx *rc;
-    const fl_ref_gemm_shape *s;
-    const uint64_t *A, *B, *C;
-    uint64_t *D;
-    int32_t *Ae, *Be;          /* op(A) rows (K each); op(B) rows (npad) */
-    uint32_t *Am, *Bm;
-    unsigned char *aspec, *bspec;
-    size_t npad, ngroups, ads, bds;   /* ads/bds: batch strides in rows/cols */
-} vjob;
-
 __attribute__((target("avx512f,avx512cd")))
 static __m512i vblock(const ref_ctx *rc, const int32_t *ae, const uint32_t *am,
                       const int32_t *be, const uint32_t *bm, size_t ldb, int nb,
@@ -675,7 +695,7 @@ static __m512i vblock(const ref_ctx *rc, const int32_t *ae, const uint32_t *am,
 __attribute__((target("avx512f,avx512cd")))
 static int vgemm_range(void *arg, size_t lo, size_t hi, unsigned *flags)
 {
-    const vjob *j = arg;
+    const tjob *j = arg;
     const ref_ctx *rc = j->rc;
     const fl_ref_gemm_shape *s = j->s;
     const size_t K = rc->n, M = s->m, N = s->n, npad = j->npad;
@@ -810,34 +830,14 @@ static int vgemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
                  const uint64_t *A, const uint64_t *B, const uint64_t *C,
                  uint64_t *D, int nthreads, unsigned *flags)
 {
-    vjob j;
+    tjob j;
     size_t nba = s->stride_a ? s->batch : 1, nbb = s->stride_b ? s->batch : 1;
     size_t K = s->k;
-    int r;
-    memset(&j, 0, sizeof j);
-    j.rc = rc;
-    j.s = s;
-    j.A = A;
-    j.B = B;
-    j.C = C;
-    j.D = D;
+    tjob_init(&j, rc, s, A, B, C, D);
     j.npad = (s->n + 15) / 16 * 16;
     j.ngroups = j.npad / 16;
-    j.Ae = malloc(nba * s->m * K * sizeof *j.Ae + 64);
-    j.Am = malloc(nba * s->m * K * sizeof *j.Am + 64);
-    j.Be = calloc(nbb * K * j.npad + 16, sizeof *j.Be);
-    j.Bm = calloc(nbb * K * j.npad + 16, sizeof *j.Bm);
-    j.aspec = malloc(nba * s->m + 1);
-    j.bspec = calloc(nbb * j.npad + 1, 1);
-    if (!j.Ae || !j.Am || !j.Be || !j.Bm || !j.aspec || !j.bspec) {
-        free(j.Ae);
-        free(j.Am);
-        free(j.Be);
-        free(j.Bm);
-        free(j.aspec);
-        free(j.bspec);
+    if (tjob_alloc(&j, nba * s->m, nbb * j.npad, K, 1) != 0)
         return 1;
-    }
     decode_a(rc, s, A, nba, j.Ae, j.Am, j.aspec);
     for (size_t bi = 0; bi < nbb; bi++) {
         const uint64_t *src = B + bi * s->stride_b;
@@ -851,15 +851,8 @@ static int vgemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
     }
     j.ads = s->stride_a ? s->m : 0;
     j.bds = s->stride_b ? j.npad : 0;
-    r = ref_parallel(s->batch * s->m * j.ngroups, (double)K * 16, nthreads,
-                     vgemm_range, &j, flags);
-    free(j.Ae);
-    free(j.Am);
-    free(j.Be);
-    free(j.Bm);
-    free(j.aspec);
-    free(j.bspec);
-    return r != 0 ? -1 : 0;
+    return tjob_run(&j, s->batch * s->m * j.ngroups, (double)K * 16,
+                    vgemm_range, nthreads, flags);
 }
 #endif
 
@@ -870,25 +863,16 @@ int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
     tjob j;
     size_t nba = s->stride_a ? s->batch : 1, nbb = s->stride_b ? s->batch : 1;
     size_t K = s->k;
-    int r;
     if (K == 0)
         return 1;
 #if TC512
     if (vec_applicable(rc) && vgemm(rc, s, A, B, C, D, nthreads, flags) == 0)
         return 0;
 #endif
-    memset(&j, 0, sizeof j);
-    j.rc = rc;
-    j.s = s;
-    j.A = A;
-    j.B = B;
-    j.C = C;
-    j.D = D;
+    tjob_init(&j, rc, s, A, B, C, D);
     j.chain = pick_chain(rc);
-    if (tjob_alloc(&j, nba * s->m, nbb * s->n, K) != 0) {
-        tjob_free(&j);
+    if (tjob_alloc(&j, nba * s->m, nbb * s->n, K, 0) != 0)
         return 1;
-    }
     decode_a(rc, s, A, nba, j.Ae, j.Am, j.aspec);
     for (size_t bi = 0; bi < nbb; bi++)
         decode_rows(rc, B + bi * s->stride_b, s->n, s->tb ? s->ldb : 1,
@@ -896,10 +880,8 @@ int ref_tcfast_gemm(const ref_ctx *rc, const fl_ref_gemm_shape *s,
                     j.bspec + bi * s->n);
     j.ads = s->stride_a ? s->m : 0;
     j.bds = s->stride_b ? s->n : 0;
-    r = ref_parallel(s->batch * s->m * s->n, (double)K * 2, nthreads, tjob_range,
-                     &j, flags);
-    tjob_free(&j);
-    return r != 0 ? -1 : 0;
+    return tjob_run(&j, s->batch * s->m * s->n, (double)K * 2, tjob_range,
+                    nthreads, flags);
 }
 
 int ref_tcfast_dot(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
@@ -907,22 +889,13 @@ int ref_tcfast_dot(const ref_ctx *rc, const uint64_t *a, const uint64_t *b,
 {
     tjob j;
     size_t K = rc->n;
-    int r;
     if (K == 0)
         return 1;
-    memset(&j, 0, sizeof j);
-    j.rc = rc;
-    j.A = a;
-    j.B = b;
-    j.D = out;
+    tjob_init(&j, rc, NULL, a, b, NULL, out);
     j.chain = pick_chain(rc);
-    if (tjob_alloc(&j, rows, rows, K) != 0) {
-        tjob_free(&j);
+    if (tjob_alloc(&j, rows, rows, K, 0) != 0)
         return 1;
-    }
     decode_rows(rc, a, rows, K, 1, j.Ae, j.Am, j.aspec);
     decode_rows(rc, b, rows, K, 1, j.Be, j.Bm, j.bspec);
-    r = ref_parallel(rows, (double)K * 2, nthreads, tjob_range, &j, flags);
-    tjob_free(&j);
-    return r != 0 ? -1 : 0;
+    return tjob_run(&j, rows, (double)K * 2, tjob_range, nthreads, flags);
 }

@@ -45,22 +45,15 @@ void fl__sc_stats_block(fl_scale_stats *st, fl_scale_block_stats *bs,
     }
     /* lost: every finite input of a block whose scale is NaN */
     const uint32_t lost = nan_scale ? (uint32_t)k - nan - inf : 0;
-    st->n += k;
-    st->nonzero += nz;
-    st->zero += zero;
-    st->nan_in += nan;
-    st->inf_in += inf;
-    st->underflow += under;
-    st->subnormal += nsub;
-    st->saturated += nsat;
-    st->lost += lost;
-    st->rel_n += rn;
-    st->rel_sum += rsum;
-    st->rel_sumsq += rsq;
-    if (rmax > st->rel_max)
-        st->rel_max = rmax;
-    st->blocks++;
-    st->nan_blocks += nan_scale != 0;
+    /* the block's statistics, added to st by the one rule for adding
+     * statistics (fl_scale_stats_merge: counts and sums add, maxima max) */
+    const fl_scale_stats block = {
+        .n = k, .nonzero = nz, .zero = zero, .nan_in = nan, .inf_in = inf,
+        .underflow = under, .subnormal = nsub, .saturated = nsat,
+        .lost = lost, .rel_n = rn, .rel_max = rmax, .rel_sum = rsum,
+        .rel_sumsq = rsq, .blocks = 1, .nan_blocks = nan_scale != 0,
+    };
+    fl_scale_stats_merge(st, &block);
     if (bs) {
         bs->nonzero = nz;
         bs->underflow = under;

@@ -611,10 +611,30 @@ void fl_format_spec(const fl_format *f, char *buf, size_t len)
 static const char *const rm_names[FL_RM_COUNT] = {
     "rne", "rtz", "rdn", "rup", "rna", "rto", "sr"};
 
-static const struct {
+/* A spelling and the value it stands for: the rows of the parsers' tables
+ * (rounding modes, SR variants, saturation). */
+typedef struct {
     const char *name;
-    int rm;
-} rm_aliases[] = {
+    int v;
+} named_value;
+
+/* The value of the first row of t[0, n) spelled s (in any case when fold
+ * is set, else exactly), or -1 for NULL or a spelling not in the table. */
+static int lookup_name(const named_value *t, size_t n, const char *s,
+                       int fold)
+{
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (fold ? same_name(s, t[i].name) : !strcmp(s, t[i].name))
+            return t[i].v;
+    return -1;
+}
+#define LOOKUP_NAME(table, s, fold) \
+    lookup_name(table, sizeof table / sizeof table[0], s, fold)
+
+/* TestFloat's names (minMag, near_maxMag) are spelled exactly. */
+static const named_value rm_aliases[] = {
     {"rne", FL_RNE}, {"near_even", FL_RNE}, {"nearest", FL_RNE},
     {"rn", FL_RNE},  {"rtz", FL_RTZ},       {"minMag", FL_RTZ},
     {"rz", FL_RTZ},  {"zero", FL_RTZ},      {"rdn", FL_RDN},
@@ -627,12 +647,7 @@ static const struct {
 
 int fl_rm_parse(const char *s)
 {
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < sizeof rm_aliases / sizeof rm_aliases[0]; i++)
-        if (!strcmp(s, rm_aliases[i].name))
-            return rm_aliases[i].rm;
-    return -1;
+    return LOOKUP_NAME(rm_aliases, s, 0);
 }
 
 const char *fl_rm_name(int rm)
@@ -642,10 +657,8 @@ const char *fl_rm_name(int rm)
     return rm >= 0 && rm < FL_RM_COUNT ? rm_names[rm] : "?";
 }
 
-static const struct {
-    const char *name;
-    int v;
-} srv_names[] = {
+/* Row v is the canonical name of variant v (fl_srv_name). */
+static const named_value srv_names[] = {
     {"stochastic", FL_SRV_STOCHASTIC}, {"stochastic-odd", FL_SRV_STOCHASTIC_ODD},
     {"fast", FL_SRV_FAST},             {"fastest", FL_SRV_FASTEST},
     {"c", FL_SRV_STOCHASTIC},          {"b", FL_SRV_FAST},
@@ -654,12 +667,7 @@ static const struct {
 
 int fl_srv_parse(const char *s)
 {
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < sizeof srv_names / sizeof srv_names[0]; i++)
-        if (same_name(s, srv_names[i].name))
-            return srv_names[i].v;
-    return -1;
+    return LOOKUP_NAME(srv_names, s, 1);
 }
 
 const char *fl_srv_name(int variant)
@@ -668,10 +676,8 @@ const char *fl_srv_name(int variant)
                                                   : "?";
 }
 
-static const struct {
-    const char *name;
-    int v;
-} sat_names[] = {
+/* Row v is the canonical name of saturation v (fl_sat_name). */
+static const named_value sat_names[] = {
     {"none", FL_SAT_NONE},           {"propagate", FL_SAT_PROPAGATE},
     {"finite", FL_SAT_FINITE},       {"ovfinf", FL_SAT_NONE},
     {"satnone", FL_SAT_NONE},        {"satpropagate", FL_SAT_PROPAGATE},
@@ -680,12 +686,7 @@ static const struct {
 
 int fl_sat_parse(const char *s)
 {
-    if (!s)
-        return -1;
-    for (size_t i = 0; i < sizeof sat_names / sizeof sat_names[0]; i++)
-        if (same_name(s, sat_names[i].name))
-            return sat_names[i].v;
-    return -1;
+    return LOOKUP_NAME(sat_names, s, 1);
 }
 
 const char *fl_sat_name(int sat)

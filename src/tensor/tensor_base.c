@@ -108,6 +108,16 @@ void fl_tensor_shape_text(const size_t *shape, int ndim, char *buf, size_t len)
 #undef PUT
 }
 
+int fl_tensor_shape_same(const size_t *a, int na, const size_t *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int d = 0; d < na; d++)
+        if (a[d] != b[d])
+            return 0;
+    return 1;
+}
+
 /* ---------------------------------------------------------------------
  * Byte sources.
  * ------------------------------------------------------------------- */

@@ -136,6 +136,36 @@ static int cmp_begin(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
+/* The header's __metadata__ v, an object of strings, into tf->meta_k and
+ * tf->meta_v (tf->nmeta pairs).  0, or -1 with the message; what was
+ * allocated is in tf either way. */
+static int read_metadata(tensor_file *tf, json_t *v, char *err,
+                         size_t errlen)
+{
+    const char *nm = tf->name, *mk;
+    json_t *mv;
+    size_t n;
+    if (!json_is_object(v))
+        return terr(err, errlen, "%s: __metadata__ is %s, not an object of "
+                    "strings", nm, jtype(v));
+    n = json_object_size(v);
+    tf->meta_k = calloc(n ? n : 1, sizeof *tf->meta_k);
+    tf->meta_v = calloc(n ? n : 1, sizeof *tf->meta_v);
+    if (!tf->meta_k || !tf->meta_v)
+        return terr(err, errlen, "%s: out of memory", nm);
+    json_object_foreach(v, mk, mv) {
+        if (!json_is_string(mv))
+            return terr(err, errlen, "%s: __metadata__ '%s' is %s, not a "
+                        "string", nm, mk, jtype(mv));
+        tf->meta_k[tf->nmeta] = strdup(mk);
+        tf->meta_v[tf->nmeta] = strdup(json_string_value(mv));
+        tf->nmeta++;
+        if (!tf->meta_k[tf->nmeta - 1] || !tf->meta_v[tf->nmeta - 1])
+            return terr(err, errlen, "%s: out of memory", nm);
+    }
+    return 0;
+}
+
 int tst_open(tensor_file *tf, char *err, size_t errlen)
 {
     const char *nm = tf->name;
@@ -186,33 +216,9 @@ int tst_open(tensor_file *tf, char *err, size_t errlen)
     json_t *v;
     json_object_foreach(root, key, v) {
         if (!strcmp(key, "__metadata__")) {
-            if (!json_is_object(v)) {
-                r = terr(err, errlen, "%s: __metadata__ is %s, not an object "
-                         "of strings", nm, jtype(v));
+            if (read_metadata(tf, v, err, errlen)) {
+                r = -1;
                 goto out;
-            }
-            size_t nm2 = json_object_size(v);
-            tf->meta_k = calloc(nm2 ? nm2 : 1, sizeof *tf->meta_k);
-            tf->meta_v = calloc(nm2 ? nm2 : 1, sizeof *tf->meta_v);
-            if (!tf->meta_k || !tf->meta_v) {
-                r = terr(err, errlen, "%s: out of memory", nm);
-                goto out;
-            }
-            const char *mk;
-            json_t *mv;
-            json_object_foreach(v, mk, mv) {
-                if (!json_is_string(mv)) {
-                    r = terr(err, errlen, "%s: __metadata__ '%s' is %s, not a "
-                             "string", nm, mk, jtype(mv));
-                    goto out;
-                }
-                tf->meta_k[tf->nmeta] = strdup(mk);
-                tf->meta_v[tf->nmeta] = strdup(json_string_value(mv));
-                tf->nmeta++;
-                if (!tf->meta_k[tf->nmeta - 1] || !tf->meta_v[tf->nmeta - 1]) {
-                    r = terr(err, errlen, "%s: out of memory", nm);
-                    goto out;
-                }
             }
             continue;
         }
