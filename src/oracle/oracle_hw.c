@@ -484,10 +484,11 @@ HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
  * binary16 add, sub, mul, div, sqrt with flags, 16 elements at a time.
  * The values come from the same instructions as hw_op16 (F16C widening,
  * the binary32 operation in MXCSR's mode, F16C narrowing in MXCSR's
- * mode), run as one 512-bit sequence between an ldmxcsr that clears the
- * flags and an stmxcsr that reads them.  MXCSR's flags are one word for
- * all 16 lanes, so the flags of each lane are read off the hardware's own
- * results with exact hardware arithmetic:
+ * mode), run as 512-bit sequences, a group of up to HW_GROUP of them
+ * between an ldmxcsr that clears the flags and an stmxcsr that reads
+ * them.  MXCSR's flags are one word for the group, so the flags of each
+ * lane are read off the hardware's own results with exact hardware
+ * arithmetic:
  *
  *   inexact   the binary32 step was inexact (its result s differs from the
  *             exact result, checked in binary64 where it is exact: x+y,
@@ -503,45 +504,11 @@ HW_LANE_TARGET static inline __m512i hw_lane_flags(__mmask16 pe,
  *
  * Then the lanes' OR must equal what MXCSR recorded (PE, OE; IE and ZE
  * cannot occur, see below): a disagreement is an internal failure of the
- * oracle and marks the 16 elements FL_ORC_ERROR.  Lanes with an infinite
+ * oracle and marks the group's elements FL_ORC_ERROR.  Lanes with an infinite
  * or NaN operand, a zero divisor or a negative radicand have their
  * operands replaced by 1.0 (which raises nothing) and run as a second
  * block of their own (hw_vec16_spec, its own MXCSR read).
  * tests/verify_xcheck.c compares this path with the scalar one. */
-/* The block's instruction sequence for block k of a group: widening,
- * the binary32 operation OP(k), narrowing in MXCSR's mode.  Written once,
- * used by the one-block and the four-block forms below. */
-#define HW_V16_STEP(OP, k)                                                   \
-    "vcvtph2ps %[va" #k "], %[x" #k "]\n\t"                                  \
-    "vcvtph2ps %[vb" #k "], %[y" #k "]\n\t" OP(k)                            \
-    "vcvtps2ph $4, %[s" #k "], %[h" #k "]\n\t"
-#define HW_V16_ADD(k) "vaddps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
-#define HW_V16_SUB(k) "vsubps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
-#define HW_V16_MUL(k) "vmulps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
-#define HW_V16_DIV(k) "vdivps %[y" #k "], %[x" #k "], %[s" #k "]\n\t"
-#define HW_V16_SQRT(k) "vsqrtps %[x" #k "], %[s" #k "]\n\t"
-#define HW_V16_OUT(k)                                                        \
-    [x##k] "=&v"(x[k]), [y##k] "=&v"(y[k]), [s##k] "=&v"(s[k]),             \
-        [h##k] "=&v"(h[k])
-#define HW_V16_IN(k) [va##k] "v"(va[k]), [vb##k] "v"(vb[k])
-/* The "memory" clobber keeps every store of the previous block (and so
- * every computation feeding it, some of which raise flags) before the
- * next ldmxcsr. */
-#define HW_V16_ASM(OP)                                                       \
-    __asm__ volatile("ldmxcsr %[w]\n\t" HW_V16_STEP(OP, 0) "stmxcsr %[m]"    \
-                     : HW_V16_OUT(0), [m] "=m"(m)                            \
-                     : [w] "m"(word), HW_V16_IN(0)                           \
-                     : "memory")
-#define HW_V16_ASM4(OP)                                                      \
-    __asm__ volatile("ldmxcsr %[w]\n\t" HW_V16_STEP(OP, 0)                   \
-                     HW_V16_STEP(OP, 1) HW_V16_STEP(OP, 2)                   \
-                     HW_V16_STEP(OP, 3) "stmxcsr %[m]"                       \
-                     : HW_V16_OUT(0), HW_V16_OUT(1), HW_V16_OUT(2),          \
-                       HW_V16_OUT(3), [m] "=m"(m)                            \
-                     : [w] "m"(word), HW_V16_IN(0), HW_V16_IN(1),            \
-                       HW_V16_IN(2), HW_V16_IN(3)                            \
-                     : "memory")
-
 #define HW_V16_TARGET                                                        \
     __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,f16c")))
 
@@ -561,91 +528,6 @@ HW_V16_TARGET static __m256i hw_v16_load(const uint64_t *p)
     __m128i lo = _mm512_cvtepi64_epi16(_mm512_loadu_si512(p));
     __m128i hi = _mm512_cvtepi64_epi16(_mm512_loadu_si512(p + 8));
     return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-}
-
-/* Blocks of 16 elements: the operands widened (x, y), the binary32
- * operation (s) and the narrowing (h) between the ldmxcsr of word and the
- * stmxcsr into *pm; one block (nb = 1) or four (nb = 4, 64 elements per
- * MXCSR read: on Intel's cores stmxcsr waits for every floating-point
- * instruction before it to finish, which per block was half the sweep's
- * time). */
-#define HW_V16_OPS(ASM)                                                      \
-    switch (op) {                                                            \
-    case FL_ORC_ADD: ASM(HW_V16_ADD); break;                                 \
-    case FL_ORC_SUB: ASM(HW_V16_SUB); break;                                 \
-    case FL_ORC_MUL: ASM(HW_V16_MUL); break;                                 \
-    case FL_ORC_DIV: ASM(HW_V16_DIV); break;                                 \
-    default: ASM(HW_V16_SQRT); break;                                        \
-    }
-HW_V16_TARGET __attribute__((always_inline))
-static inline void hw_v16_block(int op, unsigned word, int nb,
-                                const __m256i *va, const __m256i *vb,
-                                __m512 *x, __m512 *y, __m512 *s, __m256i *h,
-                                unsigned *pm)
-{
-    unsigned m;
-    if (nb == 4) {
-        HW_V16_OPS(HW_V16_ASM4)
-    } else {
-        HW_V16_OPS(HW_V16_ASM)
-    }
-    *pm = m;
-}
-
-/* The special lanes of a block (spec: an infinite or NaN operand, a zero
- * divisor, a negative radicand) together, by the same instruction
- * sequence on their own operands, the other lanes holding 1.0.  Their
- * results are exact (an infinity, a NaN, 0 for finite / infinity), so
- * their only flags are invalid and divide-by-zero, which each lane has
- * when
- *   invalid         an operand is a signalling NaN, or the result is a
- *                   NaN from operands that are not (inf - inf, 0 * inf,
- *                   0 / 0, inf / inf, the root of a negative number);
- *   divide-by-zero  the quotient is infinite and both operands finite;
- * read off the binary16 codes of the operands and of the hardware's
- * result.  The lanes' OR must equal what MXCSR recorded (and nothing
- * else may be recorded): otherwise the lanes are marked FL_ORC_ERROR. */
-HW_V16_TARGET
-static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
-                          __mmask16 spec, uint64_t *r, unsigned *flags)
-{
-    const __m256i one16 = _mm256_set1_epi16(0x3C00);
-    const __m256i expm = _mm256_set1_epi16(0x7C00);
-    const __m256i absm = _mm256_set1_epi16(0x7FFF);
-    const __m256i quiet = _mm256_set1_epi16(0x0200);
-    const __m256i va = _mm256_mask_blend_epi16(spec, one16, va0);
-    const __m256i vb = _mm256_mask_blend_epi16(spec, one16, vb0);
-    __m512 x, y, s;
-    __m256i h;
-    unsigned m, k;
-    __mmask16 nan_a, nan_b, nan_h, snan, ie, dz = 0;
-    uint16_t hr[16];
-    int ok;
-
-    hw_v16_block(op, word, 1, &va, &vb, &x, &y, &s, &h, &m);
-    nan_a = _mm256_cmpgt_epu16_mask(_mm256_and_si256(va, absm), expm);
-    nan_b = _mm256_cmpgt_epu16_mask(_mm256_and_si256(vb, absm), expm);
-    nan_h = _mm256_cmpgt_epu16_mask(_mm256_and_si256(h, absm), expm);
-    snan = (nan_a & _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, quiet),
-                                            _mm256_setzero_si256())) |
-           (nan_b & _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, quiet),
-                                            _mm256_setzero_si256()));
-    ie = (snan | (nan_h & (__mmask16)~(nan_a | nan_b))) & spec;
-    if (op == FL_ORC_DIV)
-        dz = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, absm), expm) &
-             _mm256_cmpneq_epi16_mask(_mm256_and_si256(va, expm), expm) &
-             _mm256_cmpneq_epi16_mask(_mm256_and_si256(vb, expm), expm) &
-             spec;
-    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
-         !(m & (MX_OE | MX_UE | MX_PE));
-    _mm256_storeu_si256((__m256i *)hr, h);
-    for (k = spec; k; k &= k - 1) {
-        const int l = __builtin_ctz(k);
-        r[l] = hr[l];
-        flags[l] = !ok ? FL_ORC_ERROR
-                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
-                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
-    }
 }
 
 /* A group: up to HW_GROUP blocks of 16 elements run between one ldmxcsr
@@ -674,6 +556,17 @@ enum { HW_GROUP = 16 };
                        [ps] "r"(ps), [ph] "r"(ph), [end] "r"(end)            \
                      : "xmm0", "xmm1", "xmm2", "memory", "cc")
 
+/* The five operations as assembly, sfx "ps" (binary32) or "ph"
+ * (binary16): zmm2 = zmm0 op zmm1, sqrt of zmm0; ASM runs one. */
+#define HW_OPS5(ASM, sfx)                                                    \
+    switch (op) {                                                            \
+    case FL_ORC_ADD: ASM("vadd" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
+    case FL_ORC_SUB: ASM("vsub" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
+    case FL_ORC_MUL: ASM("vmul" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
+    case FL_ORC_DIV: ASM("vdiv" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
+    default: ASM("vsqrt" sfx " %%zmm0, %%zmm2"); break;                      \
+    }
+
 /* nb >= 1 blocks of pa, pb (16 binary16 codes each); returns MXCSR's
  * record. */
 HW_V16_TARGET
@@ -684,14 +577,68 @@ static unsigned hw_v16_run(int op, unsigned word, size_t nb,
     size_t k = 0;                      /* byte offset into pa, pb and ph */
     const size_t end = 32 * nb;
     unsigned m;
-    switch (op) {
-    case FL_ORC_ADD: HW_V16_RUN("vaddps %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_SUB: HW_V16_RUN("vsubps %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_MUL: HW_V16_RUN("vmulps %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_DIV: HW_V16_RUN("vdivps %%zmm1, %%zmm0, %%zmm2"); break;
-    default: HW_V16_RUN("vsqrtps %%zmm0, %%zmm2"); break;
-    }
+    HW_OPS5(HW_V16_RUN, "ps")
     return m;
+}
+
+/* The special lanes of a block (spec: an infinite or NaN operand, a zero
+ * divisor, a negative radicand) together, by the same instruction
+ * sequence on their own operands, the other lanes holding 1.0.  Their
+ * results are exact (an infinity, a NaN, 0 for finite / infinity), so
+ * their only flags are invalid and divide-by-zero, which each lane has
+ * when
+ *   invalid         an operand is a signalling NaN, or the result is a
+ *                   NaN from operands that are not (inf - inf, 0 * inf,
+ *                   0 / 0, inf / inf, the root of a negative number);
+ *   divide-by-zero  the quotient is infinite and both operands finite;
+ * read off the binary16 codes of the operands and of the hardware's
+ * result.  The lanes' OR must equal what MXCSR recorded (and nothing
+ * else may be recorded): otherwise the lanes are marked FL_ORC_ERROR. */
+HW_V16_TARGET
+static void hw_vec16_spec(int op, unsigned word, __m256i va0, __m256i vb0,
+                          __mmask16 spec, uint64_t *r, unsigned *flags)
+{
+    const __m256i one16 = _mm256_set1_epi16(0x3C00);
+    const __m256i expm = _mm256_set1_epi16(0x7C00);
+    const __m256i absm = _mm256_set1_epi16(0x7FFF);
+    const __m256i quiet = _mm256_set1_epi16(0x0200);
+    const __m256i va = _mm256_mask_blend_epi16(spec, one16, va0);
+    const __m256i vb = _mm256_mask_blend_epi16(spec, one16, vb0);
+    uint16_t pa[16] __attribute__((aligned(64)));
+    uint16_t pb[16] __attribute__((aligned(64)));
+    uint16_t hr[16] __attribute__((aligned(64)));
+    float ps[16] __attribute__((aligned(64)));
+    __m256i h;
+    unsigned m, k;
+    __mmask16 nan_a, nan_b, nan_h, snan, ie, dz = 0;
+    int ok;
+
+    _mm256_store_si256((__m256i *)pa, va);
+    _mm256_store_si256((__m256i *)pb, vb);
+    m = hw_v16_run(op, word, 1, pa, pb, ps, hr);
+    h = _mm256_load_si256((const __m256i *)hr);
+    nan_a = _mm256_cmpgt_epu16_mask(_mm256_and_si256(va, absm), expm);
+    nan_b = _mm256_cmpgt_epu16_mask(_mm256_and_si256(vb, absm), expm);
+    nan_h = _mm256_cmpgt_epu16_mask(_mm256_and_si256(h, absm), expm);
+    snan = (nan_a & _mm256_cmpeq_epi16_mask(_mm256_and_si256(va, quiet),
+                                            _mm256_setzero_si256())) |
+           (nan_b & _mm256_cmpeq_epi16_mask(_mm256_and_si256(vb, quiet),
+                                            _mm256_setzero_si256()));
+    ie = (snan | (nan_h & (__mmask16)~(nan_a | nan_b))) & spec;
+    if (op == FL_ORC_DIV)
+        dz = _mm256_cmpeq_epi16_mask(_mm256_and_si256(h, absm), expm) &
+             _mm256_cmpneq_epi16_mask(_mm256_and_si256(va, expm), expm) &
+             _mm256_cmpneq_epi16_mask(_mm256_and_si256(vb, expm), expm) &
+             spec;
+    ok = ((m & MX_IE) != 0) == (ie != 0) && ((m & MX_ZE) != 0) == (dz != 0) &&
+         !(m & (MX_OE | MX_UE | MX_PE));
+    for (k = spec; k; k &= k - 1) {
+        const int l = __builtin_ctz(k);
+        r[l] = hr[l];
+        flags[l] = !ok ? FL_ORC_ERROR
+                       : ((ie >> l & 1) ? FL_INVALID : 0u) |
+                             ((dz >> l & 1) ? FL_DIVBYZERO : 0u);
+    }
 }
 
 /* Returns how many elements it did (a multiple of 16), by groups.  The
@@ -948,14 +895,6 @@ static uint16_t hw_op_bf16(int op, int rc, uint16_t a, uint16_t b,
     case 2: HW_VB_RUN(OP, "0x72"); break;                                    \
     default: HW_VB_RUN(OP, "0x73"); break;                                   \
     }
-#define HW_VB_OPS(ASM)                                                       \
-    switch (op) {                                                            \
-    case FL_ORC_ADD: ASM("vaddps %%zmm1, %%zmm0, %%zmm2"); break;            \
-    case FL_ORC_SUB: ASM("vsubps %%zmm1, %%zmm0, %%zmm2"); break;            \
-    case FL_ORC_MUL: ASM("vmulps %%zmm1, %%zmm0, %%zmm2"); break;            \
-    case FL_ORC_DIV: ASM("vdivps %%zmm1, %%zmm0, %%zmm2"); break;            \
-    default: ASM("vsqrtps %%zmm0, %%zmm2"); break;                           \
-    }
 
 /* nb >= 1 blocks of 16 bfloat16 codes (in 32-bit lanes) of pa, pb: the
  * binary32 results to ps, the 8-bit roundings to pz; MXCSR's record. */
@@ -969,7 +908,7 @@ static unsigned hw_vb_run(int op, int rc, unsigned word, size_t nb,
     size_t k = 0;
     const size_t end = 64 * nb;
     unsigned m;
-    HW_VB_OPS(HW_VB_MODES)
+    HW_OPS5(HW_VB_MODES, "ps")
     return m;
 }
 
@@ -1014,7 +953,7 @@ static void hw_vb_spec(int op, unsigned word, __m512i va0, __m512i vb0,
     int ok;
     _mm512_store_si512(pa, va);
     _mm512_store_si512(pb, vb);
-    HW_VB_OPS(HW_VB_RUN1)
+    HW_OPS5(HW_VB_RUN1, "ps")
     h = _mm512_srli_epi32(_mm512_load_si512(ps), 16);
     nan_a = _mm512_cmpgt_epu32_mask(_mm512_and_si512(va, absm), expm);
     nan_b = _mm512_cmpgt_epu32_mask(_mm512_and_si512(vb, absm), expm);
@@ -1246,13 +1185,7 @@ static unsigned hw_p16_run(int op, unsigned word, size_t nb,
     size_t k = 0;
     const size_t end = 64 * nb;
     unsigned m;
-    switch (op) {
-    case FL_ORC_ADD: HW_P16_RUN("vaddph %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_SUB: HW_P16_RUN("vsubph %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_MUL: HW_P16_RUN("vmulph %%zmm1, %%zmm0, %%zmm2"); break;
-    case FL_ORC_DIV: HW_P16_RUN("vdivph %%zmm1, %%zmm0, %%zmm2"); break;
-    default: HW_P16_RUN("vsqrtph %%zmm0, %%zmm2"); break;
-    }
+    HW_OPS5(HW_P16_RUN, "ph")
     return m;
 }
 
