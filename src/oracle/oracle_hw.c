@@ -1088,37 +1088,19 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
  * out. */
 #if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #define HW_HAVE_FP16_INTRIN 1
+/* One element, the operand order pinned in assembly (x86 returns the
+ * first NaN operand: a, b, then c; a compiler may swap the operands of a
+ * commutative intrinsic), R the embedded rounding ("rn-sae" ...); the
+ * 231 form w = x*y + w takes the NaN order x, y, w as hw_fma32. */
 #define HW_FP16_OPS(R)                                                   \
     switch (op) {                                                        \
-    case FL_ORC_ADD: z = _mm_add_round_sh(x, y, R); break;               \
-    case FL_ORC_SUB: z = _mm_sub_round_sh(x, y, R); break;               \
-    case FL_ORC_MUL: z = _mm_mul_round_sh(x, y, R); break;               \
-    case FL_ORC_DIV: z = _mm_div_round_sh(x, y, R); break;               \
-    case FL_ORC_SQRT: z = _mm_sqrt_round_sh(x, x, R); break;             \
-    default: z = _mm_fmadd_round_sh(x, y, w, R); break;                  \
+    case FL_ORC_ADD: __asm__("vaddsh %{" R "%}, %2, %1, %0" : "=v"(z) : "v"(x), "v"(y)); break; \
+    case FL_ORC_SUB: __asm__("vsubsh %{" R "%}, %2, %1, %0" : "=v"(z) : "v"(x), "v"(y)); break; \
+    case FL_ORC_MUL: __asm__("vmulsh %{" R "%}, %2, %1, %0" : "=v"(z) : "v"(x), "v"(y)); break; \
+    case FL_ORC_DIV: __asm__("vdivsh %{" R "%}, %2, %1, %0" : "=v"(z) : "v"(x), "v"(y)); break; \
+    case FL_ORC_SQRT: __asm__("vsqrtsh %{" R "%}, %1, %1, %0" : "=v"(z) : "v"(x)); break;     \
+    default: z = w; __asm__("vfmadd231sh %{" R "%}, %2, %1, %0" : "+v"(z) : "v"(x), "v"(y)); break; \
     }
-
-/* Native binary16 arithmetic with embedded rounding (values only: the
- * embedded-rounding forms suppress all exceptions). */
-__attribute__((target("avx512fp16,avx512vl")))
-static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
-                           const uint64_t *b, const uint64_t *c, uint64_t *r)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        __m128h x = _mm_castsi128_ph(_mm_cvtsi32_si128((int)(uint16_t)a[i]));
-        __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(b ? (int)(uint16_t)b[i] : 0));
-        __m128h w = _mm_castsi128_ph(_mm_cvtsi32_si128(c ? (int)(uint16_t)c[i] : 0));
-        __m128h z;
-        switch (rc) {
-        case 0: HW_FP16_OPS(_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) break;
-        case 1: HW_FP16_OPS(_MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC) break;
-        case 2: HW_FP16_OPS(_MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC) break;
-        default: HW_FP16_OPS(_MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC) break;
-        }
-        r[i] = (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(z));
-    }
-}
 
 /* ------------------------------------- AVX512-FP16 with flags, natively
  * binary16 add, sub, mul, div and sqrt with flags, 32 elements per
@@ -1364,6 +1346,56 @@ static size_t hw_p16_flags(int op, int rc, size_t n, const uint64_t *a,
     }
     return done;
 }
+/* zmm op with embedded rounding R ("rn-sae" ...), the operand order
+ * pinned: x86 returns the first source operand's NaN, and a compiler may
+ * swap the operands of an intrinsic it knows commutes. */
+#define HW_FP16_VASM(insn, R)                                            \
+    __asm__(insn " %{" R "%}, %2, %1, %0" : "=v"(z) : "v"(x), "v"(y))
+#define HW_FP16_VOPS(R)                                                  \
+    switch (op) {                                                        \
+    case FL_ORC_ADD: HW_FP16_VASM("vaddph", R); break;                   \
+    case FL_ORC_SUB: HW_FP16_VASM("vsubph", R); break;                   \
+    case FL_ORC_MUL: HW_FP16_VASM("vmulph", R); break;                   \
+    case FL_ORC_DIV: HW_FP16_VASM("vdivph", R); break;                   \
+    default: __asm__("vsqrtph %{" R "%}, %1, %0" : "=v"(z) : "v"(x)); break; \
+    }
+
+/* Native binary16 arithmetic with embedded rounding (values only: the
+ * embedded-rounding forms suppress all exceptions), 32 elements per
+ * instruction but for fma, then one at a time. */
+__attribute__((target("avx512fp16,avx512vl,avx512bw,avx512f,avx512dq")))
+static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
+                           const uint64_t *b, const uint64_t *c, uint64_t *r)
+{
+    size_t i = 0;
+    if (op != FL_ORC_FMA)
+        for (; i + 32 <= n; i += 32) {
+            const __m512h x = _mm512_castsi512_ph(hw_p16_load(a + i));
+            const __m512h y = b ? _mm512_castsi512_ph(hw_p16_load(b + i)) : x;
+            __m512h z;
+            switch (rc) {
+            case 0: HW_FP16_VOPS("rn-sae") break;
+            case 1: HW_FP16_VOPS("rd-sae") break;
+            case 2: HW_FP16_VOPS("ru-sae") break;
+            default: HW_FP16_VOPS("rz-sae") break;
+            }
+            hw_p16_store(r + i, _mm512_castph_si512(z));
+        }
+    for (; i < n; i++) {
+        __m128h x = _mm_castsi128_ph(_mm_cvtsi32_si128((int)(uint16_t)a[i]));
+        __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(b ? (int)(uint16_t)b[i] : 0));
+        __m128h w = _mm_castsi128_ph(_mm_cvtsi32_si128(c ? (int)(uint16_t)c[i] : 0));
+        __m128h z;
+        switch (rc) {
+        case 0: HW_FP16_OPS("rn-sae") break;
+        case 1: HW_FP16_OPS("rd-sae") break;
+        case 2: HW_FP16_OPS("ru-sae") break;
+        default: HW_FP16_OPS("rz-sae") break;
+        }
+        r[i] = (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(z));
+    }
+}
+
 #else
 #define HW_HAVE_FP16_INTRIN 0
 #endif
