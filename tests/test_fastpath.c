@@ -1430,11 +1430,12 @@ static uint64_t h16_operand(uint64_t *s)
 }
 
 /* Cap the calling thread at the level whose binary16 kernels are lv
- * (fl__h16_hw: 0 the SSE2 versions, 1 F16C and FMA3, 2 AVX-512). */
+ * (fl__h16_hw: 0 the SSE2 versions, 1 F16C and FMA3, 2 AVX-512, 3
+ * AVX512-FP16 besides). */
 static void h16_cap(int lv)
 {
-    fl__accel_cap(lv >= 2 ? FL__CPU_AVX512 : lv == 1 ? FL__CPU_AVX2
-                                                     : FL__CPU_SCALAR);
+    fl__accel_cap(lv >= 3 ? FL__CPU_AVX512FP16 : lv == 2 ? FL__CPU_AVX512
+                  : lv == 1 ? FL__CPU_AVX2 : FL__CPU_SCALAR);
 }
 
 /* Products at and around the tininess border 2^-14 - 2^-26 = 4095 *

@@ -12,53 +12,36 @@
  */
 #include "hooks.h"
 
-int fl__fast_round_float_array(const fl_format *f, float *dst,
-                               const float *src, size_t n, const fl_ctx *c,
-                               unsigned *flags)
-{
-    fl_ctx ci = *c;
-    unsigned fl = 0;
-    size_t i;
-    /* (every mode a context defines, stochastic rounding included: the
-     * kernels and the scalar route give element i index sr_index + i) */
-    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
-        return 0;
-    i = fl__simd_round_float_array(f, dst, src, n, c, &fl, -1);
-    for (; i < n; i++) {
-        float r;
-        ci.sr_index = c->sr_index + (uint64_t)i;
-        if (fl__fast_round_float(f, src[i], &ci, &fl, &r))
-            dst[i] = r;
-        else
-            dst[i] = fl_round_float(f, src[i], &ci, &fl);
+/* fl__fast_round_float_array and fl__fast_round_double_array: one body,
+ * T the host type, NAME the scalar entry points' infix. */
+#define FL__ROUND_ARRAY(T, NAME)                                             \
+    int fl__fast_round_##NAME##_array(const fl_format *f, T *dst,            \
+                                      const T *src, size_t n,                \
+                                      const fl_ctx *c, unsigned *flags)      \
+    {                                                                        \
+        fl_ctx ci = *c;                                                      \
+        unsigned fl = 0;                                                     \
+        size_t i;                                                            \
+        /* (every mode a context defines, stochastic rounding included:     \
+         * the kernels and the scalar route give element i index            \
+         * sr_index + i) */                                                  \
+        if (!fl__fast_fmt(f) || !FL__FAST_RM(c))                             \
+            return 0;                                                        \
+        i = fl__simd_round_##NAME##_array(f, dst, src, n, c, &fl, -1);       \
+        for (; i < n; i++) {                                                 \
+            T r;                                                             \
+            ci.sr_index = c->sr_index + (uint64_t)i;                         \
+            if (fl__fast_round_##NAME(f, src[i], &ci, &fl, &r))              \
+                dst[i] = r;                                                  \
+            else                                                             \
+                dst[i] = fl_round_##NAME(f, src[i], &ci, &fl);               \
+        }                                                                    \
+        *flags |= fl;                                                        \
+        return 1;                                                            \
     }
-    *flags |= fl;
-    return 1;
-}
-
-int fl__fast_round_double_array(const fl_format *f, double *dst,
-                                const double *src, size_t n,
-                                const fl_ctx *c, unsigned *flags)
-{
-    fl_ctx ci = *c;
-    unsigned fl = 0;
-    size_t i;
-    /* (every mode a context defines, stochastic rounding included: the
-     * kernels and the scalar route give element i index sr_index + i) */
-    if (!fl__fast_fmt(f) || !FL__FAST_RM(c))
-        return 0;
-    i = fl__simd_round_double_array(f, dst, src, n, c, &fl, -1);
-    for (; i < n; i++) {
-        double r;
-        ci.sr_index = c->sr_index + (uint64_t)i;
-        if (fl__fast_round_double(f, src[i], &ci, &fl, &r))
-            dst[i] = r;
-        else
-            dst[i] = fl_round_double(f, src[i], &ci, &fl);
-    }
-    *flags |= fl;
-    return 1;
-}
+FL__ROUND_ARRAY(float, float)
+FL__ROUND_ARRAY(double, double)
+#undef FL__ROUND_ARRAY
 
 /* ---- fl_add_array, fl_sub_array, fl_mul_array, fl_div_array ----------
  * The AVX512-FP16 kernels (fast_fp16.c, binary16) and then the AVX-512
@@ -78,9 +61,6 @@ int fl__fast_round_double_array(const fl_format *f, double *dst,
 #define FL__ARRAY_KEY(f) 0   /* no specialisation: the default branch */
 #endif
 
-typedef uint64_t (*fl__array_scalar)(const fl_format *, uint64_t, uint64_t,
-                                     const fl_ctx *, unsigned *);
-
 /* op's loop on descriptor F (f itself or its compile-time copy); negation
  * of b turns the add route into subtraction, as fl_sub does. */
 FL__AINLINE void fl__binop_loop(const fl_format *F, const fl_format *f,
@@ -88,8 +68,6 @@ FL__AINLINE void fl__binop_loop(const fl_format *F, const fl_format *f,
                                 const uint64_t *b, size_t n, const fl_ctx *c,
                                 unsigned *each)
 {
-    static const fl__array_scalar scalar[4] = {fl_add, fl_sub, fl_mul,
-                                               fl_div};
     size_t i;
     for (i = 0; i < n; i++) {
         unsigned fl = 0;
@@ -102,7 +80,7 @@ FL__AINLINE void fl__binop_loop(const fl_format *F, const fl_format *f,
         default: took = fl__fast_div_g(F, a[i], b[i], c, &fl, &v); break;
         }
         if (!took)
-            v = scalar[op](f, a[i], b[i], c, &fl);
+            fl__binop_lanes(op, f, a + i, b + i, c, 1, &v, &fl);
         r[i] = v;
         if (each)
             each[i] = fl;

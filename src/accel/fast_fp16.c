@@ -55,7 +55,7 @@
  */
 #include <string.h>
 
-#include "fast.h"
+#include "hooks.h"
 
 #ifdef FL__P16   /* fast.h: GCC 12 or later, FPLAB_AVX512, x86-64 */
 #define FL__FP16_KERNELS 1
@@ -245,26 +245,13 @@ FL__P16_INL size_t fl__p16_binop(const fl_format *f, const int op,
             }
         }
         if (bad) {
-            uint16_t out[32];
+            uint64_t out[32];
             unsigned ofl[32];
-            unsigned long long k = bad;
-            _mm512_storeu_si512(out, vr);
+            fl__p16_store(out, vr);
             _mm512_storeu_si512(ofl, w0);
             _mm512_storeu_si512(ofl + 16, w1);
-            while (k) {
-                const int l = __builtin_ctzll(k);
-                const size_t e = i + (size_t)l;
-                unsigned fs = 0;
-                k &= k - 1;
-                switch (op) {
-                case FL__P16_ADD: out[l] = (uint16_t)fl_add(f, a[e], b[e], c, &fs); break;
-                case FL__P16_SUB: out[l] = (uint16_t)fl_sub(f, a[e], b[e], c, &fs); break;
-                case FL__P16_MUL: out[l] = (uint16_t)fl_mul(f, a[e], b[e], c, &fs); break;
-                default: out[l] = (uint16_t)fl_div(f, a[e], b[e], c, &fs); break;
-                }
-                ofl[l] = fs;
-            }
-            vr = _mm512_loadu_si512(out);
+            fl__binop_lanes(op, f, a + i, b + i, c, bad, out, ofl);
+            vr = fl__p16_load(out);
             w0 = _mm512_loadu_si512(ofl);
             w1 = _mm512_loadu_si512(ofl + 16);
         }
@@ -366,6 +353,17 @@ FL__P16_SINL int fl__p16_special(uint64_t a)
     default: dst = OP(__VA_ARGS__, FL__P16_RN); break;                       \
     }
 
+/* A route's start: decline (return 0, no flag written) when `declines`,
+ * else hr = OP(args...) rounded in mode rc and r its code, declined in
+ * turn when |r| >= 65504 (overflow, or a clamp that may be one). */
+#define FL__P16_RESULT(declines, OP, ...)                                    \
+    if (declines)                                                            \
+        return 0;                                                            \
+    FL__P16_ROUNDED(hr, rc, OP, __VA_ARGS__)                                 \
+    r = fl__p16_code(hr);                                                    \
+    if (!fl__p16_small(r))                                                   \
+        return 0
+
 /* t (binary32, lane 0) rounded to 11 bits with unbounded exponent in mode
  * rc is below 2^-14 in magnitude: F16C's rounding of t*2^24 (exact, and
  * normal in binary16 wherever it is close) below 2^10 */
@@ -406,12 +404,7 @@ FL__P16_SINL int fl__p16_add_t(uint64_t a, uint64_t b, const fl_ctx *c,
     __m128h hr;
     uint64_t r;
     (void)c;
-    if (fl__p16_special(a) | fl__p16_special(b))
-        return 0;
-    FL__P16_ROUNDED(hr, rc, _mm_add_round_sh, ha, hb)
-    r = fl__p16_code(hr);
-    if (!fl__p16_small(r))
-        return 0;
+    FL__P16_RESULT(fl__p16_special(a) | fl__p16_special(b), _mm_add_round_sh, ha, hb);
     {
         /* Fast2Sum on the operands ordered by magnitude (see the top) */
         const uint64_t sw = 0 - (uint64_t)((b & 0x7FFF) > (a & 0x7FFF));
@@ -437,12 +430,7 @@ FL__P16_SINL int fl__p16_mul_t(uint64_t a, uint64_t b, const fl_ctx *c,
     const __m128h ha = fl__p16_h(a), hb = fl__p16_h(b);
     __m128h hr;
     uint64_t r;
-    if (fl__p16_special(a) | fl__p16_special(b))
-        return 0;
-    FL__P16_ROUNDED(hr, rc, _mm_mul_round_sh, ha, hb)
-    r = fl__p16_code(hr);
-    if (!fl__p16_small(r))
-        return 0;
+    FL__P16_RESULT(fl__p16_special(a) | fl__p16_special(b), _mm_mul_round_sh, ha, hb);
     {
         const __m128 p = _mm_mul_ss(fl__p16_f(ha), fl__p16_f(hb));   /* exact */
         const __m128 fr = fl__p16_f(hr);
@@ -463,12 +451,8 @@ FL__P16_SINL int fl__p16_div_t(uint64_t a, uint64_t b, const fl_ctx *c,
     const __m128h ha = fl__p16_h(a), hb = fl__p16_h(b);
     __m128h hr;
     uint64_t r;
-    if (fl__p16_special(a) | fl__p16_special(b) | ((b & 0x7FFF) == 0))
-        return 0;
-    FL__P16_ROUNDED(hr, rc, _mm_div_round_sh, ha, hb)
-    r = fl__p16_code(hr);
-    if (!fl__p16_small(r))
-        return 0;
+    FL__P16_RESULT(fl__p16_special(a) | fl__p16_special(b) | ((b & 0x7FFF) == 0),
+                   _mm_div_round_sh, ha, hb);
     {
         const __m128 x = fl__p16_f(ha), y = fl__p16_f(hb);
         const __m128 q = _mm_mul_ss(fl__p16_f(hr), y);             /* exact */
@@ -517,12 +501,8 @@ FL__P16_SINL int fl__p16_fma_t(uint64_t a, uint64_t b, uint64_t d,
     const __m128h ha = fl__p16_h(a), hb = fl__p16_h(b), hd = fl__p16_h(d);
     __m128h hr;
     uint64_t r;
-    if (fl__p16_special(a) | fl__p16_special(b) | fl__p16_special(d))
-        return 0;
-    FL__P16_ROUNDED(hr, rc, _mm_fmadd_round_sh, ha, hb, hd)
-    r = fl__p16_code(hr);
-    if (!fl__p16_small(r))
-        return 0;
+    FL__P16_RESULT(fl__p16_special(a) | fl__p16_special(b) | fl__p16_special(d),
+                   _mm_fmadd_round_sh, ha, hb, hd);
     {
         const __m128 p = _mm_mul_ss(fl__p16_f(ha), fl__p16_f(hb));   /* exact */
         const __m128 z = fl__p16_f(hd), fr = fl__p16_f(hr);
@@ -593,6 +573,57 @@ FL__P16_TARGET int fl__p16_fma(uint64_t a, uint64_t b, uint64_t d,
                                const fl_ctx *c, unsigned *flags, uint64_t *out)
 {
     FL__P16_DISPATCH(return fl__p16_fma_t(a, b, d, c, flags, out, rc))
+}
+
+/* The hooks' forms (hooks.h): the route, else the routes after it, so
+ * that the operation's hook is one tail call (its entry point then needs
+ * no stack frame, whatever route runs); div and sqrt return the route's
+ * answer in registers. */
+FL__P16_TARGET uint64_t fl__p16_add_any(const fl_format *f, uint64_t a,
+                                        uint64_t b, const fl_ctx *c,
+                                        unsigned *flags, fl__accel_op2 generic)
+{
+    uint64_t r;
+    return fl__p16_add(a, b, c, flags, &r) ? r
+                                           : fl__accel_add_any(f, a, b, c, flags, generic);
+}
+FL__P16_TARGET uint64_t fl__p16_sub_any(const fl_format *f, uint64_t a,
+                                        uint64_t b, const fl_ctx *c,
+                                        unsigned *flags, fl__accel_op2 generic)
+{
+    uint64_t r;
+    return fl__p16_sub(a, b, c, flags, &r) ? r
+                                           : fl__accel_sub_any(f, a, b, c, flags, generic);
+}
+FL__P16_TARGET uint64_t fl__p16_mul_any(const fl_format *f, uint64_t a,
+                                        uint64_t b, const fl_ctx *c,
+                                        unsigned *flags, fl__accel_op2 generic)
+{
+    uint64_t r;
+    return fl__p16_mul(a, b, c, flags, &r) ? r
+                                           : fl__accel_mul_any(f, a, b, c, flags, generic);
+}
+FL__P16_TARGET uint64_t fl__p16_fma_any(const fl_format *f, uint64_t a,
+                                        uint64_t b, uint64_t d, const fl_ctx *c,
+                                        unsigned *flags, fl__accel_op3 generic)
+{
+    uint64_t r;
+    return fl__p16_fma(a, b, d, c, flags, &r)
+               ? r : fl__accel_fma_any(f, a, b, d, c, flags, generic);
+}
+FL__P16_TARGET fl__accel_res fl__p16_div_res(uint64_t a, uint64_t b,
+                                             const fl_ctx *c, unsigned *flags)
+{
+    fl__accel_res x;
+    x.taken = (uint64_t)fl__p16_div(a, b, c, flags, &x.r);
+    return x;
+}
+FL__P16_TARGET fl__accel_res fl__p16_sqrt_res(uint64_t a, const fl_ctx *c,
+                                              unsigned *flags)
+{
+    fl__accel_res x;
+    x.taken = (uint64_t)fl__p16_sqrt(a, c, flags, &x.r);
+    return x;
 }
 #endif /* FL__FP16_KERNELS */
 

@@ -46,15 +46,8 @@
                 (((i) >> 2 & 1) ? FL_UNDERFLOW : 0)                          \
           : 0) |                                                             \
      (((i) >> 3 & 1) ? FL_OVERFLOW : 0))
-static const uint8_t fl__h16_hwfw[32] = {
-    FL__H16_HW(0), FL__H16_HW(1), FL__H16_HW(2), FL__H16_HW(3),
-    FL__H16_HW(4), FL__H16_HW(5), FL__H16_HW(6), FL__H16_HW(7),
-    FL__H16_HW(8), FL__H16_HW(9), FL__H16_HW(10), FL__H16_HW(11),
-    FL__H16_HW(12), FL__H16_HW(13), FL__H16_HW(14), FL__H16_HW(15),
-    FL__H16_HW(16), FL__H16_HW(17), FL__H16_HW(18), FL__H16_HW(19),
-    FL__H16_HW(20), FL__H16_HW(21), FL__H16_HW(22), FL__H16_HW(23),
-    FL__H16_HW(24), FL__H16_HW(25), FL__H16_HW(26), FL__H16_HW(27),
-    FL__H16_HW(28), FL__H16_HW(29), FL__H16_HW(30), FL__H16_HW(31) };
+static const uint8_t fl__h16_hwfw[32] = { FL__TAB16(FL__H16_HW, 0),
+                                          FL__TAB16(FL__H16_HW, 16) };
 
 /* The tininess border (binary32) by c->tininess: before, after. */
 static const float fl__h16_tb[2] = { 0x1p-14f - 0x1p-26f, 0x1p-14f };
@@ -121,18 +114,7 @@ FL__H16_TARGET static inline unsigned fl__h16_hwflags(__m128 ab, __m128 ax,
                       ((i) & 4 ? FL_UNDERFLOW : 0)                           \
                 : 0) |                                                       \
            ((i) & 8 ? FL_OVERFLOW : 0))
-#define FL__H16_MF8(i)                                                       \
-    FL__H16_MF(i), FL__H16_MF((i) + 1), FL__H16_MF((i) + 2),                 \
-        FL__H16_MF((i) + 3), FL__H16_MF((i) + 4), FL__H16_MF((i) + 5),       \
-        FL__H16_MF((i) + 6), FL__H16_MF((i) + 7)
-#define FL__H16_MF64(i)                                                      \
-    FL__H16_MF8(i), FL__H16_MF8((i) + 8), FL__H16_MF8((i) + 16),             \
-        FL__H16_MF8((i) + 24), FL__H16_MF8((i) + 32), FL__H16_MF8((i) + 40), \
-        FL__H16_MF8((i) + 48), FL__H16_MF8((i) + 56)
-static const uint8_t fl__h16_mulfw[256] = {
-    FL__H16_MF64(0), FL__H16_MF64(64), FL__H16_MF64(128), FL__H16_MF64(192) };
-#undef FL__H16_MF64
-#undef FL__H16_MF8
+static const uint8_t fl__h16_mulfw[256] = { FL__TAB256(FL__H16_MF, 0) };
 #undef FL__H16_MF
 #undef FL__H16_HW
 
@@ -152,27 +134,14 @@ static const uint8_t fl__h16_mulfw[256] = {
                       ((i) & 4 ? FL_UNDERFLOW : 0)                           \
                 : 0) |                                                       \
            ((i) & 8 ? FL_OVERFLOW : 0))
-#define FL__H16_FF8(i)                                                       \
-    FL__H16_FF(i), FL__H16_FF((i) + 1), FL__H16_FF((i) + 2),                 \
-        FL__H16_FF((i) + 3), FL__H16_FF((i) + 4), FL__H16_FF((i) + 5),       \
-        FL__H16_FF((i) + 6), FL__H16_FF((i) + 7)
-#define FL__H16_FF64(i)                                                      \
-    FL__H16_FF8(i), FL__H16_FF8((i) + 8), FL__H16_FF8((i) + 16),             \
-        FL__H16_FF8((i) + 24), FL__H16_FF8((i) + 32), FL__H16_FF8((i) + 40), \
-        FL__H16_FF8((i) + 48), FL__H16_FF8((i) + 56)
-#define FL__H16_FF256(i)                                                     \
-    FL__H16_FF64(i), FL__H16_FF64((i) + 64), FL__H16_FF64((i) + 128),        \
-        FL__H16_FF64((i) + 192)
 static const uint8_t fl__h16_fmafw[1024] = {
-    FL__H16_FF256(0), FL__H16_FF256(256), FL__H16_FF256(512), FL__H16_FF256(768) };
+    FL__TAB256(FL__H16_FF, 0), FL__TAB256(FL__H16_FF, 256),
+    FL__TAB256(FL__H16_FF, 512), FL__TAB256(FL__H16_FF, 768) };
 /* 16-bit lanes a b d 0 a b d 0: magnitude mask and the NaN and quiet NaN
  * limits (lanes 3 and 7 never true) */
 static const int16_t fl__h16_nanlim3[2][8] __attribute__((aligned(16))) = {
     { 0x7FFF, 0x7FFF, 0x7FFF, 0, 0x7FFF, 0x7FFF, 0x7FFF, 0 },
     { 0x7C00, 0x7C00, 0x7C00, 0x7FFF, 0x7DFF, 0x7DFF, 0x7DFF, 0x7FFF } };
-#undef FL__H16_FF256
-#undef FL__H16_FF64
-#undef FL__H16_FF8
 #undef FL__H16_FF
 
 /* Lanes 2 and 3 of the right and left comparison operands: the tininess
@@ -267,6 +236,43 @@ FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
     }
 }
 
+#ifdef FL__P16
+/* The same multiplication with the binary16 product rounded by the
+ * AVX512-FP16 instruction itself (level avx512fp16): vmulsh in MXCSR's
+ * default nearest even (the operand order pinned: x86 returns the first
+ * NaN operand, quieted, 0xFE00 for 0 * inf, as vmulss and vcvtps2ph do
+ * above), in parallel with the exact binary32 product that the flags are
+ * read against; the result widened for the comparison lanes by
+ * vcvtsh2ss.  One conversion fewer on the path to the flags than
+ * fl__h16_mul_hw (Intel's cores: vcvtps2ph is 2 uops and 7 cycles). */
+__attribute__((target("avx512fp16,avx512f,avx512vl,avx,f16c")))
+uint64_t fl__h16_mul_p16(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags)
+{
+    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
+    const __m128i wb = _mm_srli_epi32(w, 16);
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 vb = _mm_movehdup_ps(v);
+    const unsigned cls = fl__h16_cls2(w);
+    __m128 p, R;
+    __m128i h;
+    (void)f;
+    __asm__("vmulss %2, %1, %0" : "=v"(p) : "v"(v), "v"(vb));
+    __asm__("vmulsh %2, %1, %0" : "=v"(h) : "v"(w), "v"(wb));
+    __asm__("vcvtsh2ss %1, %1, %0" : "=v"(R) : "v"(h));
+    {
+        const __m128 X = _mm_shuffle_ps(p, p, 0), RR = _mm_shuffle_ps(R, R, 0);
+        const __m128 AX = fl__h16_absf4(X);
+        const __m128 tb = _mm_load_ps(fl__h16_tbv[c->tininess & 1]);
+        const __m128 l = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(RR, X, 2), AX, 4), tb, 8);
+        const __m128 r = _mm_blend_ps(_mm_blend_ps(_mm_blend_ps(X, RR, 2), AX, 8), tb, 4);
+        *flags |= fl__h16_mulfw[(unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ)) |
+                                cls << 4];
+    }
+    return (uint16_t)_mm_cvtsi128_si32(h);
+}
+#endif
+
 FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
                                        uint64_t b, uint64_t d,
                                        const fl_ctx *c, unsigned *flags)
@@ -277,22 +283,13 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
     const __m128d x = _mm_cvtss_sd(_mm_setzero_pd(), v);
     const __m128d y = _mm_cvtss_sd(_mm_setzero_pd(), _mm_movehdup_ps(v));
     const __m128d z = _mm_cvtss_sd(_mm_setzero_pd(), _mm_movehl_ps(v, v));
-    const __m128d p = _mm_mul_sd(x, y);                     /* exact */
-    const __m128d s = _mm_add_sd(p, z);
-    const __m128d bb = _mm_sub_sd(s, p);
-    const __m128d err = _mm_add_sd(_mm_sub_sd(p, _mm_sub_sd(s, bb)),
-                                   _mm_sub_sd(z, bb));
-    uint64_t sb = fl__h16_bits(s);
-    const uint64_t eb = fl__h16_bits(err);
+    /* the exact product plus d, rounded to odd at 53 bits */
+    const uint64_t sb = fl__h16_sum_odd(_mm_mul_sd(x, y), z);
     __m128d so;
     __m128 fs;
     uint32_t fb;
     uint64_t code;
     unsigned m, ov, tiny;
-    /* round to odd at 53 bits: an inexact even sum moves one ulp toward
-     * err */
-    sb += (uint64_t)(((eb << 1) != 0) & !(sb & 1)) *
-          (((eb ^ sb) >> 63) ? ~(uint64_t)0 : 1);
     so = _mm_castsi128_pd(_mm_cvtsi64_si128((long long)sb));
     /* round to odd at 24 bits: truncate (undo a rounding away from zero),
      * set the last bit when inexact */
@@ -339,17 +336,29 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
  * a NaN operand is chosen in integers (the first, quieted); classes,
  * flags and SoftFloat's select as fl__h16_fma_host512.
  */
+/* The three operands of an fma widened (v: a, b, d in lanes 0, 1, 2; y
+ * = b and z = d in lane 0), their NaN classes and SoftFloat's select. */
+FL__H16_INL void fl__h16_fma_in(uint64_t a, uint64_t b, uint64_t d, int sf,
+                                __m128 *v, __m128 *y, __m128 *z,
+                                unsigned *cls, unsigned *sfix)
+{
+    const __m128i w = _mm_cvtsi64_si128(
+        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
+    *v = _mm_cvtph_ps(w);
+    *y = _mm_movehdup_ps(*v);
+    *z = _mm_movehl_ps(*v, *v);
+    *cls = fl__h16_cls3(w);   /* na nb nd qa qb qd */
+    *sfix = fl__h16_sfix(a, b, *cls, sf);
+}
+
 #define FL__H16_FMA3 __attribute__((target("avx,f16c,fma"), always_inline))
 FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, uint64_t d,
                                                       const fl_ctx *c, unsigned *flags,
                                                       const int sf)
 {
-    const __m128i w = _mm_cvtsi64_si128(
-        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
-    const __m128 v = _mm_cvtph_ps(w);
-    const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
-    const unsigned cls = fl__h16_cls3(w);   /* na nb nd qa qb qd */
-    const unsigned sfix = fl__h16_sfix(a, b, cls, sf);
+    __m128 v, y, z;
+    unsigned cls, sfix;
+    fl__h16_fma_in(a, b, d, sf, &v, &y, &z, &cls, &sfix);
     __m128 rn = y;
     /* x = a * x + d with x = b: the NaN order a, b, d (as above) */
     __asm__("vfmadd213ss %2, %1, %0" : "+x"(rn) : "x"(v), "x"(z));
@@ -455,12 +464,9 @@ static inline uint64_t fl__h16_fma_host(uint64_t a, uint64_t b, uint64_t d,
                                         const fl_ctx *c, unsigned *flags,
                                         const int sf)
 {
-    const __m128i w = _mm_cvtsi64_si128(
-        (long long)((a & 0xFFFF) | (b & 0xFFFF) << 16 | (d & 0xFFFF) << 32));
-    const __m128 v = _mm_cvtph_ps(w);
-    const __m128 y = _mm_movehdup_ps(v), z = _mm_movehl_ps(v, v);
-    const unsigned cls = fl__h16_cls3(w);   /* na nb nd qa qb qd */
-    const unsigned sfix = fl__h16_sfix(a, b, cls, sf);
+    __m128 v, y, z;
+    unsigned cls, sfix;
+    fl__h16_fma_in(a, b, d, sf, &v, &y, &z, &cls, &sfix);
     __m128 rn = y, rd = y, ru = y;
     /* x = a * x + d with x = b: vfmadd213ss takes its NaN from its second
      * register first (a), then the first (b), then the third (d) */

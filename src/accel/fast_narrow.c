@@ -259,13 +259,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_TARGET "avx2"
 #define K_W 8
 #define K_ODD 1, 3, 5, 7, 9, 11, 13, 15
-#define K_M K_(vu)
-#define K_LT(x, y) ((K_(vu))((x) < (y)))
-#define K_LE(x, y) ((K_(vu))((x) <= (y)))
-#define K_GT(x, y) ((K_(vu))((x) > (y)))
-#define K_GE(x, y) ((K_(vu))((x) >= (y)))
-#define K_EQ(x, y) ((K_(vu))((x) == (y)))
-#define K_NE(x, y) ((K_(vu))((x) != (y)))
+#include "simd_avx2_masks.h"
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #define K_BLEND(m, x, y)                                                     \
     ((K_(vu))_mm256_blendv_epi8((__m256i)(y), (__m256i)(x), (__m256i)(m)))
@@ -274,10 +268,8 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_MINU(x, y) ((K_(vu))_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
 #define K_SLLV(x, y) ((K_(vu))_mm256_sllv_epi32((__m256i)(x), (__m256i)(y)))
 #define K_SRLV(x, y) ((K_(vu))_mm256_srlv_epi32((__m256i)(x), (__m256i)(y)))
-#define K_MNOT(m) (~(m))
 #define K_MZERO ((K_(vu)){0})
 #define K_BITS_OF(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
-#define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #define K_SIGNS(u) ((K_(vu))((K_(vs))(u) >> 31))
 #define K_MANDN(m, k) ((m) & ~(k))

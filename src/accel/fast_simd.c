@@ -168,19 +168,11 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_W 8
 #define K_BITS 32
 #define K_ODD ODD8
-#define K_M K_(vu)
-#define K_LT(x, y) ((K_(vu))((x) < (y)))
-#define K_LE(x, y) ((K_(vu))((x) <= (y)))
-#define K_GT(x, y) ((K_(vu))((x) > (y)))
-#define K_GE(x, y) ((K_(vu))((x) >= (y)))
-#define K_EQ(x, y) ((K_(vu))((x) == (y)))
-#define K_NE(x, y) ((K_(vu))((x) != (y)))
+#include "simd_avx2_masks.h"
 #define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
 #define K_MAXU(x, y) ((K_(vu))_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
 #define K_MINU(x, y) ((K_(vu))_mm256_min_epu32((__m256i)(x), (__m256i)(y)))
-#define K_MNOT(m) (~(m))
 #define K_BITS_OF(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
-#define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #define K_HW16(u, imm)                                                       \
@@ -191,58 +183,44 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_TARGET "avx2"
 #define K_W 4
 #define K_BITS 64
-#define K_M K_(vu)
-#define K_LT(x, y) ((K_(vu))((x) < (y)))
-#define K_LE(x, y) ((K_(vu))((x) <= (y)))
-#define K_GT(x, y) ((K_(vu))((x) > (y)))
-#define K_GE(x, y) ((K_(vu))((x) >= (y)))
-#define K_EQ(x, y) ((K_(vu))((x) == (y)))
-#define K_NE(x, y) ((K_(vu))((x) != (y)))
+#include "simd_avx2_masks.h"
 #define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
 #define K_MAXU(x, y) K_BLEND(K_GT(x, y), x, y)
 #define K_MINU(x, y) K_BLEND(K_LT(x, y), x, y)
-#define K_MNOT(m) (~(m))
 #define K_BITS_OF(m) ((unsigned)_mm256_movemask_pd((__m256d)(m)))
-#define K_ANYM(m) (K_BITS_OF(m) != 0)
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_pd((__m256d)(x), (__m256d)(y), _CMP_GT_OQ))
 #define K_STREAM(p, v) _mm256_stream_si256((__m256i *)(p), (__m256i)(v))
 #include "simd_round.h"
 
 #endif /* FL__SIMD */
 
-size_t fl__simd_round_float_array(const fl_format *f, float *dst,
-                                  const float *src, size_t n,
-                                  const fl_ctx *c, unsigned *flags,
-                                  int level)
-{
+/* fl__simd_round_float_array and fl__simd_round_double_array: the
+ * parameters for the element type (FB fraction bits, BIAS), then the
+ * vector set's kernel. */
 #ifdef FL__SIMD
-    fl__kpar P;
-    FL__ACCEL_SIMD_RUN(level, fl__kpar_init(&P, f, c, 23, 127),
-                       fl__k512_f32(f, &P, c, dst, src, n, flags),
-                       fl__k256_f32(f, &P, c, dst, src, n, flags));
+#define FL__SIMD_BODY(FB, BIAS, K512, K256)                                  \
+    fl__kpar P;                                                              \
+    FL__ACCEL_SIMD_RUN(level, fl__kpar_init(&P, f, c, FB, BIAS),             \
+                       K512(f, &P, c, dst, src, n, flags),                   \
+                       K256(f, &P, c, dst, src, n, flags))
 #else
-    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
-    (void)level;
-    return 0;
+#define FL__SIMD_BODY(FB, BIAS, K512, K256)                                  \
+    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;            \
+    (void)level;                                                             \
+    return 0
 #endif
-}
-
-size_t fl__simd_round_double_array(const fl_format *f, double *dst,
-                                   const double *src, size_t n,
-                                   const fl_ctx *c, unsigned *flags,
-                                   int level)
-{
-#ifdef FL__SIMD
-    fl__kpar P;
-    FL__ACCEL_SIMD_RUN(level, fl__kpar_init(&P, f, c, 52, 1023),
-                       fl__k512_f64(f, &P, c, dst, src, n, flags),
-                       fl__k256_f64(f, &P, c, dst, src, n, flags));
-#else
-    (void)f; (void)dst; (void)src; (void)n; (void)c; (void)flags;
-    (void)level;
-    return 0;
-#endif
-}
+#define FL__SIMD_ENTRY(T, NAME, FB, BIAS, K512, K256)                        \
+    size_t fl__simd_round_##NAME##_array(const fl_format *f, T *dst,         \
+                                         const T *src, size_t n,             \
+                                         const fl_ctx *c, unsigned *flags,   \
+                                         int level)                          \
+    {                                                                        \
+        FL__SIMD_BODY(FB, BIAS, K512, K256);                                 \
+    }
+FL__SIMD_ENTRY(float, float, 23, 127, fl__k512_f32, fl__k256_f32)
+FL__SIMD_ENTRY(double, double, 52, 1023, fl__k512_f64, fl__k256_f64)
+#undef FL__SIMD_ENTRY
+#undef FL__SIMD_BODY
 
 int fl__simd_available(void)
 {

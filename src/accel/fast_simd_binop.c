@@ -168,19 +168,7 @@ FL__VINL size_t fl__vbinop(const fl_format *F, const fl_format *f, int op,
             memcpy(out, &res, 64);
             memcpy(ofl, &w, 32);
             badb = fl__vbits(bad);
-            while (badb) {
-                const int l = __builtin_ctz(badb);
-                const size_t k = i + (size_t)l;
-                unsigned fs = 0;
-                badb &= badb - 1;
-                switch (op) {
-                case FL__OP_ADD: out[l] = fl_add(f, a[k], b[k], c, &fs); break;
-                case FL__OP_SUB: out[l] = fl_sub(f, a[k], b[k], c, &fs); break;
-                case FL__OP_MUL: out[l] = fl_mul(f, a[k], b[k], c, &fs); break;
-                default: out[l] = fl_div(f, a[k], b[k], c, &fs); break;
-                }
-                ofl[l] = fs;
-            }
+            fl__binop_lanes(op, f, a + i, b + i, c, badb, out, ofl);
             memcpy(r + i, out, 64);
             if (each)
                 memcpy(each + i, ofl, 32);

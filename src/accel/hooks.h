@@ -62,28 +62,6 @@ FL__AINLINE fl__accel_res fl__accel_took(uint64_t r)
     return x;
 }
 
-/* The AVX512-FP16 route first (fast_fp16.c), where take says it applies
- * and it takes the case: call stores the result through fl__pr (a value
- * route) or x.r (an fl__accel_res route). */
-#ifdef FL__P16
-#define FL__P16_TRY(take, call)                                              \
-    do {                                                                     \
-        uint64_t fl__pr;                                                     \
-        if (take(f, c) && (call))                                            \
-            return fl__pr;                                                   \
-    } while (0)
-#define FL__P16_TRY_RES(call)                                                \
-    do {                                                                     \
-        if (fl__p16_take(f, c) && (call)) {                                  \
-            x.taken = 1;                                                     \
-            return x;                                                        \
-        }                                                                    \
-    } while (0)
-#else
-#define FL__P16_TRY(take, call) ((void)0)
-#define FL__P16_TRY_RES(call) ((void)0)
-#endif
-
 /* The generic algorithm of a two- and a three-operand operation, handed
  * to the routes below so that the other formats' route (scalar.c) and the
  * fall back to the generic code are one tail call each: the operation
@@ -92,6 +70,29 @@ typedef uint64_t (*fl__accel_op2)(const fl_format *, uint64_t, uint64_t,
                                   const fl_ctx *, unsigned *);
 typedef uint64_t (*fl__accel_op3)(const fl_format *, uint64_t, uint64_t,
                                   uint64_t, const fl_ctx *, unsigned *);
+
+/* The AVX512-FP16 routes (fast_fp16.c) in the hooks' forms: add, sub,
+ * mul and fma end in the other formats' routes below when they decline
+ * (fl__p16_take_dir: the directed modes, which no other binary16 route
+ * takes), div and sqrt answer in registers.  So every hook stays one
+ * tail call and the operations' entry points need no stack frame. */
+#ifdef FL__P16
+uint64_t fl__p16_add_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic);
+uint64_t fl__p16_sub_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic);
+uint64_t fl__p16_mul_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic);
+uint64_t fl__p16_fma_any(const fl_format *f, uint64_t a, uint64_t b,
+                         uint64_t d, const fl_ctx *c, unsigned *flags,
+                         fl__accel_op3 generic);
+fl__accel_res fl__p16_div_res(uint64_t a, uint64_t b, const fl_ctx *c,
+                              unsigned *flags);
+fl__accel_res fl__p16_sqrt_res(uint64_t a, const fl_ctx *c, unsigned *flags);
+#endif
 
 /* The scalar routes of the other formats (scalar.c), each ending in the
  * generic algorithm when it declines. */
@@ -112,7 +113,10 @@ FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-    FL__P16_TRY(fl__p16_take_dir, fl__p16_add(a, b, c, flags, &fl__pr));
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_add_any(f, a, b, c, flags, generic);
+#endif
 #ifdef FL__H16_SSE
 #ifdef FPLAB_AVX512
     if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
@@ -131,7 +135,10 @@ FL__AINLINE uint64_t fl__accel_sub(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-    FL__P16_TRY(fl__p16_take_dir, fl__p16_sub(a, b, c, flags, &fl__pr));
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_sub_any(f, a, b, c, flags, generic);
+#endif
 #ifdef FL__H16_SSE
     /* finite operands only: a NaN keeps its own sign */
     if (fl__h16_take(f, c) && !(fl__h16_special(a) | fl__h16_special(b)))
@@ -144,10 +151,18 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-    FL__P16_TRY(fl__p16_take_dir, fl__p16_mul(a, b, c, flags, &fl__pr));
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_mul_any(f, a, b, c, flags, generic);
+#endif
 #ifdef FL__H16_SSE
-    if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
+    if (__builtin_expect(fl__h16_take_host(f, c), 1)) { /* every encoding */
+#ifdef FL__P16
+        if (fl__h16_hw() > 2)
+            return fl__h16_mul_p16(f, a, b, c, flags);
+#endif
         return fl__h16_mul_hw(f, a, b, c, flags);
+    }
     if (fl__h16_take(f, c)) {
         if (fl__h16_special(a) | fl__h16_special(b))
             return fl__h16_mul_special(a, b, c, flags);
@@ -163,7 +178,10 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
                                    uint64_t b, uint64_t d, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op3 generic)
 {
-    FL__P16_TRY(fl__p16_take_dir, fl__p16_fma(a, b, d, c, flags, &fl__pr));
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_fma_any(f, a, b, d, c, flags, generic);
+#endif
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
 #ifdef FPLAB_AVX512
@@ -194,7 +212,13 @@ FL__AINLINE fl__accel_res fl__accel_div(const fl_format *f, uint64_t a,
                                         unsigned *flags)
 {
     fl__accel_res x;
-    FL__P16_TRY_RES(fl__p16_div(a, b, c, flags, &x.r));
+#ifdef FL__P16
+    if (fl__p16_take(f, c)) {
+        x = fl__p16_div_res(a, b, c, flags);
+        if (x.taken)
+            return x;
+    }
+#endif
     x.taken = (uint64_t)fl__fast_div(f, a, b, c, flags, &x.r);
     return x;
 }
@@ -202,7 +226,13 @@ FL__AINLINE fl__accel_res fl__accel_sqrt(const fl_format *f, uint64_t a,
                                          const fl_ctx *c, unsigned *flags)
 {
     fl__accel_res x;
-    FL__P16_TRY_RES(fl__p16_sqrt(a, c, flags, &x.r));
+#ifdef FL__P16
+    if (fl__p16_take(f, c)) {
+        x = fl__p16_sqrt_res(a, c, flags);
+        if (x.taken)
+            return x;
+    }
+#endif
     x.taken = (uint64_t)fl__fast_sqrt(f, a, c, flags, &x.r);
     return x;
 }

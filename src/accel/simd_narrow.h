@@ -594,36 +594,4 @@ static size_t K_(trace)(const fl_format *f, const fl__npar *P,
 #undef K_GO
 }
 
-#undef K_
-#undef KC
-#undef KC2
-#undef K_INL
-#undef K_NAME
-#undef K_TARGET
-#undef K_W
-#undef K_ODD
-#undef K_M
-#undef K_LT
-#undef K_LE
-#undef K_GT
-#undef K_GE
-#undef K_EQ
-#undef K_NE
-#undef K_FGT
-#undef K_BLEND
-#undef K_MASKZ
-#undef K_MAXU
-#undef K_MINU
-#undef K_SLLV
-#undef K_SRLV
-#undef K_MNOT
-#undef K_ANYM
-#undef K_BITS_OF
-#undef K_STREAM
-#undef K_MZERO
-#undef K_SPECIALISE
-#undef K_SIGNS
-#undef K_SIGNOR
-#undef K_ACC
-#undef K_MANDN
-#undef K_OVSEL
+#include "simd_kundef.h"

@@ -475,36 +475,4 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
 #undef K_CASE
 }
 
-#undef K_
-#undef KC
-#undef KC2
-#undef K_FB
-#undef K_SPECIAL
-#undef K_SIGN
-#undef K_HID
-#undef K_VB
-#undef K_INL
-#undef K_NAME
-#undef K_TARGET
-#undef K_W
-#undef K_BITS
-#undef K_ODD
-#undef K_FGT
-#undef K_M
-#undef K_LT
-#undef K_LE
-#undef K_GT
-#undef K_GE
-#undef K_EQ
-#undef K_NE
-#undef K_BLEND
-#undef K_MAXU
-#undef K_MINU
-#undef K_MNOT
-#undef K_ANYM
-#undef K_BITS_OF
-#undef K_STREAM
-#undef K_HW16
-#undef K_STORE
-#undef K_SR_G
-#undef K_SRBLK
+#include "simd_kundef.h"

@@ -259,54 +259,52 @@ static void pairs_of(uint64_t *restrict A, uint64_t *restrict B, uint64_t i0,
     }
 }
 
+typedef uint64_t fl__sw_v64 __attribute__((vector_size(16)));
+typedef unsigned fl__sw_v32 __attribute__((vector_size(16)));
+
+/* The OR over i < n of (A[i] ^ B[i]) & m, for T the values' (uint64_t,
+ * VT its 16-byte vector, L lanes) or the flags' type (unsigned). */
+#define FL__SW_DIFF(name, T, VT, L)                                          \
+    static T name(const T *restrict A, const T *restrict B, size_t n, T m)  \
+    {                                                                        \
+        VT d0 = {0}, d1 = {0};                                               \
+        T dd = 0;                                                            \
+        size_t i;                                                            \
+        int l;                                                               \
+        for (i = 0; i + 2 * (L) <= n; i += 2 * (L)) {                        \
+            VT a0, a1, b0, b1;                                               \
+            memcpy(&a0, A + i, 16);                                          \
+            memcpy(&a1, A + i + (L), 16);                                    \
+            memcpy(&b0, B + i, 16);                                          \
+            memcpy(&b1, B + i + (L), 16);                                    \
+            d0 |= (a0 ^ b0) & m;                                             \
+            d1 |= (a1 ^ b1) & m;                                             \
+        }                                                                    \
+        for (; i < n; i++)                                                   \
+            dd |= (A[i] ^ B[i]) & m;                                         \
+        d0 |= d1;                                                            \
+        for (l = 0; l < (L); l++)                                            \
+            dd |= d0[l];                                                     \
+        return dd;                                                           \
+    }
+FL__SW_DIFF(diff_values, uint64_t, fl__sw_v64, 2)
+FL__SW_DIFF(diff_flags, unsigned, fl__sw_v32, 4)
+#undef FL__SW_DIFF
+
 /* Nonzero when some element of the chunk may disagree: different bits,
  * different compared flags, or an oracle error.  Branch-free, with two
  * 16-byte vector accumulators each (GCC's vector types: SSE2 registers),
  * so it runs at memory speed; the element-by-element comparison only runs
  * on chunks where this is nonzero. */
-typedef uint64_t fl__sw_v64 __attribute__((vector_size(16)));
-typedef unsigned fl__sw_v32 __attribute__((vector_size(16)));
-
 static uint64_t chunk_diff(const uint64_t *restrict W,
                            const uint64_t *restrict G,
                            const unsigned *restrict WF,
                            const unsigned *restrict GF, size_t n,
                            unsigned fmask)
 {
-    const unsigned fm = fmask | FL_ORC_ERROR;
-    fl__sw_v64 d0 = {0, 0}, d1 = {0, 0};
-    fl__sw_v32 f0 = {0, 0, 0, 0}, f1 = {0, 0, 0, 0};
-    uint64_t dd = 0;
-    unsigned ff = 0;
-    size_t i;
-    for (i = 0; i + 4 <= n; i += 4) {
-        fl__sw_v64 w0, w1, g0, g1;
-        memcpy(&w0, W + i, 16);
-        memcpy(&w1, W + i + 2, 16);
-        memcpy(&g0, G + i, 16);
-        memcpy(&g1, G + i + 2, 16);
-        d0 |= w0 ^ g0;
-        d1 |= w1 ^ g1;
-    }
-    for (; i < n; i++)
-        dd |= W[i] ^ G[i];
-    if (fmask) {
-        /* (WF ^ GF) & fmask, and WF's error bit, which GF never has */
-        for (i = 0; i + 8 <= n; i += 8) {
-            fl__sw_v32 w0, w1, g0, g1;
-            memcpy(&w0, WF + i, 16);
-            memcpy(&w1, WF + i + 4, 16);
-            memcpy(&g0, GF + i, 16);
-            memcpy(&g1, GF + i + 4, 16);
-            f0 |= (w0 ^ g0) & fm;
-            f1 |= (w1 ^ g1) & fm;
-        }
-        for (; i < n; i++)
-            ff |= (WF[i] ^ GF[i]) & fm;
-    }
-    d0 |= d1;
-    f0 |= f1;
-    return dd | d0[0] | d0[1] | ff | f0[0] | f0[1] | f0[2] | f0[3];
+    /* (WF ^ GF) & fmask, and WF's error bit, which GF never has */
+    return diff_values(W, G, n, ~(uint64_t)0) |
+           (fmask ? diff_flags(WF, GF, n, fmask | FL_ORC_ERROR) : 0u);
 }
 
 static void *sweep_worker(void *arg)
