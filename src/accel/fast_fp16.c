@@ -2,7 +2,9 @@
  * fast_fp16.c — binary16 arithmetic by the host's AVX512-FP16 instructions
  * (Intel Sapphire Rapids and later), at the seam's level avx512fp16:
  * fl_add_array .. fl_div_array on binary16, 32 elements per vector, in
- * nearest even, toward zero, down and up.
+ * nearest even, toward zero, down and up; and the scalar routes below
+ * (hooks.h takes them for div and sqrt in those four modes, for add,
+ * sub, mul and fma in the directed ones).
  *
  * The value: the hardware's own binary16 operation with the rounding in
  * the instruction (vaddph, vsubph, vmulph, vdivph with {rn,rz,rd,ru}-sae:

@@ -557,7 +557,15 @@ enum { HW_GROUP = 16 };
                      : "xmm0", "xmm1", "xmm2", "memory", "cc")
 
 /* The five operations as assembly, sfx "ps" (binary32) or "ph"
- * (binary16): zmm2 = zmm0 op zmm1, sqrt of zmm0; ASM runs one. */
+ * (binary16): zmm2 = zmm0 op zmm1, sqrt of zmm0; ASM runs one.
+ *
+ * HW_ZEROUPPER: the assembly loops name zmm registers the compiler does
+ * not see as 512-bit ones, so it would not clear their upper halves on
+ * the way out; dirty upper halves slow every legacy-SSE instruction that
+ * follows on Intel's cores (the core's scalar code is SSE: an rna sweep,
+ * per element, ran at 2 M/s).  Each function that runs such a loop ends
+ * it with vzeroupper (the intrinsic, so that the compiler keeps its own
+ * vectors across it). */
 #define HW_OPS5(ASM, sfx)                                                    \
     switch (op) {                                                            \
     case FL_ORC_ADD: ASM("vadd" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
@@ -578,6 +586,7 @@ static unsigned hw_v16_run(int op, unsigned word, size_t nb,
     const size_t end = 32 * nb;
     unsigned m;
     HW_OPS5(HW_V16_RUN, "ps")
+    _mm256_zeroupper();     /* the loop's zmm registers: see HW_ZEROUPPER */
     return m;
 }
 
@@ -909,6 +918,7 @@ static unsigned hw_vb_run(int op, int rc, unsigned word, size_t nb,
     const size_t end = 64 * nb;
     unsigned m;
     HW_OPS5(HW_VB_MODES, "ps")
+    _mm256_zeroupper();
     return m;
 }
 
@@ -954,6 +964,7 @@ static void hw_vb_spec(int op, unsigned word, __m512i va0, __m512i vb0,
     _mm512_store_si512(pa, va);
     _mm512_store_si512(pb, vb);
     HW_OPS5(HW_VB_RUN1, "ps")
+    _mm256_zeroupper();
     h = _mm512_srli_epi32(_mm512_load_si512(ps), 16);
     nan_a = _mm512_cmpgt_epu32_mask(_mm512_and_si512(va, absm), expm);
     nan_b = _mm512_cmpgt_epu32_mask(_mm512_and_si512(vb, absm), expm);
@@ -1168,6 +1179,7 @@ static unsigned hw_p16_run(int op, unsigned word, size_t nb,
     const size_t end = 64 * nb;
     unsigned m;
     HW_OPS5(HW_P16_RUN, "ph")
+    _mm256_zeroupper();
     return m;
 }
 
@@ -1381,6 +1393,7 @@ static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
             }
             hw_p16_store(r + i, _mm512_castph_si512(z));
         }
+    _mm256_zeroupper();     /* HW_ZEROUPPER: the zmm operands of the asm */
     for (; i < n; i++) {
         __m128h x = _mm_castsi128_ph(_mm_cvtsi32_si128((int)(uint16_t)a[i]));
         __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(b ? (int)(uint16_t)b[i] : 0));
