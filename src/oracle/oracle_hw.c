@@ -565,7 +565,8 @@ enum { HW_GROUP = 16 };
  * follows on Intel's cores (the core's scalar code is SSE: an rna sweep,
  * per element, ran at 2 M/s).  Each function that runs such a loop ends
  * it with vzeroupper (the intrinsic, so that the compiler keeps its own
- * vectors across it). */
+ * vectors across it; the loops are functions of their own, noinline, so
+ * that no vector of the caller is live there). */
 #define HW_OPS5(ASM, sfx)                                                    \
     switch (op) {                                                            \
     case FL_ORC_ADD: ASM("vadd" sfx " %%zmm1, %%zmm0, %%zmm2"); break;       \
@@ -577,7 +578,7 @@ enum { HW_GROUP = 16 };
 
 /* nb >= 1 blocks of pa, pb (16 binary16 codes each); returns MXCSR's
  * record. */
-HW_V16_TARGET
+HW_V16_TARGET __attribute__((noinline))
 static unsigned hw_v16_run(int op, unsigned word, size_t nb,
                            const uint16_t *pa, const uint16_t *pb, float *ps,
                            uint16_t *ph)
@@ -907,7 +908,7 @@ static uint16_t hw_op_bf16(int op, int rc, uint16_t a, uint16_t b,
 
 /* nb >= 1 blocks of 16 bfloat16 codes (in 32-bit lanes) of pa, pb: the
  * binary32 results to ps, the 8-bit roundings to pz; MXCSR's record. */
-HW_BF_TARGET
+HW_BF_TARGET __attribute__((noinline))
 static unsigned hw_vb_run(int op, int rc, unsigned word, size_t nb,
                           const uint32_t *pa, const uint32_t *pb, float *ps,
                           float *pz)
@@ -1170,7 +1171,7 @@ static void hw_vec_bf16(int op, int rc, size_t n, const uint64_t *a,
 
 /* nb >= 1 blocks of 32 codes of pa (and pb) through op in MXCSR's mode of
  * word; the results to pr; returns MXCSR's record. */
-HW_P16_TARGET
+HW_P16_TARGET __attribute__((noinline))
 static unsigned hw_p16_run(int op, unsigned word, size_t nb,
                            const uint16_t *pa, const uint16_t *pb,
                            uint16_t *pr)
