@@ -11,8 +11,8 @@
 #   none          only regenerate the markdown from the log
 # The log (docs/verification.tsv) accumulates: each sweep appends one line
 # (format, op, mode, oracle, space, cases, mismatches, compared, seconds,
-# date, CPU model); the newest line per (format, op, mode, oracle, space)
-# wins in the report.
+# date, CPU model); the newest line per (format, op, mode, oracle, space,
+# CPU model) wins in the report.
 set -u
 fplab=${1:?usage: verification_report.sh FPLAB [quick|exhaustive16|none]}
 plan=${2:-quick}
@@ -75,11 +75,11 @@ tmp=$out.tmp.$$
   echo "  flags from MXCSR (underflow derived, tininess after rounding); with"
   echo "  AVX-512, 16 elements per instruction and up to 256 per MXCSR read,"
   echo "  each element's flags read off the hardware's results and their OR"
-  echo "  checked against MXCSR's record of the group; binary16 and bfloat16 lanes with an"
-  echo "  infinite or NaN operand, a zero divisor or a negative radicand run"
-  echo "  as a block of their own, whose results are exact and whose invalid"
-  echo "  and divide-by-zero flags are read off the operand and result codes,"
-  echo "  checked against that block's MXCSR (the test"
+  echo "  checked against MXCSR's record of the group; binary16 and bfloat16"
+  echo "  lanes with an infinite or NaN operand, a zero divisor or a negative"
+  echo "  radicand run as a block of their own, whose results are exact and"
+  echo "  whose invalid and divide-by-zero flags are read off the operand and"
+  echo "  result codes, checked against that block's MXCSR (the test"
   echo "  \`verify_hw_flag_paths\` compares this with the per-element path);"
   echo "  NaNs bit for bit under the x86 preset."
   echo "  bfloat16 +,-,*,/,sqrt (AVX-512 F): binary32 in the mode, then the"
