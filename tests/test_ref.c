@@ -145,7 +145,7 @@ static tn *add(arena *A, tn *l, tn *r) { return mk(A, T_NODE, 0, l, r); }
 
 static tn *fold(arena *A, tn **v, size_t c)
 {
-    tn *acc = v[0];
+    tn *acc = c ? v[0] : NULL;
     for (size_t i = 1; i < c; i++)
         acc = add(A, acc, v[i]);
     return acc;

@@ -65,32 +65,19 @@ static inline int fl__accel_simd(void)
         return FL__ACCEL_SIMD_CALL(fl__set, k512, k256);                     \
     } while (0)
 
-/* fl_sr_bits (round.c) lane by lane on vectors of 64-bit lanes z, from
- * the state z = seed + 0x9E3779B97F4A7C15 * (index + 1) to the value
- * before the last xor-shift (z ^ (z >> 31) is the random word): two
- * rounds of the SplitMix64 finalizer, the constants round.c's.  The bulk
- * kernels' one copy (simd_round.h, simd_narrow.h). */
-#define FL__SR_MIX(z, seed)                                                  \
-    do {                                                                     \
-        const uint64_t fl__m1 = 0xBF58476D1CE4E5B9ull,                       \
-                       fl__m2 = 0x94D049BB133111EBull,                       \
-                       fl__s2 = 0xD1B54A32D192ED03ull;                       \
-        (z) = ((z) ^ ((z) >> 30)) * fl__m1;                                  \
-        (z) = ((z) ^ ((z) >> 27)) * fl__m2;                                  \
-        (z) ^= (z) >> 31;                                                    \
-        (z) += (seed) ^ fl__s2;                                              \
-        (z) = ((z) ^ ((z) >> 30)) * fl__m1;                                  \
-        (z) = ((z) ^ ((z) >> 27)) * fl__m2;                                  \
-    } while (0)
-
 /* A software prefetch of the input this far ahead of the element being
  * read, in the bulk kernels' loops.  Their stochastic-rounding bodies
- * are long chains of 64-bit multiplies (15 cycles each on Intel's
+ * run long chains of 64-bit multiplies (15 cycles each on Intel's
  * AVX-512 cores): the scheduler fills with them and the loads of later
  * iterations issue too late for the hardware prefetcher, so an array
- * streamed from memory ran at half the in-cache rate (docs/speed.md). */
+ * streamed from memory ran at half the in-cache rate (docs/speed.md).
+ * sr: the loop rounds stochastically; its prefetches (and those of the
+ * random-bit filler, simd_srfill.h) go to the second-level cache only,
+ * which on the Intel machine of docs/speed.md was 5-8% faster for SR from
+ * memory (fewer first-level fill buffers held while the streaming stores
+ * need them) and 4% slower for binary16 nearest even, hence the split. */
 #define FL__ACCEL_PREFETCH_BYTES 4096
-#define FL__ACCEL_PREFETCH(p)                                                \
-    __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES, 0, 3)
+#define FL__ACCEL_PREFETCH_L2 2   /* __builtin_prefetch locality: prefetcht1 */
+#define FL__ACCEL_PREFETCH(p, sr)                                                do {                                                                             if (sr)                                                                          __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES,                                0, FL__ACCEL_PREFETCH_L2);                            else                                                                             __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES,                                0, 3);                                            } while (0)
 
 #endif /* FPLAB_ACCEL_H */

@@ -40,6 +40,7 @@
 #undef K_SPECIAL
 #undef K_SPECIALISE
 #undef K_SRBLK
+#undef K_SRH
 #undef K_SRLV
 #undef K_SR_G
 #undef K_STORE

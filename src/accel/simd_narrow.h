@@ -110,36 +110,7 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_W * 4)));
 
 #define K_INL __attribute__((target(K_TARGET), always_inline)) static inline
 
-/* fl_sr_bits(seed, index) without its last xor-shift: z is the state
- * seed + 0x9E37...15 * (index + 1), advanced by the caller.  Constants
- * as round.c. */
-K_INL K_(v64) K_(mix)(K_(v64) z, uint64_t seed)
-{
-    FL__SR_MIX(z, seed);
-    return z;
-}
-
-/* The random bits of nv vectors (the top 32 of fl_sr_bits per lane),
- * from the generator states zb (lanes 0 .. K_W/2 - 1 and K_W/2 .. K_W -
- * 1), advanced past them.  A loop of its own, ahead of the rounding: its
- * iterations are independent, so the latencies of their multiplies
- * overlap (15 cycles each on Intel's AVX-512 cores; inside the rounding
- * loop, four of them in a chain per vector, they did not). */
-K_INL void K_(srfill)(K_(vu) *rb, size_t nv, K_(v64) *zb, uint64_t seed)
-{
-    const uint64_t zstep = 0x9E3779B97F4A7C15ull * (uint64_t)K_W;
-    K_(v64) s0 = zb[0], s1 = zb[1];
-    size_t v;
-    for (v = 0; v < nv; v++) {
-        const K_(v64) z0 = K_(mix)(s0, seed), z1 = K_(mix)(s1, seed);
-        const K_(vu) rh = __builtin_shufflevector((K_(vu))z0, (K_(vu))z1, K_ODD);
-        rb[v] = rh ^ (rh >> 31);
-        s0 += zstep;
-        s1 += zstep;
-    }
-    zb[0] = s0;
-    zb[1] = s1;
-}
+#include "simd_srfill.h"
 
 /* The OR over lanes of a flag-word accumulator. */
 K_INL unsigned K_(hor)(K_(vu) acc)
@@ -206,7 +177,7 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, float *dst,
         K_(vu) u, a, xin, r, res, rh = zero;
         K_M kneg = K_MZERO, ktiny = K_MZERO, kov, kbad, kamb = K_MZERO,
             kuns = K_MZERO, kz = K_MZERO;
-        FL__ACCEL_PREFETCH(src + i);
+        FL__ACCEL_PREFETCH(src + i, rm == FL_RSR);
         __builtin_memcpy(&u, src + i, sizeof u);
         a = u & vabs;
         if (dir || uns || lvl == 2)
@@ -475,10 +446,12 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
         const unsigned need = can & ~have;
         uint32_t bidx[FL__NCHUNK], bval[FL__NCHUNK];
         K_(vu) rb[FL__NCHUNK / K_W];
+        _Static_assert(FL__NCHUNK <= K_SRBLK, "K_(srfill) fills a chunk");
         size_t nb, b;
         const int tiny = (need & FL_UNDERFLOW) != 0;
         if (rm == FL_RSR)
-            K_(srfill)(rb, (iend - i0) / K_W, zb, seed);
+            K_(srfill)(rb, (iend - i0) / K_W, zb, seed,
+                      (const char *)(src + iend));
         if (lw)
             nb = tlvl == 1 && fastmode      /* the only modes with level 1 */
                 ? K_(run)(P, &K, dst, src, i0, iend, &A, rb, bidx, bval,

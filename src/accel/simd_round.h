@@ -89,43 +89,9 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
             __builtin_memcpy((p), &(v), sizeof(v));                          \
     } while (0)
 
-/* fl_sr_bits(seed, idx) lane by lane (same constants as round.c), from
- * its first state z = seed + 0x9E37...15 * (idx + 1), which the caller
- * advances by a constant per vector (one 64-bit multiply fewer per lane;
- * the multiplies are the SR loop's cost on Intel's cores). */
+/* The state step of the SR generator (fl_sr_bits' first line). */
 #define K_SR_G 0x9E3779B97F4A7C15ull
-K_INL K_(v64) K_(sr)(K_(v64) z, uint64_t seed)
-{
-    FL__SR_MIX(z, seed);
-    return z ^ (z >> 31);
-}
-
-/* The random bits of nv vectors (fl_sr_bits per lane; for binary32
- * elements its top 32 bits) from the lanes' states zs0 and, for binary32,
- * zs1 (the upper half of the vector's lanes), advanced past them.  A loop
- * of its own ahead of the rounding, so that the latencies of the
- * independent iterations' multiplies overlap (in the rounding loop, a
- * chain of four per vector, they did not). */
-#define K_SRBLK 1024   /* elements per block of random bits */
-K_INL void K_(srfill)(K_(vu) *rb, size_t nv, K_(v64) *zs0, K_(v64) *zs1,
-                      uint64_t seed)
-{
-    const uint64_t zstep = K_SR_G * (uint64_t)K_W;
-    K_(v64) s0 = *zs0, s1 = *zs1;
-    size_t v;
-    for (v = 0; v < nv; v++) {
-#if K_BITS == 32
-        const K_(v64) z0 = K_(sr)(s0, seed), z1 = K_(sr)(s1, seed);
-        rb[v] = __builtin_shufflevector((K_(vu))z0, (K_(vu))z1, K_ODD);
-        s1 += zstep;
-#else
-        rb[v] = K_(sr)(s0, seed);
-#endif
-        s0 += zstep;
-    }
-    *zs0 = s0;
-    *zs1 = s1;
-}
+#include "simd_srfill.h"
 
 /* Bitwise select: m lanes are all ones or zero. */
 K_INL K_(vu) K_(sel)(K_(vu) m, K_(vu) x, K_(vu) y)
@@ -190,21 +156,21 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
 #endif
     /* SR states of the lanes (64-bit halves of a vector: 0 and, for
      * binary32 elements, 1), advanced by one vector per iteration */
-    K_(v64) zs0, zs1;
+    K_(v64) zs[2];
     K_(vu) rb[K_SRBLK / K_W];
     size_t i, done = n - n % K_W;
     int l;
 
-    for (l = 0; l < (int)(sizeof zs0 / 8); l++) {
-        zs0[l] = seed + K_SR_G * (c->sr_index + (uint64_t)l + 1);
-        zs1[l] = seed + K_SR_G * (c->sr_index + (uint64_t)(l + K_W / 2) + 1);
+    for (l = 0; l < (int)(sizeof zs[0] / 8); l++) {
+        zs[0][l] = seed + K_SR_G * (c->sr_index + (uint64_t)l + 1);
+        zs[1][l] = seed + K_SR_G * (c->sr_index + (uint64_t)(l + K_W / 2) + 1);
     }
 
     for (i = 0; i < done; i += K_W) {
         K_(vu) u, x, s, a, a1, negv, E, shc, mask, lsb, r, inc, res, rr = zero;
         K_M tiny, kbig, kneg, kov;
         unsigned bad = 0, skip = 0, gtb, ltb, tb;
-        FL__ACCEL_PREFETCH(src + i);
+        FL__ACCEL_PREFETCH(src + i, rm == FL_RSR);
         __builtin_memcpy(&u, src + i, sizeof u);
         s = u & K_SIGN;
         a = u ^ s;
@@ -212,7 +178,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
         if (rm == FL_RSR) {
             if (i % K_SRBLK == 0)
                 K_(srfill)(rb, (done - i < K_SRBLK ? done - i : K_SRBLK) / K_W,
-                           &zs0, &zs1, seed);
+                           zs, seed, (const char *)(src + i + K_SRBLK));
             rr = rb[i % K_SRBLK / K_W];
         }
 #ifdef K_HW16

@@ -153,9 +153,9 @@ typedef int ref_fast_gemm_fn(const ref_ctx *rc, const fl_ref_gemm_shape *s,
 typedef int ref_fast_rows_fn(const ref_ctx *rc, const uint64_t *a,
                              const uint64_t *b, size_t rows, uint64_t *out,
                              int nthreads, unsigned *flags);
-ref_fast_gemm_fn ref_native_gemm;   /* native.c */
+ref_fast_gemm_fn ref_native_gemm;   /* accel/ref_native.c */
 ref_fast_rows_fn ref_native_rows;
-int ref_tcfast_applicable(const ref_ctx *rc);   /* tcfast.c */
+int ref_tcfast_applicable(const ref_ctx *rc);   /* accel/ref_tcfast.c */
 ref_fast_gemm_fn ref_tcfast_gemm;
 ref_fast_rows_fn ref_tcfast_dot;
 

@@ -94,8 +94,8 @@ int ref_parallel(size_t count, double work, int nthreads, ref_range_fn fn,
 
 /* ------------------------------------------------------------------------
  * The accelerated kernels, by the seam's level (src/accel/accel.h): the
- * integer tensor-core blocks (tcfast.c) or native binary32 arithmetic
- * (native.c), both proven equal to the generic path by the test ref_fast.
+ * integer tensor-core blocks (accel/ref_tcfast.c) or native binary32 arithmetic
+ * (accel/ref_native.c), both proven equal to the generic path by the test ref_fast.
  * Nothing at the level generic, nor for the exact order.  A GEMM when
  * j->s is set, else rows of dot products.  0: done; 1: not taken (the
  * generic path runs, *flags untouched); -1: out of memory.

@@ -1,7 +1,7 @@
 /*
  * mx.c — OCP Microscaling (MX) v1.0 quantization: the shared-scale rules,
  * the general per-block route through the core, and the driver that runs
- * the fast kernels (mx_fast.c) where they apply.
+ * the fast kernels (accel/scale_mx.c) where they apply.
  *
  * OCP MX v1.0 §6.3, for a block V of k = 32 values (§5.2 Table 1):
  *   X   = the largest power of two <= max_i |V_i|, divided by the largest
@@ -165,7 +165,7 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
     *nsat = sat;
 }
 
-/* Stochastic rounding through the bulk rounding (bulk.c), a chunk of
+/* Stochastic rounding through the bulk rounding (accel/scale_bulk.c), a chunk of
  * blocks at a time.  P_i = V_i * 2^-s is exact in binary32 where it is
  * zero or at least 2^-126 (V_i / X is below 2^(emax_elem + 1) under every
  * rule: no overflow); the few elements below that are rounded by the core

@@ -103,7 +103,7 @@ static void nvfp4_generic(const fl_scale_scheme *s, const fl__sc_elem *ep,
     }
 }
 
-/* The bulk route (bulk.c): the binary32 steps in the host's binary32
+/* The bulk route (accel/scale_bulk.c): the binary32 steps in the host's binary32
  * (nearest even, no FTZ/DAZ: the state fast.h assumes; one correctly
  * rounded operation each, so the same values as the core's), the E4M3
  * scales and the E2M1 elements of 256 blocks at a time through

@@ -7,7 +7,7 @@
  * recipes is one correctly rounded operation per step of the cited
  * source: through the core (fl_mul, fl_div on fl_binary32) on the
  * element-by-element routes, in the host's binary32 in its default state
- * (as the core's fast paths assume) on the bulk routes (bulk.c).
+ * (as the core's fast paths assume) on the bulk routes (accel/scale_bulk.c).
  */
 #ifndef FPLAB_SCALE_INTERNAL_H
 #define FPLAB_SCALE_INTERNAL_H
@@ -120,7 +120,7 @@ void fl__mx_block_generic(const fl__sc_elem *e, const fl_scale_scheme *s,
                           unsigned sc, uint8_t *codes, float *deq,
                           uint32_t *nsub, uint32_t *nsat);
 
-/* Fast MX quantization of whole blocks of 32 (fl_scale_mx_fast.c): handles
+/* Fast MX quantization of whole blocks of 32 (accel/scale_mx.c): handles
  * the blocks it can and returns, per block, whether it did (done[b] = 1).
  * deq may be NULL when dequant and statistics are not wanted.  Returns 0
  * when no fast kernel applies at all. */
@@ -129,13 +129,13 @@ int fl__mx_fast(const fl__sc_elem *e, const fl_scale_scheme *s,
                 uint8_t *scales, float *deq, uint32_t *nsub,
                 uint32_t *nsat, uint8_t *done);
 
-/* The kernels here (mx_fast.c, bulk.c) are chosen by the seam's vector
+/* The kernels here (accel/scale_mx.c, accel/scale_bulk.c) are chosen by the seam's vector
  * set, fl__accel_simd (src/accel/accel.h): 2 AVX-512, 1 AVX2, 0 neither. */
 
 /* Codes of y[0..n) in e's format (e->fast: the plain layout) in context
  * c, element i with stochastic-rounding index c->sr_index + i: q[i] and
  * ov[i] (1 where the conversion raises overflow) exactly as fl_from_float
- * gives them, through the bulk rounding (bulk.c). */
+ * gives them, through the bulk rounding (accel/scale_bulk.c). */
 void fl__sc_round_codes(const fl__sc_elem *e, const float *y, size_t n,
                         const fl_ctx *c, uint8_t *q, uint8_t *ov);
 

@@ -97,7 +97,7 @@ int fl_scale_quantize_with_scale(const fl_scale_scheme *s, const float *x,
     enum { PIECE = 4096 };
     float tmp[PIECE], y[PIECE];
     uint8_t q[PIECE], ov[PIECE];
-    /* the bulk route (bulk.c) for plain-layout elements; the element-by-
+    /* the bulk route (accel/scale_bulk.c) for plain-layout elements; the element-by-
      * element one when asked (tests prove them equal) */
     const int bulk = e.fast && !s->force_generic && s->rm != FL_RSB;
     fl_scale_stats st;

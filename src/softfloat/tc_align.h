@@ -1,7 +1,7 @@
 /*
  * tc_align.h — the tensor-core model's per-term alignment cut, shared by
  * the generic block (tcmodel.c) and ref's integer kernels (src/ref/
- * tcfast.c), which must cut every term exactly alike.
+ * accel/ref_tcfast.c), which must cut every term exactly alike.
  */
 #ifndef FPLAB_TC_ALIGN_H
 #define FPLAB_TC_ALIGN_H

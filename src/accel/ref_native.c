@@ -1,5 +1,5 @@
 /*
- * native.c — the binary32 sequential model on the host's own binary32
+ * ref_native.c — the binary32 sequential model on the host's own binary32
  * arithmetic: GEMM vectorised across output columns, sum and dot across
  * rows.
  *

@@ -1,5 +1,5 @@
 /*
- * bulk.c — element codes of a whole array through the core's bulk
+ * scale_bulk.c — element codes of a whole array through the core's bulk
  * rounding, for the quantizers whose elements are a binary32 step away
  * from their input (NVFP4's x * enc_b, the per-tensor x * scale, MX with
  * stochastic rounding: x * 2^-s).
@@ -85,7 +85,7 @@ encode(const sc_enc *restrict K, const float *restrict r, size_t k,
 }
 
 /* The loop compiled for AVX2 and AVX-512 besides the baseline, picked at
- * run time (as mx_fast.c). */
+ * run time (as scale_mx.c). */
 static unsigned encode_plain(const sc_enc *K, const float *r, size_t k, uint8_t *q,
                              uint8_t *redo)
 {

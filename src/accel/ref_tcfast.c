@@ -1,5 +1,5 @@
 /*
- * tcfast.c — the tensor-core block FMA (fl_tc_block_fma_ctx) on inputs
+ * ref_tcfast.c — the tensor-core block FMA (fl_tc_block_fma_ctx) on inputs
  * decoded once: every element of op(A) and op(B) becomes (exponent,
  * signed integer significand) before the GEMM, so a block is integer
  * multiplies, shifts and adds, and one rounding.

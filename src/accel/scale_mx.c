@@ -1,5 +1,5 @@
 /*
- * mx_fast.c — MX quantization of whole 32-element blocks in integer
+ * scale_mx.c — MX quantization of whole 32-element blocks in integer
  * arithmetic, written for the compiler to vectorize (AVX2 and AVX-512
  * clones chosen at run time; a plain one elsewhere).
  *
