@@ -70,6 +70,9 @@ typedef struct {
     int p1tie;         /* P3109 at precision 1 in nearest even: ties go by
                           the code's parity, so tie lanes at or above
                           2^emin go to the scalar code */
+    float qsc1, qsc2;  /* their product 2^32 / q, each a binary32 power
+                          of two (qsc2 = 1 unless 2^32 / q > 2^127) */
+    int qsc2on;        /* qsc2 != 1 */
     int after, fz, daz, uns, nozero, nonegz, lowsub;
     int var;           /* the kernel variant: FL__NV_* */
 } fl__npar;
@@ -82,6 +85,13 @@ static uint32_t fl__fbits(float x)
 }
 
 /* The binary32 bits of 2^k, -149 <= k <= 127. */
+static float fl__bitsf(uint32_t b)
+{
+    fl__f32 v;
+    v.u = b;
+    return v.f;
+}
+
 static uint32_t fl__pow2b(int32_t k)
 {
     return k >= -126 ? (uint32_t)(k + 127) << 23 : (uint32_t)1 << (k + 149);
@@ -122,6 +132,8 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
         /* every binary32 normal is >= 2^emin: no tiny lanes, no lanes
          * below q; binary32 subnormals go to the scalar code */
         P->qbits = P->halfqb = P->bigb = 0;
+        P->qsc1 = P->qsc2 = 1.0f;
+        P->qsc2on = 0;
         P->bordlo = 0;
         P->sht = sh0;
         P->tp = P->tn = 1;
@@ -134,6 +146,11 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
                        d2 = (uint32_t)1 << (24 - p - du);
         P->qbits = fl__pow2b(kq);
         P->halfqb = fl__pow2b(kq - 1);
+        /* 2^(32 - kq) <= 2^181: one factor up to 2^127, the rest in the
+         * second */
+        P->qsc2on = 32 - kq > 127;
+        P->qsc1 = fl__bitsf(fl__pow2b(P->qsc2on ? 64 : 32 - kq));
+        P->qsc2 = fl__bitsf(fl__pow2b(P->qsc2on ? 32 - kq - 64 : 0));
         P->bigb = P->Emin - p + 1 >= 1 ? (uint32_t)(P->Emin - p + 1) << 23 : 0;
         /* the binade below 2^emin is binary32-normal, or for emin = -126
          * binary32's subnormals, whose leading bit is one place lower */
@@ -241,6 +258,9 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_BITS_OF(m) ((unsigned)(m))
 #define K_STREAM(p, v) _mm512_stream_si512((void *)(p), (__m512i)(v))
 #define K_SIGNS(u) _mm512_movepi32_mask((__m512i)(u))
+#define K_CVTU(x) ((K_(vu))_mm512_cvttps_epu32((__m512)(x)))
+#define K_EQM(m, x, y)                                                       \
+    _mm512_mask_cmpeq_epu32_mask((m), (__m512i)(x), (__m512i)(y))
 #define K_MANDN(m, k) _kandn_mask16((k), (m))
 #define K_OVSEL(x, m, o, d, u)                                               \
     K_BLEND((m), _mm512_ternarylogic_epi32((__m512i)(o), (__m512i)(d),       \

@@ -12,6 +12,8 @@
 #undef K_BITS
 #undef K_BITS_OF
 #undef K_BLEND
+#undef K_CVTU
+#undef K_EQM
 #undef K_EQ
 #undef K_FB
 #undef K_FGT

@@ -130,6 +130,7 @@ typedef struct {
     K_(vu) eminb, ecapb, mshift, maxf, qbits, halfqb, bigb, bordlo, vC, vEmin,
         tp, tn, ovb0, ovb1, ovd, negb, zerob, wov0, wov1, wov, wneg, wzero,
         vm0, lsbm, lsb1, podd, gapb;
+    K_(vf) qsc1, qsc2;
 } K_(cst);
 typedef struct { K_(vu) up, dn, uf, ov0, ov1, neg, zero; } K_(acc);
 
@@ -224,12 +225,31 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, float *dst,
             const K_(vu) trunc = a & ~mask;
             const K_M kbig = K_LT(a, K->bigb);          /* below q: 0 or q */
             if (rm == FL_RSR) {
-                /* the significand with its hidden bit; X's high half */
+                /* xh: the discarded part as a fraction of the unit, its
+                 * top 32 bits (floor(rest 2^32 / 2^sh)) */
+#ifdef K_CVTU
+                /* lanes at or above q (sh <= 23): the low sh bits of a
+                 * moved to the top; below q (sh >= 24): a / q 2^32,
+                 * exact in binary32 (a power-of-two scaling, the result
+                 * below 2^32) and truncated by the conversion */
+                K_(vf) y = (K_(vf))a * K->qsc1;
+                if (P->qsc2on)
+                    y *= K->qsc2;
+                const K_(vu) xh = K_BLEND(kbig, K_CVTU(y), K_SLLV(a, v32 - sh));
+                const K_(vu) sum = rh + xh;
+                const K_M kc = K_LT(sum, xh);
+                /* below q the truncation may have dropped a carry: an
+                 * all-ones sum goes to the scalar code (sh <= 32 there
+                 * too, rarely, which is only slower) */
+                kamb = K_EQM(kbig, sum, ones);
+#else
+                /* the significand with its hidden bit, shifted */
                 const K_(vu) m = (a & (hid - one)) | K_MASKZ(K_GE(a, hid), hid);
                 const K_(vu) xh = K_SLLV(m, v32 - sh) | K_SRLV(m, sh - v32);
                 const K_(vu) sum = rh + xh;
                 const K_M kc = K_LT(sum, xh);
                 kamb = K_EQ(sum, ones) & K_GT(sh, v32);
+#endif
                 r = K_BLEND(kbig, K_MASKZ(kc, K->qbits), trunc + K_MASKZ(kc, unit));
             } else {
                 /* the quotient's last bit: bit sh of the significand */
@@ -419,6 +439,8 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
     K.negb = zero + P->negb;
     K.zerob = zero + P->zerob;
     K.gapb = zero + P->gapb;
+    K.qsc1 = (K_(vf))zero + P->qsc1;
+    K.qsc2 = (K_(vf))zero + P->qsc2;
     K.wov0 = zero + P->ovfl[0];
     K.wov1 = zero + P->ovfl[1];
     K.wov = K.wov0 | K.wov1;
@@ -525,6 +547,8 @@ static size_t K_NAME(const fl_format *f, const fl__npar *P, const fl_ctx *c,
         case FL__NV_NOMZ: K_GO(FL_RSR, FL__NV_NOMZ);
         case FL__NV_UNSV: K_GO(FL_RSR, FL__NV_UNSV);
         case FL__NV_E8M0: K_GO(FL_RSR, FL__NV_E8M0);
+        /* P3109 at precision 1: its ties matter to nearest even only */
+        case FL__NV_P1: K_GO(FL_RSR, FL__NV_NOMZ);
 #endif
         default: K_GO(FL_RSR, FL__NV_RT);
         }
