@@ -668,7 +668,12 @@ static const fl_format_params narrow_custom[] = {
      * code */
     { 8, 1, 127, FL_NANSTYLE_FN, 0, 0, 0, 1, 1 },
     { 5, 1, 135, FL_NANSTYLE_FN, 0, 0, 0, 0, 1 },
-    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0, 1 } };
+    { 4, 3, 5, FL_NANSTYLE_FINITE, 0, 0, 0, 0, 1 },
+    /* q = 2^-101: the SR kernel's scaling 2^32 / q beyond binary32's
+     * range, in two factors */
+    { 5, 3, 100, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 },
+    /* emin = -126, q a binary32 subnormal: no lane below q */
+    { 5, 3, 127, FL_NANSTYLE_IEEE, 1, 1, 1, 0, 0 } };
 #define NNARROW (NSPEC + (int)(sizeof narrow_custom / sizeof narrow_custom[0]))
 static fl_format nfast[NNARROW], nslow[NNARROW];
 static float nneutral[NNARROW];   /* exact in every mode, no flags */
