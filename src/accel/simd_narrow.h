@@ -294,8 +294,10 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, float *dst,
          * reads the tiny lanes then) */
         if (!lowsub && (fz || (lvl > 0 && tiny))) {   /* lowsub: none is tiny */
             if (rm == FL_RSR) {
-                ktiny = K_LT(a, K->tp);
-                if (after && K_ANYM(ktiny & K_GE(r, K->eminb))) {
+                /* 0 < a < tp (zero is exact: no flag, no flush), so that
+                 * the usual vector without tiny lanes skips the rest */
+                ktiny = K_LT(a - one, K->tp - one);
+                if (after && K_ANYM(ktiny) && K_ANYM(ktiny & K_GE(r, K->eminb))) {
                     /* reached 2^emin: tiny unless the p-bit rounding with
                      * the same random bits carries to 2^emin as well */
                     const K_(vu) inc0 = rh >> (32 - sht);
@@ -372,12 +374,14 @@ K_INL size_t K_(run)(const fl__npar *P, const K_(cst) *K, float *dst,
                 const K_M kup = K_FGT(res, xin) & ko, kdn = K_FGT(xin, res) & ko;
                 K_FLAG(A->up, kup, wup);
                 K_FLAG(A->dn, kdn, wdn);
-                K_FLAG(A->uf, ktiny & (kup | kdn), wuf);
+                if (rm != FL_RSR || K_ANYM(ktiny))
+                    K_FLAG(A->uf, ktiny & (kup | kdn), wuf);
                 K_FLAG(A->ov0, K_MANDN(kov, kneg) & ko, K->wov0);
                 K_FLAG(A->ov1, kov & kneg & ko, K->wov1);
             } else {
                 /* inexact: the magnitude moved (tiny lanes are finite) */
-                K_FLAG(A->uf, ktiny & K_NE(r, a) & ko, wuf);
+                if (rm != FL_RSR || K_ANYM(ktiny))
+                    K_FLAG(A->uf, ktiny & K_NE(r, a) & ko, wuf);
                 K_FLAG(A->ov0, kov & ko, K->wov);
             }
             if (uns)
