@@ -2257,7 +2257,9 @@ static int run_exhaustive(void)
                        op < 4 ? "" : op < 4 + FL_RM_COUNT ? " convert"
                        : op < 4 + 2 * FL_RM_COUNT ? " array kernel"
                                                   : " fl_*_array",
-                       op < 4 + FL_RM_COUNT && op >= 4 ? ""
+                       /* the conversions and the array kernel print
+                        * their mode above; the binary ops' is rm */
+                       op < 4 + 2 * FL_RM_COUNT && op >= 4 ? ""
                        : rm == FL_RNE ? " rne" : rm == FL_RTZ ? " rtz"
                        : rm == FL_RDN ? " rdn" : rm == FL_RUP ? " rup"
                        : rm == FL_RNA ? " rna" : " rto",

@@ -230,8 +230,10 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             }
             if (!K_ANYM(K_LT(a - 1, eminb1) | K_GT(rc, maxf))) {
                 rc |= s;
-                fup |= K_BITS_OF(K_FGT(rc, u));
-                fdn |= K_BITS_OF(K_FGT(u, rc));
+                if (!(fup && fdn)) {
+                    fup |= K_BITS_OF(K_FGT(rc, u));
+                    fdn |= K_BITS_OF(K_FGT(u, rc));
+                }
                 K_STORE(dst + i, rc);
                 continue;
             }
@@ -372,12 +374,16 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
             skip = K_BITS_OF(ov);
         }
         skip |= bad;
-        gtb = K_BITS_OF(K_FGT(res, x)) & ~skip;
-        ltb = K_BITS_OF(K_FGT(x, res)) & ~skip;
         tb = K_BITS_OF(tiny);
-        fup |= gtb;
-        fdn |= ltb;
-        fuf |= tb & (gtb | ltb);
+        if (!(fup && fdn && fuf)) {
+            /* (once all three are set, no lane can change what they say:
+             * only whether each is nonzero is read) */
+            gtb = K_BITS_OF(K_FGT(res, x)) & ~skip;
+            ltb = K_BITS_OF(K_FGT(x, res)) & ~skip;
+            fup |= gtb;
+            fdn |= ltb;
+            fuf |= tb & (gtb | ltb);
+        }
         tryfast = tb == 0;
         K_STORE(dst + i, res);
         if (bad) {
