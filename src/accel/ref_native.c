@@ -67,8 +67,8 @@ static int applicable(const ref_ctx *rc)
     int lvl = simd_level();
     if (lvl == LVL_NONE || m->tc.on || m->order != FL_REF_SEQUENTIAL)
         return 0;
-    if (!fl_ref_format_same(&m->in, &fl_binary32) ||
-        !fl_ref_format_same(&m->acc, &fl_binary32) || !rc->out_is_acc)
+    if (!fl_format_same(&m->in, &fl_binary32) ||
+        !fl_format_same(&m->acc, &fl_binary32) || !rc->out_is_acc)
         return 0;
     if (m->acc_rm != FL_RNE || m->ftz || m->daz || m->saturate ||
         m->tininess != FL_TINY_AFTER)

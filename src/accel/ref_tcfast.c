@@ -820,7 +820,7 @@ static int vec_applicable(const ref_ctx *rc)
     return rc->tcm.block <= 16 && rc->tcm.neab <= 2 &&
            rc->tcm.align == FL_TC_ALIGN_TRUNC &&
            (rc->m->tc.rm == FL_RTZ || rc->m->tc.rm == FL_RNE) &&
-           fl_ref_format_same(&rc->m->acc, &fl_binary32) &&
+           fl_format_same(&rc->m->acc, &fl_binary32) &&
            fl__accel_simd() >= 2;   /* AVX-512 F, BW, VL, DQ and CD */
 }
 
