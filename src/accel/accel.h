@@ -78,6 +78,13 @@ static inline int fl__accel_simd(void)
  * need them) and 4% slower for binary16 nearest even, hence the split. */
 #define FL__ACCEL_PREFETCH_BYTES 4096
 #define FL__ACCEL_PREFETCH_L2 2   /* __builtin_prefetch locality: prefetcht1 */
-#define FL__ACCEL_PREFETCH(p, sr)                                                do {                                                                             if (sr)                                                                          __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES,                                0, FL__ACCEL_PREFETCH_L2);                            else                                                                             __builtin_prefetch((const char *)(p) + FL__ACCEL_PREFETCH_BYTES,                                0, 3);                                            } while (0)
+#define FL__ACCEL_PREFETCH(p, sr)                                            \
+    do {                                                                     \
+        const char *fl__pf = (const char *)(p) + FL__ACCEL_PREFETCH_BYTES;   \
+        if (sr)                                                              \
+            __builtin_prefetch(fl__pf, 0, FL__ACCEL_PREFETCH_L2);            \
+        else                                                                 \
+            __builtin_prefetch(fl__pf, 0, 3);                                \
+    } while (0)
 
 #endif /* FPLAB_ACCEL_H */

@@ -581,30 +581,19 @@ FL__P16_TARGET int fl__p16_fma(uint64_t a, uint64_t b, uint64_t d,
  * that the operation's hook is one tail call (its entry point then needs
  * no stack frame, whatever route runs); div and sqrt return the route's
  * answer in registers. */
-FL__P16_TARGET uint64_t fl__p16_add_any(const fl_format *f, uint64_t a,
-                                        uint64_t b, const fl_ctx *c,
-                                        unsigned *flags, fl__accel_op2 generic)
-{
-    uint64_t r;
-    return fl__p16_add(a, b, c, flags, &r) ? r
-                                           : fl__accel_add_any(f, a, b, c, flags, generic);
-}
-FL__P16_TARGET uint64_t fl__p16_sub_any(const fl_format *f, uint64_t a,
-                                        uint64_t b, const fl_ctx *c,
-                                        unsigned *flags, fl__accel_op2 generic)
-{
-    uint64_t r;
-    return fl__p16_sub(a, b, c, flags, &r) ? r
-                                           : fl__accel_sub_any(f, a, b, c, flags, generic);
-}
-FL__P16_TARGET uint64_t fl__p16_mul_any(const fl_format *f, uint64_t a,
-                                        uint64_t b, const fl_ctx *c,
-                                        unsigned *flags, fl__accel_op2 generic)
-{
-    uint64_t r;
-    return fl__p16_mul(a, b, c, flags, &r) ? r
-                                           : fl__accel_mul_any(f, a, b, c, flags, generic);
-}
+#define FL__P16_ANY2(OP)                                                     \
+    FL__P16_TARGET uint64_t fl__p16_##OP##_any(                              \
+        const fl_format *f, uint64_t a, uint64_t b, const fl_ctx *c,         \
+        unsigned *flags, fl__accel_op2 generic)                              \
+    {                                                                        \
+        uint64_t r;                                                          \
+        return fl__p16_##OP(a, b, c, flags, &r)                              \
+                   ? r : fl__accel_##OP##_any(f, a, b, c, flags, generic);   \
+    }
+FL__P16_ANY2(add)
+FL__P16_ANY2(sub)
+FL__P16_ANY2(mul)
+#undef FL__P16_ANY2
 FL__P16_TARGET uint64_t fl__p16_fma_any(const fl_format *f, uint64_t a,
                                         uint64_t b, uint64_t d, const fl_ctx *c,
                                         unsigned *flags, fl__accel_op3 generic)

@@ -84,7 +84,7 @@ static uint32_t fl__fbits(float x)
     return v.u;
 }
 
-/* The binary32 bits of 2^k, -149 <= k <= 127. */
+/* The binary32 value of the bit pattern b. */
 static float fl__bitsf(uint32_t b)
 {
     fl__f32 v;
@@ -92,6 +92,7 @@ static float fl__bitsf(uint32_t b)
     return v.f;
 }
 
+/* The binary32 bits of 2^k, -149 <= k <= 127. */
 static uint32_t fl__pow2b(int32_t k)
 {
     return k >= -126 ? (uint32_t)(k + 127) << 23 : (uint32_t)1 << (k + 149);

@@ -1373,6 +1373,16 @@ static size_t hw_p16_flags(int op, int rc, size_t n, const uint64_t *a,
     default: __asm__("vsqrtph %{" R "%}, %1, %0" : "=v"(z) : "v"(x)); break; \
     }
 
+/* OPS (HW_FP16_OPS or HW_FP16_VOPS) in the mode rc (0..3: nearest,
+ * down, up, toward zero), whose embedded rounding must be a literal. */
+#define HW_FP16_RC(OPS)                                                  \
+    switch (rc) {                                                        \
+    case 0: OPS("rn-sae") break;                                         \
+    case 1: OPS("rd-sae") break;                                         \
+    case 2: OPS("ru-sae") break;                                         \
+    default: OPS("rz-sae") break;                                        \
+    }
+
 /* Native binary16 arithmetic with embedded rounding (values only: the
  * embedded-rounding forms suppress all exceptions), 32 elements per
  * instruction but for fma, then one at a time. */
@@ -1386,12 +1396,7 @@ static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
             const __m512h x = _mm512_castsi512_ph(hw_p16_load(a + i));
             const __m512h y = b ? _mm512_castsi512_ph(hw_p16_load(b + i)) : x;
             __m512h z;
-            switch (rc) {
-            case 0: HW_FP16_VOPS("rn-sae") break;
-            case 1: HW_FP16_VOPS("rd-sae") break;
-            case 2: HW_FP16_VOPS("ru-sae") break;
-            default: HW_FP16_VOPS("rz-sae") break;
-            }
+            HW_FP16_RC(HW_FP16_VOPS)
             hw_p16_store(r + i, _mm512_castph_si512(z));
         }
     _mm256_zeroupper();     /* HW_ZEROUPPER: the zmm operands of the asm */
@@ -1400,12 +1405,7 @@ static void hw_fp16_native(int op, int rc, size_t n, const uint64_t *a,
         __m128h y = _mm_castsi128_ph(_mm_cvtsi32_si128(b ? (int)(uint16_t)b[i] : 0));
         __m128h w = _mm_castsi128_ph(_mm_cvtsi32_si128(c ? (int)(uint16_t)c[i] : 0));
         __m128h z;
-        switch (rc) {
-        case 0: HW_FP16_OPS("rn-sae") break;
-        case 1: HW_FP16_OPS("rd-sae") break;
-        case 2: HW_FP16_OPS("ru-sae") break;
-        default: HW_FP16_OPS("rz-sae") break;
-        }
+        HW_FP16_RC(HW_FP16_OPS)
         r[i] = (uint16_t)_mm_cvtsi128_si32(_mm_castph_si128(z));
     }
 }
