@@ -5,7 +5,9 @@
  * "compute in float and cast" emulation), MPFR, and memcpy bandwidth.
  *
  * Usage: bench_speed [reps [filter]]   (default 5 repetitions; median and
- * min..max printed; filter: only the workloads whose name contains it)
+ * min..max printed; filter: only the workloads whose name contains it).
+ * Each repetition times fplab and then its yardstick; a row's ratio is
+ * the median of the repetitions' ratios.
  *
  * Scalar binary16 operations run on two operand sets: finite encodings
  * ("finite"), and TestFloat-style random encodings where every bit pattern
@@ -66,23 +68,45 @@ typedef void (*work_fn)(size_t n, void *arg);
 static int reps = 5;
 static volatile uint64_t sink;
 
-/* Median, min and max rate (M elem/s) of `reps` timed runs of fn over n. */
-static void measure(work_fn fn, size_t n, void *arg, double *med, double *lo,
-                    double *hi)
+/* One timed repetition of fn over n: its rate in M elem/s. */
+static double time_once(work_fn fn, size_t n, void *arg)
 {
-    double r[BENCH_MAX_REPS], t;
-    int i, k = reps < BENCH_MAX_REPS ? reps : BENCH_MAX_REPS;
-    size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1, m;
+    const size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1;
+    double t;
+    size_t m;
+    fn_time = 0;
+    t = now();
+    for (m = 0; m < inner; m++)
+        fn(n, arg);
+    t = self_timed ? fn_time : now() - t;
+    return (double)n * (double)inner / t / 1e6;
+}
+
+/* `reps` repetitions of fn over n and, when yard is given, of the
+ * yardstick right after each one: the median, min and max rate (M
+ * elem/s) of each, and the median of the per-repetition ratios fn/yard.
+ * Timing the two back to back, and taking the ratio within each pair,
+ * keeps a ratio from mixing a fast stretch of one with a slow stretch of
+ * the other on a machine whose speed drifts (a shared VM's does by up to
+ * 1.5x within a minute). */
+static void measure(work_fn fn, work_fn yard, size_t n, void *arg,
+                    double *med, double *lo, double *hi, double *ymed,
+                    double *ylo, double *yhi, double *ratio)
+{
+    double r[BENCH_MAX_REPS] = { 0 }, y[BENCH_MAX_REPS] = { 0 },
+           q[BENCH_MAX_REPS] = { 0 }, d;
+    int i, k = reps < 1 ? 1 : reps < BENCH_MAX_REPS ? reps : BENCH_MAX_REPS;
     fn(n, arg);                                       /* warm up */
+    if (yard)
+        yard(n, arg);
     for (i = 0; i < k; i++) {
-        fn_time = 0;
-        t = now();
-        for (m = 0; m < inner; m++)
-            fn(n, arg);
-        t = self_timed ? fn_time : now() - t;
-        r[i] = (double)n * (double)inner / t / 1e6;
+        r[i] = time_once(fn, n, arg);
+        y[i] = yard ? time_once(yard, n, arg) : 0;
+        q[i] = y[i] > 0 ? r[i] / y[i] : 0;
     }
     bench_summary(r, k, med, lo, hi);
+    bench_summary(y, k, ymed, ylo, yhi);
+    bench_summary(q, k, ratio, &d, &d);
 }
 
 /* ---- data --------------------------------------------------------------- */
@@ -386,7 +410,7 @@ static void y_mpfr_add16(size_t n, void *arg)
 #endif
 
 /* ---- table -------------------------------------------------------------- */
-typedef struct { char name[48]; double rate, yrate, target; const char *yname;
+typedef struct { char name[48]; double rate, yrate, ratio, target; const char *yname;
                  int target_is_ratio; const char *note; const char *level; } row_t;
 static row_t rows[256];
 static int nrows;
@@ -397,7 +421,7 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
                 work_fn yard, const char *yname, size_t n, double target,
                 int target_is_ratio)
 {
-    double m, lo, hi, ym = 0, ylo = 0, yhi = 0;
+    double m, lo, hi, ym, ylo, yhi, q;
     row_t *r;
     if (filter && !strstr(name, filter))
         return;
@@ -409,17 +433,16 @@ static void run(const char *name, const fl_format *f, int rm, work_fn fn,
     cur_ctx.sr_seed = 42;
     cur_ctx.nan = (uint8_t)cur_nan;
     r->note = NULL;
-    measure(fn, n, NULL, &m, &lo, &hi);
-    if (yard)
-        measure(yard, n, NULL, &ym, &ylo, &yhi);
+    measure(fn, yard, n, NULL, &m, &lo, &hi, &ym, &ylo, &yhi, &q);
     snprintf(r->name, sizeof r->name, "%s 2^%d", name,
              (int)__builtin_ctzll((unsigned long long)n));
-    r->rate = m; r->yrate = ym; r->yname = yname; r->target = target;
+    r->rate = m; r->yrate = ym; r->ratio = q; r->yname = yname;
+    r->target = target;
     r->target_is_ratio = target_is_ratio;
     r->level = bench_level();
     printf("%-40s fplab %8.1f [%7.1f..%7.1f]  %-14s %8.1f [%7.1f..%7.1f]  ratio %.2f  %s\n",
-           r->name, m, lo, hi, yname ? yname : "-", ym, ylo, yhi,
-           ym > 0 ? m / ym : 0.0, r->level);
+           r->name, m, lo, hi, yname ? yname : "-", ym, ylo, yhi, q,
+           r->level);
     fflush(stdout);
 }
 
@@ -622,7 +645,7 @@ int main(int argc, char **argv)
     printf("%-40s %10s %10s %8s %8s %-10s %s\n", "workload", "fplab", "yardstick", "ratio", "target", "level", "");
     for (k = 0; k < nrows; k++) {
         row_t *r = &rows[k];
-        double ratio = r->yrate > 0 ? r->rate / r->yrate : 0;
+        const double ratio = r->ratio;
         const char *v = r->target <= 0 ? "" :
             (r->target_is_ratio ? ratio >= r->target : r->rate >= r->target) ? "PASS" : "GAP";
         if (r->note)
