@@ -596,11 +596,11 @@ FL__P16_ANY2(mul)
 #undef FL__P16_ANY2
 FL__P16_TARGET uint64_t fl__p16_fma_any(const fl_format *f, uint64_t a,
                                         uint64_t b, uint64_t d, const fl_ctx *c,
-                                        unsigned *flags, fl__accel_op3 generic)
+                                        unsigned *flags)
 {
     uint64_t r;
     return fl__p16_fma(a, b, d, c, flags, &r)
-               ? r : fl__accel_fma_any(f, a, b, d, c, flags, generic);
+               ? r : fl__accel_fma_any(f, a, b, d, c, flags);
 }
 FL__P16_TARGET fl__accel_res fl__p16_div_res(uint64_t a, uint64_t b,
                                              const fl_ctx *c, unsigned *flags)

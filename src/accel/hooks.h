@@ -10,8 +10,8 @@
  *                             fl__add_generic(f, a, b, c, flags));
  *     }
  *
- * (the seam takes the case or ends in the generic algorithm it is handed),
- * and for div, sqrt and convert, whose routes are inline,
+ * (the seam takes the case or ends in the generic algorithm it is handed;
+ * fma's routes call fl__fma_generic by name), and for div, sqrt and convert, whose routes are inline,
  *
  *     FL__ACCEL_HOOK(fl__accel_div(f, a, b, c, flags));
  *     ... the generic algorithm ...
@@ -62,14 +62,14 @@ FL__AINLINE fl__accel_res fl__accel_took(uint64_t r)
     return x;
 }
 
-/* The generic algorithm of a two- and a three-operand operation, handed
- * to the routes below so that the other formats' route (scalar.c) and the
- * fall back to the generic code are one tail call each: the operation
- * itself then needs no stack frame on the binary16 routes. */
+/* The generic algorithm of a two-operand operation, handed to the routes
+ * below so that the other formats' route (scalar.c) and the fall back to
+ * the generic code are one tail call each: the operation itself then
+ * needs no stack frame on the binary16 routes.  The fma's routes call
+ * fl__fma_generic (internals.h) by name: as a seventh argument it would
+ * go on the stack, and fl_fma could not tail-call them. */
 typedef uint64_t (*fl__accel_op2)(const fl_format *, uint64_t, uint64_t,
                                   const fl_ctx *, unsigned *);
-typedef uint64_t (*fl__accel_op3)(const fl_format *, uint64_t, uint64_t,
-                                  uint64_t, const fl_ctx *, unsigned *);
 
 /* The AVX512-FP16 routes (fast_fp16.c) in the hooks' forms: add, sub,
  * mul and fma end in the other formats' routes below when they decline
@@ -87,8 +87,7 @@ uint64_t fl__p16_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                          const fl_ctx *c, unsigned *flags,
                          fl__accel_op2 generic);
 uint64_t fl__p16_fma_any(const fl_format *f, uint64_t a, uint64_t b,
-                         uint64_t d, const fl_ctx *c, unsigned *flags,
-                         fl__accel_op3 generic);
+                         uint64_t d, const fl_ctx *c, unsigned *flags);
 fl__accel_res fl__p16_div_res(uint64_t a, uint64_t b, const fl_ctx *c,
                               unsigned *flags);
 fl__accel_res fl__p16_sqrt_res(uint64_t a, const fl_ctx *c, unsigned *flags);
@@ -106,8 +105,16 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic);
 uint64_t fl__accel_fma_any(const fl_format *f, uint64_t a, uint64_t b,
-                           uint64_t d, const fl_ctx *c, unsigned *flags,
-                           fl__accel_op3 generic);
+                           uint64_t d, const fl_ctx *c, unsigned *flags);
+#ifdef FL__H16_SSE
+/* binary16 fma in nearest even under a NaN rule other than the host's
+ * (scalar.c): finite operands by the fastest kernel of the level, the
+ * others by fl__h16_fma_special.  Out of line, unlike the add and mul
+ * routes: inlined, its registers gave fl_fma a stack frame on every
+ * route. */
+uint64_t fl__h16_fma_rule(const fl_format *f, uint64_t a, uint64_t b,
+                          uint64_t d, const fl_ctx *c, unsigned *flags);
+#endif
 
 FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
@@ -176,11 +183,11 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
 
 FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
                                    uint64_t b, uint64_t d, const fl_ctx *c,
-                                   unsigned *flags, fl__accel_op3 generic)
+                                   unsigned *flags)
 {
 #ifdef FL__P16
     if (fl__p16_take_dir(f, c))
-        return fl__p16_fma_any(f, a, b, d, c, flags, generic);
+        return fl__p16_fma_any(f, a, b, d, c, flags);
 #endif
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
@@ -190,20 +197,10 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
 #endif
         return fl__h16_fma_fma3(f, a, b, d, c, flags);
     }
-    if (fl__h16_take(f, c)) {
-        if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
-                             fl__h16_special(d), 0))
-            return fl__h16_fma_special(a, b, d, c, flags);
-#ifdef FPLAB_AVX512
-        if (fl__h16_hw() > 1)
-            return fl__h16_fma_hw512(f, a, b, d, c, flags);
+    if (fl__h16_take(f, c))
+        return fl__h16_fma_rule(f, a, b, d, c, flags);
 #endif
-        if (fl__h16_hw() > 0)
-            return fl__h16_fma_hw(f, a, b, d, c, flags);
-        return fl__h16_fma(a, b, d, c, flags);
-    }
-#endif
-    return fl__accel_fma_any(f, a, b, d, c, flags, generic);
+    return fl__accel_fma_any(f, a, b, d, c, flags);
 }
 
 /* Division, square root and conversion: the scalar routes, inline. */

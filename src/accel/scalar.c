@@ -184,12 +184,28 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
     return fl__accel_mul_rest(f, a, b, c, flags, generic);
 }
 
+#ifdef FL__H16_SSE
+uint64_t fl__h16_fma_rule(const fl_format *f, uint64_t a, uint64_t b,
+                          uint64_t d, const fl_ctx *c, unsigned *flags)
+{
+    if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b) |
+                         fl__h16_special(d), 0))
+        return fl__h16_fma_special(a, b, d, c, flags);
+#ifdef FPLAB_AVX512
+    if (fl__h16_hw() > 1)
+        return fl__h16_fma_hw512(f, a, b, d, c, flags);
+#endif
+    if (fl__h16_hw() > 0)
+        return fl__h16_fma_hw(f, a, b, d, c, flags);
+    return fl__h16_fma(a, b, d, c, flags);
+}
+#endif
+
 uint64_t fl__accel_fma_any(const fl_format *f, uint64_t a, uint64_t b,
-                           uint64_t d, const fl_ctx *c, unsigned *flags,
-                           fl__accel_op3 generic)
+                           uint64_t d, const fl_ctx *c, unsigned *flags)
 {
     uint64_t r;
     if (fl__fast_fma(f, a, b, d, c, flags, &r))
         return r;
-    return generic(f, a, b, d, c, flags);
+    return fl__fma_generic(f, a, b, d, c, flags);
 }

@@ -18,12 +18,12 @@
 #include "hooks.h"   /* the seam: src/accel/hooks.h */
 #endif
 
-/* The generic algorithm: fl_fma when the seam declines. */
-static FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_generic(const fl_format *f,
-                                                        uint64_t a, uint64_t b,
-                                                        uint64_t addend,
-                                                        const fl_ctx *c,
-                                                        unsigned *flags)
+/* The generic algorithm: fl_fma when the seam declines (internals.h). */
+FPLAB_HOSTDEV FL__NOINLINE uint64_t fl__fma_generic(const fl_format *f,
+                                                 uint64_t a, uint64_t b,
+                                                 uint64_t addend,
+                                                 const fl_ctx *c,
+                                                 unsigned *flags)
 {
     const fl_unp x = fl__unpack(f, a, c);
     const fl_unp y = fl__unpack(f, b, c);
@@ -117,6 +117,6 @@ FPLAB_HOSTDEV uint64_t fl_fma(const fl_format *f, uint64_t a, uint64_t b,
                               uint64_t addend, const fl_ctx *c,
                               unsigned *flags)
 {
-    return FL__ACCEL_OR(fl__accel_fma(f, a, b, addend, c, flags, fl__fma_generic),
+    return FL__ACCEL_OR(fl__accel_fma(f, a, b, addend, c, flags),
                         fl__fma_generic(f, a, b, addend, c, flags));
 }
