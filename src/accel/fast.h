@@ -828,8 +828,10 @@ FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
-    return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
-           (w & 0xFBFFFFFF00FFull) == 0 && fl__h16_hw() > 0;
+    return (__builtin_expect(f == &fl_binary16, 1) ||
+            fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
+           __builtin_expect((w & 0xFBFFFFFF00FFull) == 0, 1) &&
+           __builtin_expect(fl__h16_hw() > 0, 1);
 }
 #endif /* FL__H16_SSE */
 

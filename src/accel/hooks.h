@@ -33,6 +33,12 @@
  *   any other fast-path format (fl__fast_fmt): binary64 arithmetic with
  *     round-to-odd and one fl__fast_pack (scalar), out of line so that the
  *     binary16 routes stay small.
+ * The directed AVX512-FP16 routes and the nearest-even ones exclude each
+ * other, so add, mul and fma test the nearest-even host-rule route first
+ * (fl__h16_take_host, its tests marked likely): the compiler then lays it
+ * out as the straight path through the entry point, no jump taken before
+ * the tail call (with the AVX512-FP16 test first, three were: binary16
+ * add, mul and fma of any encoding ran 17-23% slower on Zen 4).
  */
 #ifndef FPLAB_ACCEL_HOOKS_H
 #define FPLAB_ACCEL_HOOKS_H
@@ -120,15 +126,15 @@ FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
+#if defined(FL__H16_SSE) && defined(FPLAB_AVX512)
+    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
+        return fl__h16_add_hw512(f, a, b, c, flags);
+#endif
 #ifdef FL__P16
     if (fl__p16_take_dir(f, c))
         return fl__p16_add_any(f, a, b, c, flags, generic);
 #endif
 #ifdef FL__H16_SSE
-#ifdef FPLAB_AVX512
-    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
-        return fl__h16_add_hw512(f, a, b, c, flags);
-#endif
     if (fl__h16_take(f, c)) {
         if (__builtin_expect(fl__h16_special(a) | fl__h16_special(b), 0))
             return fl__h16_add_special(a, b, c, flags);
@@ -158,10 +164,6 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-#ifdef FL__P16
-    if (fl__p16_take_dir(f, c))
-        return fl__p16_mul_any(f, a, b, c, flags, generic);
-#endif
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) { /* every encoding */
 #ifdef FL__P16
@@ -170,6 +172,12 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
 #endif
         return fl__h16_mul_hw(f, a, b, c, flags);
     }
+#endif
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_mul_any(f, a, b, c, flags, generic);
+#endif
+#ifdef FL__H16_SSE
     if (fl__h16_take(f, c)) {
         if (fl__h16_special(a) | fl__h16_special(b))
             return fl__h16_mul_special(a, b, c, flags);
@@ -185,10 +193,6 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
                                    uint64_t b, uint64_t d, const fl_ctx *c,
                                    unsigned *flags)
 {
-#ifdef FL__P16
-    if (fl__p16_take_dir(f, c))
-        return fl__p16_fma_any(f, a, b, d, c, flags);
-#endif
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
 #ifdef FPLAB_AVX512
@@ -197,6 +201,12 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
 #endif
         return fl__h16_fma_fma3(f, a, b, d, c, flags);
     }
+#endif
+#ifdef FL__P16
+    if (fl__p16_take_dir(f, c))
+        return fl__p16_fma_any(f, a, b, d, c, flags);
+#endif
+#ifdef FL__H16_SSE
     if (fl__h16_take(f, c))
         return fl__h16_fma_rule(f, a, b, d, c, flags);
 #endif
