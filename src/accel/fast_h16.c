@@ -155,17 +155,25 @@ static const int16_t fl__h16_nanlim[2][8] __attribute__((aligned(16))) = {
 
 #define FL__H16_INL FL__H16_TARGET static inline __attribute__((always_inline))
 
+/* |w| (lanes masked by lim[0]) > lim[1], 16-bit lanes.  The mask is
+ * read from memory by an instruction of its own: the compiler would
+ * otherwise build it from a 64-bit immediate moved over from a general
+ * register, on the port this path needs for its operands and results (one
+ * move per cycle on Zen 4; binary16 fma +5% there). */
+FL__H16_INL __m128i fl__h16_above(__m128i w, const int16_t lim[2][8])
+{
+    __m128i m;
+    __asm__("vmovdqa %1, %0" : "=x"(m) : "m"(*(const int16_t(*)[8])lim[0]));
+    return _mm_cmpgt_epi16(_mm_and_si128(w, m),
+                           _mm_load_si128((const __m128i *)lim[1]));
+}
+
 /* NaN classes of two operands, the 16-bit lanes a, b of w: lanes |a| |b|
  * |a| |b| against 0x7C00 0x7C00 0x7DFF 0x7DFF (the other lanes zero
  * against 0x7FFF: false); bits na nb qa qb. */
 FL__H16_INL unsigned fl__h16_cls2(__m128i w)
 {
-    __m128i m;
-    /* the mask from memory, as in fl__h16_cls3 below */
-    __asm__("vmovdqa %1, %0" : "=x"(m) : "m"(fl__h16_nanlim[0]));
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi32(w, w), m),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim[1]));
+    const __m128i k = fl__h16_above(_mm_unpacklo_epi32(w, w), fl__h16_nanlim);
     return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
 }
 
@@ -173,15 +181,7 @@ FL__H16_INL unsigned fl__h16_cls2(__m128i w)
  * qd. */
 FL__H16_INL unsigned fl__h16_cls3(__m128i w)
 {
-    __m128i m;
-    /* the mask read from memory: the compiler would otherwise build it
-     * from a 64-bit immediate moved over from a general register, on the
-     * port this path needs for its operands and results (one move per
-     * cycle on Zen 4; binary16 fma +5-8% there) */
-    __asm__("vmovdqa %1, %0" : "=x"(m) : "m"(fl__h16_nanlim3[0]));
-    const __m128i k = _mm_cmpgt_epi16(
-        _mm_and_si128(_mm_unpacklo_epi64(w, w), m),
-        _mm_load_si128((const __m128i *)fl__h16_nanlim3[1]));
+    const __m128i k = fl__h16_above(_mm_unpacklo_epi64(w, w), fl__h16_nanlim3);
     const unsigned m8 =
         (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
     return (m8 & 7) | (m8 >> 1 & 0x38);

@@ -113,11 +113,13 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
 uint64_t fl__accel_fma_any(const fl_format *f, uint64_t a, uint64_t b,
                            uint64_t d, const fl_ctx *c, unsigned *flags);
 #ifdef FL__H16_SSE
-/* binary16 fma in nearest even under a NaN rule other than the host's
- * (scalar.c): finite operands by the fastest kernel of the level, the
- * others by fl__h16_fma_special.  Out of line, unlike the add and mul
- * routes: inlined, its registers gave fl_fma a stack frame on every
- * route. */
+/* binary16 mul and fma in nearest even under a NaN rule other than the
+ * host's (scalar.c): finite operands by the fastest kernel of the level,
+ * the others by fl__h16_mul_special / fl__h16_fma_special.  Out of line:
+ * inlined, the fma's registers gave fl_fma a stack frame on every route,
+ * and these rules are not the common case. */
+uint64_t fl__h16_mul_rule(const fl_format *f, uint64_t a, uint64_t b,
+                          const fl_ctx *c, unsigned *flags);
 uint64_t fl__h16_fma_rule(const fl_format *f, uint64_t a, uint64_t b,
                           uint64_t d, const fl_ctx *c, unsigned *flags);
 #endif
@@ -178,13 +180,8 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
         return fl__p16_mul_any(f, a, b, c, flags, generic);
 #endif
 #ifdef FL__H16_SSE
-    if (fl__h16_take(f, c)) {
-        if (fl__h16_special(a) | fl__h16_special(b))
-            return fl__h16_mul_special(a, b, c, flags);
-        if (fl__h16_hw() > 0)
-            return fl__h16_mul_hw(f, a, b, c, flags);
-        return fl__h16_mul(a, b, c, flags);
-    }
+    if (fl__h16_take(f, c))
+        return fl__h16_mul_rule(f, a, b, c, flags);
 #endif
     return fl__accel_mul_any(f, a, b, c, flags, generic);
 }

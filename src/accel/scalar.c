@@ -238,6 +238,16 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
 }
 
 #ifdef FL__H16_SSE
+uint64_t fl__h16_mul_rule(const fl_format *f, uint64_t a, uint64_t b,
+                          const fl_ctx *c, unsigned *flags)
+{
+    if (fl__h16_special(a) | fl__h16_special(b))
+        return fl__h16_mul_special(a, b, c, flags);
+    if (fl__h16_hw() > 0)
+        return fl__h16_mul_hw(f, a, b, c, flags);
+    return fl__h16_mul(a, b, c, flags);
+}
+
 uint64_t fl__h16_fma_rule(const fl_format *f, uint64_t a, uint64_t b,
                           uint64_t d, const fl_ctx *c, unsigned *flags)
 {
