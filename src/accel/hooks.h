@@ -11,7 +11,8 @@
  *     }
  *
  * (the seam takes the case or ends in the generic algorithm it is handed;
- * fma's routes call fl__fma_generic by name), and for div, sqrt and convert, whose routes are inline,
+ * fma's routes call fl__fma_generic by name), and for div, sqrt and
+ * convert, whose routes are inline,
  *
  *     FL__ACCEL_HOOK(fl__accel_div(f, a, b, c, flags));
  *     ... the generic algorithm ...

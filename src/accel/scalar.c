@@ -129,9 +129,9 @@ static const double fl__f32_tb[2] = { 0x1p-126 - 0x1p-151, 0x1p-126 };
 FL__AINLINE uint64_t fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
                                  unsigned *flags)
 {
-#if defined(__SSE2__)
     const double v = fl__f32_value(a) * fl__f32_value(b);
     const float r = (float)v;
+#if defined(__SSE2__)
     const __m128d vv = _mm_set_sd(v), RR = _mm_set_sd((double)r);
     const unsigned m1 = (unsigned)_mm_movemask_pd(_mm_cmplt_pd(
         _mm_unpacklo_pd(vv, _mm_and_pd(vv, FL__F32_ABS)),
@@ -142,8 +142,6 @@ FL__AINLINE uint64_t fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
     *flags |= fl__f32_mulfw[m1 | m2 << 2];
     return fl__f32_bits(r);
 #else
-    const double v = fl__f32_value(a) * fl__f32_value(b);
-    const float r = (float)v;
     const double R = r, av = __builtin_fabs(v);
     const unsigned inexact = R != v;
     const unsigned tiny = c->tininess == FL_TINY_BEFORE

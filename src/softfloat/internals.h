@@ -296,9 +296,9 @@ FPLAB_HOSTDEV uint64_t fl__add_unpacked(const fl_format *f, const fl_ctx *c,
 
 /* fl_fma's generic algorithm (fma.c), named for the seam: its routes
  * end in it when they decline.  The two-operand routes are handed their
- * generic algorithm as a seventh argument instead; for fma that would be
- * a stack argument, so fl_fma could not tail-call the route and would
- * need a frame on every binary16 fma. */
+ * generic algorithm as a sixth argument instead; for fma it would be the
+ * seventh, a stack argument, so fl_fma could not tail-call the route and
+ * would need a frame on every binary16 fma. */
 FPLAB_HOSTDEV uint64_t fl__fma_generic(const fl_format *f, uint64_t a,
                                        uint64_t b, uint64_t addend,
                                        const fl_ctx *c, unsigned *flags);
