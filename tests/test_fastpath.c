@@ -1354,7 +1354,9 @@ static uint32_t f32_operand(uint64_t *s, int lo, int span)
 
 /* fl_add, fl_sub and fl_mul on binary32 in nearest even (random tininess
  * and NaN preset, no ftz/daz/saturation: the contexts of scalar.c's
- * binary32 route), by the preset and by a copy of it, against the
+ * binary32 route; a quarter of the cases in a random mode up to
+ * stochastic rounding with random ftz, daz and saturation, which the
+ * route declines), by the preset and by a copy of it, against the
  * generic code, value and flag word: random encodings; products within
  * 3 ulps of the tininess border 2^-126 - 2^-151, of 2^-126, of half the
  * smallest subnormal and of the overflow border 2^128 - 2^103 (the
@@ -1375,6 +1377,16 @@ static uint64_t f32_rne_cases(uint64_t *s, uint64_t per)
         int op, d;
         c.tininess = (uint8_t)(r & 1);
         c.nan = (uint8_t)((r >> 1) % FL_NANP_COUNT);
+        if ((r >> 26 & 3) == 0) {
+            /* a context the route declines: the preset's entry point in
+             * hooks.h goes to it before any other test, so its fall back
+             * to the other routes is proven here too */
+            c.rm = (uint8_t)((r >> 28) % (FL_RSR + 1));
+            c.ftz = (uint8_t)(r >> 32 & 1);
+            c.daz = (uint8_t)(r >> 33 & 1);
+            c.saturate = (uint8_t)((r >> 34) % 3);
+            c.sr_seed = r;
+        }
         switch (r >> 8 & 3) {
         case 0: {                               /* a product at a border */
             const float x = u2f(a & 0x807FFFFFu) == 0 ? 1.5f : u2f(

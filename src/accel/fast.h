@@ -829,7 +829,7 @@ FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
     return (__builtin_expect(f == &fl_binary16, 1) ||
-            fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
+            (f != &fl_binary32 && fl__fmt_is(f, FL__KEY(16, 5, 11), 15))) &&
            __builtin_expect((w & 0xFBFFFFFF00FFull) == 0, 1) &&
            __builtin_expect(fl__h16_hw() > 0, 1);
 }

@@ -52,13 +52,21 @@
 #define FL__F32_ROUTE 0
 #endif
 
-FL__AINLINE int fl__f32_take(const fl_format *f, const fl_ctx *c)
+/* The route's context and level test.  The format is binary32: the
+ * hooks test f == &fl_binary32 before they call the fl__f32_*_any entry
+ * points below, and fl__accel_*_any test a copy (fl__f32_copy). */
+FL__AINLINE int fl__f32_take(const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
-    return FL__F32_ROUTE &&
-           (f == &fl_binary32 || fl__fmt_is(f, FL__KEY(32, 8, 24), 127)) &&
-           (w & 0xFFFFFF00FFull) == 0 && fl__accel_level() >= FL__CPU_SCALAR;
+    return FL__F32_ROUTE && (w & 0xFFFFFF00FFull) == 0 &&
+           fl__accel_level() >= FL__CPU_SCALAR;
+}
+
+/* f is a copy of the preset binary32 (not the preset itself). */
+FL__AINLINE int fl__f32_copy(const fl_format *f)
+{
+    return fl__fmt_is(f, FL__KEY(32, 8, 24), 127);
 }
 
 /* a or b has the exponent field all ones (infinity, NaN): only then does
@@ -208,12 +216,43 @@ static FL__NOINLINE uint64_t fl__accel_mul_rest(const fl_format *f,
     return generic(f, a, b, c, flags);
 }
 
+/* Binary32: the preset itself, which the hooks send here directly
+ * (hooks.h), and copies of it (fl__accel_*_any below). */
+uint64_t fl__f32_add_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic)
+{
+    if (fl__f32_take(c) && !fl__f32_special2(a, b))
+        return fl__f32_add(a, b, flags);
+    return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
+}
+
+uint64_t fl__f32_sub_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic)
+{
+    if (fl__f32_take(c) && !fl__f32_special2(a, b))
+        return fl__f32_add(a, b ^ 0x80000000u, flags);
+    return fl__accel_add_rest(f, a, b, 0x80000000u, c, flags, generic);
+}
+
+uint64_t fl__f32_mul_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic)
+{
+    if (fl__f32_take(c) && !fl__f32_special2(a, b))
+        return fl__f32_mul(a, b, c, flags);
+    return fl__accel_mul_rest(f, a, b, c, flags, generic);
+}
+
+/* The other formats: a copy of binary32 takes its route, the rest the
+ * fast path of its format or the generic algorithm. */
 uint64_t fl__accel_add_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b, flags);
+    if (fl__f32_copy(f))
+        return fl__f32_add_any(f, a, b, c, flags, generic);
     return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
 }
 
@@ -221,8 +260,8 @@ uint64_t fl__accel_sub_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b ^ 0x80000000u, flags);
+    if (fl__f32_copy(f))
+        return fl__f32_sub_any(f, a, b, c, flags, generic);
     return fl__accel_add_rest(f, a, b, f->sign_mask, c, flags, generic);
 }
 
@@ -230,8 +269,8 @@ uint64_t fl__accel_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags,
                            fl__accel_op2 generic)
 {
-    if (fl__f32_take(f, c) && !fl__f32_special2(a, b))
-        return fl__f32_mul(a, b, c, flags);
+    if (fl__f32_copy(f))
+        return fl__f32_mul_any(f, a, b, c, flags, generic);
     return fl__accel_mul_rest(f, a, b, c, flags, generic);
 }
 
