@@ -82,13 +82,38 @@ static double time_once(work_fn fn, size_t n, void *arg)
     return (double)n * (double)inner / t / 1e6;
 }
 
+/* One repetition of fn and its yardstick: their passes over n
+ * interleaved (fn, yard, fn, yard, ...), each side's time summed, so that
+ * both rates come from the same stretch of time, down to a pass (a few
+ * ms), not from two stretches side by side.  Rates in M elem/s. */
+static void time_pair(work_fn fn, work_fn yard, size_t n, void *arg,
+                      double *rate, double *yrate)
+{
+    const size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1;
+    double t, tf = 0, ty = 0;
+    size_t m;
+    for (m = 0; m < inner; m++) {
+        fn_time = 0;
+        t = now();
+        fn(n, arg);
+        tf += self_timed ? fn_time : now() - t;
+        fn_time = 0;
+        t = now();
+        yard(n, arg);
+        ty += self_timed ? fn_time : now() - t;
+    }
+    *rate = (double)n * (double)inner / tf / 1e6;
+    *yrate = (double)n * (double)inner / ty / 1e6;
+}
+
 /* `reps` repetitions of fn over n and, when yard is given, of the
  * yardstick right after each one: the median, min and max rate (M
  * elem/s) of each, and the median of the per-repetition ratios fn/yard.
- * Timing the two back to back, and taking the ratio within each pair,
- * keeps a ratio from mixing a fast stretch of one with a slow stretch of
- * the other on a machine whose speed drifts (a shared VM's does by up to
- * 1.5x within a minute). */
+ * Timing the two interleaved (time_pair), and taking the ratio within
+ * each pair, keeps a ratio from mixing a fast stretch of one with a slow
+ * stretch of the other on a machine whose speed drifts (a shared VM's
+ * does by up to 1.5x within a minute, and by more from one pass to the
+ * next). */
 static void measure(work_fn fn, work_fn yard, size_t n, void *arg,
                     double *med, double *lo, double *hi, double *ymed,
                     double *ylo, double *yhi, double *ratio)
@@ -100,8 +125,10 @@ static void measure(work_fn fn, work_fn yard, size_t n, void *arg,
     if (yard)
         yard(n, arg);
     for (i = 0; i < k; i++) {
-        r[i] = time_once(fn, n, arg);
-        y[i] = yard ? time_once(yard, n, arg) : 0;
+        if (yard)
+            time_pair(fn, yard, n, arg, &r[i], &y[i]);
+        else
+            r[i] = time_once(fn, n, arg);
         q[i] = y[i] > 0 ? r[i] / y[i] : 0;
     }
     bench_summary(r, k, med, lo, hi);
