@@ -68,17 +68,32 @@ typedef void (*work_fn)(size_t n, void *arg);
 static int reps = 5;
 static volatile uint64_t sink;
 
+/* The passes over n of one repetition: 2^22 elements at least. */
+static size_t passes(size_t n)
+{
+    return n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1;
+}
+
+/* One pass of fn over n: its time in seconds (a self-timed workload's
+ * own). */
+static double time_pass(work_fn fn, size_t n, void *arg)
+{
+    double t;
+    fn_time = 0;
+    t = now();
+    fn(n, arg);
+    t = now() - t;
+    return self_timed ? fn_time : t;
+}
+
 /* One timed repetition of fn over n: its rate in M elem/s. */
 static double time_once(work_fn fn, size_t n, void *arg)
 {
-    const size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1;
-    double t;
+    const size_t inner = passes(n);
+    double t = 0;
     size_t m;
-    fn_time = 0;
-    t = now();
     for (m = 0; m < inner; m++)
-        fn(n, arg);
-    t = self_timed ? fn_time : now() - t;
+        t += time_pass(fn, n, arg);
     return (double)n * (double)inner / t / 1e6;
 }
 
@@ -89,18 +104,12 @@ static double time_once(work_fn fn, size_t n, void *arg)
 static void time_pair(work_fn fn, work_fn yard, size_t n, void *arg,
                       double *rate, double *yrate)
 {
-    const size_t inner = n < ((size_t)1 << 20) ? ((size_t)1 << 22) / n : 1;
-    double t, tf = 0, ty = 0;
+    const size_t inner = passes(n);
+    double tf = 0, ty = 0;
     size_t m;
     for (m = 0; m < inner; m++) {
-        fn_time = 0;
-        t = now();
-        fn(n, arg);
-        tf += self_timed ? fn_time : now() - t;
-        fn_time = 0;
-        t = now();
-        yard(n, arg);
-        ty += self_timed ? fn_time : now() - t;
+        tf += time_pass(fn, n, arg);
+        ty += time_pass(yard, n, arg);
     }
     *rate = (double)n * (double)inner / tf / 1e6;
     *yrate = (double)n * (double)inner / ty / 1e6;

@@ -1378,9 +1378,9 @@ static uint64_t f32_rne_cases(uint64_t *s, uint64_t per)
         c.tininess = (uint8_t)(r & 1);
         c.nan = (uint8_t)((r >> 1) % FL_NANP_COUNT);
         if ((r >> 26 & 3) == 0) {
-            /* a context the route declines: the preset's entry point in
-             * hooks.h goes to it before any other test, so its fall back
-             * to the other routes is proven here too */
+            /* a context the route declines: the hooks send the preset
+             * to the route past the other formats' tests, so its fall
+             * back to them is proven here too */
             c.rm = (uint8_t)((r >> 28) % (FL_RSR + 1));
             c.ftz = (uint8_t)(r >> 32 & 1);
             c.daz = (uint8_t)(r >> 33 & 1);

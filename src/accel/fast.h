@@ -823,7 +823,8 @@ FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
 
 /* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of
  * the context 0 or 4) at level avx2 or above: fl__h16_mul_hw takes every
- * encoding. */
+ * encoding.  The preset binary32 skips the binary16 key test (its hooks'
+ * test f == &fl_binary32 comes next). */
 FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
