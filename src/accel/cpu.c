@@ -22,6 +22,8 @@
 __thread unsigned char fl__accel_tcap
     __attribute__((tls_model("initial-exec"), visibility("hidden"))) =
         FL__CPU_LEVELS;
+__thread unsigned char fl__accel_tlev
+    __attribute__((tls_model("initial-exec"), visibility("hidden"))) = 0;
 /* -1: not probed yet; else the level */
 __attribute__((visibility("hidden"))) int fl__cpu_level_cache = -1;
 /* bit 31: probed; the FL__CPU_* feature bits below */
@@ -132,12 +134,23 @@ unsigned fl__cpu_features(void)
            ~0x80000000u;
 }
 
+int fl__accel_tinit(void)
+{
+    const int l = __atomic_load_n(&fl__cpu_level_cache, __ATOMIC_ACQUIRE);
+    const int t = l < fl__accel_tcap ? l : fl__accel_tcap;
+    if (l < 0)
+        return -1;                          /* not probed: nothing kept */
+    fl__accel_tlev = (unsigned char)(t + 1);
+    return t;
+}
+
 int fl__accel_cap(int level)
 {
     const int old = fl__accel_tcap;
     fl__accel_tcap = (unsigned char)(level < 0 ? 0
                                      : level > FL__CPU_LEVELS ? FL__CPU_LEVELS
                                                               : level);
+    fl__accel_tlev = 0;                     /* learnt again at the next call */
     return old;
 }
 

@@ -51,20 +51,41 @@ const char *fl__cpu_level_name(int level);
 int fl__accel_cap(int level);
 
 /* The level the calling thread runs: the process's, capped by the thread's
- * cap.  The hooks of the operations ask this on every call, so it is two
- * plain loads and no call: the process's level is probed by a constructor
- * at load time (cpu.c) and never written after that; until then it reads
+ * cap.  The hooks of the operations ask this on every call, so it is kept
+ * per thread, one byte: fl__accel_tlev is that level plus one, 0 until the
+ * thread first asks (and while the process's level is not probed: a
+ * constructor probes it at load time, cpu.c; until then the level reads
  * -1, below every level, and the generic code runs, which is always
- * correct. */
+ * correct). */
 extern __thread unsigned char fl__accel_tcap
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
-extern int fl__cpu_level_cache __attribute__((visibility("hidden")));
+extern __thread unsigned char fl__accel_tlev
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* Learns the calling thread's level (fl__accel_tlev), returns it. */
+int fl__accel_tinit(void) __attribute__((visibility("hidden")));
 
 static inline __attribute__((always_inline)) int fl__accel_level(void)
 {
-    const int l = fl__cpu_level_cache;
-    const int t = fl__accel_tcap;
-    return l < t ? l : t;
+    const int t = fl__accel_tlev;
+    if (__builtin_expect(t != 0, 1))
+        return t - 1;
+    return fl__accel_tinit();
+}
+
+/* The calling thread's level is known and at least `level`: one
+ * comparison of the byte, for the hottest routes (the scalar binary16 and
+ * binary32 ones of hooks.h).  False until the thread's level is known:
+ * such a route then declines, and the routes after it, which ask
+ * fl__accel_level(), learn the level on the thread's first call. */
+static inline __attribute__((always_inline)) int fl__accel_at(int level)
+{
+    return fl__accel_tlev > level;
+}
+/* The same for exactly `level`: the level of the most likely route
+ * tested first, in one comparison. */
+static inline __attribute__((always_inline)) int fl__accel_is(int level)
+{
+    return fl__accel_tlev == level + 1;
 }
 
 #endif /* FPLAB_ACCEL_CPU_H */

@@ -818,21 +818,21 @@ FL__AINLINE int fl__h16_take(const fl_format *f, const fl_ctx *c)
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
            (w & 0xFFFFFF00FFull) == 0 && c->nan <= FL_NANP_SOFTFLOAT &&
-           fl__accel_level() >= FL__CPU_SCALAR;
+           fl__accel_at(FL__CPU_SCALAR);
 }
 
 /* The same with the host's NaN rule (c->nan x86 or SoftFloat: byte 5 of
- * the context 0 or 4) at level avx2 or above: fl__h16_mul_hw takes every
- * encoding.  The preset binary32 skips the binary16 key test (its hooks'
- * test f == &fl_binary32 comes next). */
+ * the context 0 or 4), the level not asked: at level avx2 or above
+ * fl__h16_mul_hw and the others take every encoding, and the hooks ask
+ * which level (hooks.h).  The preset binary32 skips the binary16 key test
+ * (its hooks' test f == &fl_binary32 comes next). */
 FL__AINLINE int fl__h16_take_host(const fl_format *f, const fl_ctx *c)
 {
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* ... nan */
     return (__builtin_expect(f == &fl_binary16, 1) ||
             (f != &fl_binary32 && fl__fmt_is(f, FL__KEY(16, 5, 11), 15))) &&
-           __builtin_expect((w & 0xFBFFFFFF00FFull) == 0, 1) &&
-           __builtin_expect(fl__h16_hw() > 0, 1);
+           __builtin_expect((w & 0xFBFFFFFF00FFull) == 0, 1);
 }
 #endif /* FL__H16_SSE */
 
@@ -1033,7 +1033,7 @@ FL__AINLINE int fl__p16_take(const fl_format *f, const fl_ctx *c)
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return (f == &fl_binary16 || fl__fmt_is(f, FL__KEY(16, 5, 11), 15)) &&
            (w & 0xFFFFFF00FCull) == 0 &&
-           fl__accel_level() >= FL__CPU_AVX512FP16;
+           fl__accel_at(FL__CPU_AVX512FP16);
 }
 /* The same in the directed modes only: add, sub, mul and fma in nearest
  * even keep the F16C/AVX-512 routes, faster there (docs/speed.md). */

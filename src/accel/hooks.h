@@ -44,7 +44,12 @@
  * (fl__h16_take_host, its tests marked likely): the compiler then lays it
  * out as the straight path through the entry point, no jump taken before
  * the tail call (with the AVX512-FP16 test first, three were: binary16
- * add, mul and fma of any encoding ran 17-23% slower on Zen 4).
+ * add, mul and fma of any encoding ran 17-23% slower on Zen 4).  The
+ * level is one comparison of the thread's level byte (fl__accel_is,
+ * fl__accel_at: cpu.h), avx512 first in mul: with the process's level
+ * and the thread's cap compared on every call, and a comparison per
+ * level, the binary16 entry points took 17 instructions to the tail
+ * call; now 12.
  */
 #ifndef FPLAB_ACCEL_HOOKS_H
 #define FPLAB_ACCEL_HOOKS_H
@@ -146,7 +151,8 @@ FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    unsigned *flags, fl__accel_op2 generic)
 {
 #if defined(FL__H16_SSE) && defined(FPLAB_AVX512)
-    if (__builtin_expect(fl__h16_take_host(f, c) && fl__h16_hw() > 1, 1))
+    if (__builtin_expect(fl__h16_take_host(f, c) &&
+                         fl__accel_at(FL__CPU_AVX512), 1))
         return fl__h16_add_hw512(f, a, b, c, flags);
 #endif
     if (f == &fl_binary32)
@@ -189,11 +195,14 @@ FL__AINLINE uint64_t fl__accel_mul(const fl_format *f, uint64_t a,
 {
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) { /* every encoding */
+        if (__builtin_expect(fl__accel_is(FL__CPU_AVX512), 1))
+            return fl__h16_mul_hw(f, a, b, c, flags);
 #ifdef FL__P16
-        if (fl__h16_hw() > 2)
+        if (fl__accel_at(FL__CPU_AVX512FP16))
             return fl__h16_mul_p16(f, a, b, c, flags);
 #endif
-        return fl__h16_mul_hw(f, a, b, c, flags);
+        if (fl__accel_at(FL__CPU_AVX2))
+            return fl__h16_mul_hw(f, a, b, c, flags);
     }
 #endif
     if (f == &fl_binary32)
@@ -216,10 +225,11 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
 #ifdef FL__H16_SSE
     if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
 #ifdef FPLAB_AVX512
-        if (fl__h16_hw() > 1)
+        if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
             return fl__h16_fma_host512(f, a, b, d, c, flags);
 #endif
-        return fl__h16_fma_fma3(f, a, b, d, c, flags);
+        if (fl__accel_at(FL__CPU_AVX2))
+            return fl__h16_fma_fma3(f, a, b, d, c, flags);
     }
 #endif
     if (f == &fl_binary32)

@@ -60,7 +60,7 @@ FL__AINLINE int fl__f32_take(const fl_ctx *c)
     uint64_t w;
     __builtin_memcpy(&w, c, sizeof w);   /* rm, tininess, ftz, daz, saturate */
     return FL__F32_ROUTE && (w & 0xFFFFFF00FFull) == 0 &&
-           fl__accel_level() >= FL__CPU_SCALAR;
+           fl__accel_at(FL__CPU_SCALAR);
 }
 
 /* f is a copy of the preset binary32 (not the preset itself). */
@@ -133,35 +133,56 @@ static const double fl__f32_tb[2] = { 0x1p-126 - 0x1p-151, 0x1p-126 };
 #define FL__F32_ABS _mm_castsi128_pd(_mm_set1_epi64x(0x7FFFFFFFFFFFFFFFll))
 #endif
 
-/* a * b for finite a, b (fl__f32_take). */
-FL__AINLINE uint64_t fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
-                                 unsigned *flags)
+/* The largest finite binary64. */
+#define FL__F64_MAX 0x1.fffffffffffffp1023
+
+/* a * b: 1, the product in *out and its flags in *flags, when a and b are
+ * finite; else 0 with nothing written.  The operands are asked after the
+ * multiplication: a binary64 product of binary32 values is finite iff
+ * both are (|X| <= 2^256; 0 * inf is a NaN), and its magnitude is the
+ * |v| that the tininess lane needs anyway, so the question is one
+ * comparison where the operands' exponent fields took six operations.
+ * Overflow stays a comparison lane: one product in eight of operands
+ * drawn from every encoding overflows, too many for a branch. */
+FL__AINLINE int fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
+                            unsigned *flags, uint64_t *out)
 {
     const double v = fl__f32_value(a) * fl__f32_value(b);
     const float r = (float)v;
 #if defined(__SSE2__)
     const __m128d vv = _mm_set_sd(v), RR = _mm_set_sd((double)r);
-    const unsigned m1 = (unsigned)_mm_movemask_pd(_mm_cmplt_pd(
-        _mm_unpacklo_pd(vv, _mm_and_pd(vv, FL__F32_ABS)),
-        _mm_unpacklo_pd(RR, _mm_set_sd(fl__f32_tb[c->tininess == FL_TINY_BEFORE]))));
-    const unsigned m2 = (unsigned)_mm_movemask_pd(_mm_cmplt_pd(
-        _mm_unpacklo_pd(RR, _mm_set_sd(0x1.fffffep127)),
-        _mm_unpacklo_pd(vv, _mm_and_pd(RR, FL__F32_ABS))));
-    *flags |= fl__f32_mulfw[m1 | m2 << 2];
-    return fl__f32_bits(r);
+    const __m128d av = _mm_and_pd(vv, FL__F32_ABS);
+    /* the C comparison, false for NaN (not _mm_comile_sd: 1 for NaN) */
+    if (__builtin_expect(!(_mm_cvtsd_f64(av) <= FL__F64_MAX), 0))
+        return 0;
+    {
+        const unsigned m1 = (unsigned)_mm_movemask_pd(_mm_cmplt_pd(
+            _mm_unpacklo_pd(vv, av),
+            _mm_unpacklo_pd(RR, _mm_set_sd(fl__f32_tb[c->tininess == FL_TINY_BEFORE]))));
+        const unsigned m2 = (unsigned)_mm_movemask_pd(_mm_cmplt_pd(
+            _mm_unpacklo_pd(RR, _mm_set_sd(0x1.fffffep127)),
+            _mm_unpacklo_pd(vv, _mm_and_pd(RR, FL__F32_ABS))));
+        *flags |= fl__f32_mulfw[m1 | m2 << 2];
+    }
 #else
     const double R = r, av = __builtin_fabs(v);
-    const unsigned inexact = R != v;
-    const unsigned tiny = c->tininess == FL_TINY_BEFORE
-                              ? av < 0x1p-126
-                              : av < 0x1p-126 - 0x1p-151;
-    *flags |= fl__f32_flags(inexact, R > v, inexact & tiny,
-                            __builtin_fabs(R) > 0x1.fffffep127);
-    return fl__f32_bits(r);
+    if (__builtin_expect(!(av <= FL__F64_MAX), 0))
+        return 0;
+    {
+        const unsigned inexact = R != v;
+        const unsigned tiny = c->tininess == FL_TINY_BEFORE
+                                  ? av < 0x1p-126
+                                  : av < 0x1p-126 - 0x1p-151;
+        *flags |= fl__f32_flags(inexact, R > v, inexact & tiny,
+                                __builtin_fabs(R) > 0x1.fffffep127);
+    }
 #endif
+    *out = fl__f32_bits(r);
+    return 1;
 }
 
-/* a + b for finite a, b (fl__f32_take). */
+/* a + b for finite a, b (fl__f32_take): every case, overflow included
+ * (the cold path of fl__f32_add_hot). */
 FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
 {
     const double x = fl__f32_value(a), y = fl__f32_value(b);
@@ -185,6 +206,47 @@ FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
                             __builtin_fabs(R) > 0x1.fffffep127);
     return fl__f32_bits(r);
 #endif
+}
+
+/* The addition's hot form, for operands not yet tested: it computes
+ * first and asks one question after, on the rounded sum r.  A binary64
+ * sum of binary32 values is finite iff both are (|X| <= 2^129), so r is
+ * finite iff the operands are and X did not overflow binary32: then 1,
+ * the sum in *out and its flags (overflow not among them) in *flags; else
+ * 0 with nothing written, and the caller's cold path tells a special
+ * operand from an overflow.  Of operands drawn from every encoding, 1
+ * pair in 128 has a special one and a sum overflows only when both lie
+ * within a factor 2 of the largest finite value: the branch is all but
+ * never taken, and the overflow lane and the operands' test leave the
+ * common path. */
+FL__AINLINE int fl__f32_add_hot(uint64_t a, uint64_t b, unsigned *flags,
+                                uint64_t *out)
+{
+    const double x = fl__f32_value(a), y = fl__f32_value(b);
+    const double s = x + y, bb = s - x;
+    const double err = (x - (s - bb)) + (y - bb);
+    const uint64_t e = fl__u_of(err);
+    const float r = (float)s;
+    const double R = r;
+    /* r finite: the C comparison, false for NaN, on R, which the lanes
+     * need anyway (no general register for the test: the entry point's
+     * arguments stay in theirs for the cold path) */
+    if (__builtin_expect(!(__builtin_fabs(R) <= 0x1.fffffep127), 0))
+        return 0;
+#if defined(__SSE2__)
+    {
+        const __m128d ss = _mm_set_sd(s), RR = _mm_set_sd(R);
+        const unsigned m = (unsigned)_mm_movemask_pd(
+            _mm_cmplt_pd(_mm_unpacklo_pd(ss, RR), _mm_unpacklo_pd(RR, ss)));
+        *flags |= fl__f32_addfw[m | (unsigned)((e << 1) != 0) << 2 |
+                                (unsigned)(e >> 63) << 3];
+    }
+#else
+    *flags |= fl__f32_flags((R != s) | ((e << 1) != 0),
+                            (R > s) | ((R == s) & (unsigned)(e >> 63)), 0, 0);
+#endif
+    *out = fl__f32_bits(r);
+    return 1;
 }
 
 /* The other formats' and contexts' routes, out of line: the binary32
@@ -217,31 +279,61 @@ static FL__NOINLINE uint64_t fl__accel_mul_rest(const fl_format *f,
 }
 
 /* Binary32: the preset itself, which the hooks send here directly
- * (hooks.h), and copies of it (fl__accel_*_any below). */
-uint64_t fl__f32_add_any(const fl_format *f, uint64_t a, uint64_t b,
-                         const fl_ctx *c, unsigned *flags,
-                         fl__accel_op2 generic)
+ * (hooks.h), and copies of it (fl__accel_*_any below).  Add and sub try
+ * the hot form; its cold path (r not finite) is out of line, so that the
+ * entry points need no stack frame: a special operand goes to the others'
+ * routes, an overflow to fl__f32_add.  Mul declines special operands
+ * itself. */
+static FL__NOINLINE uint64_t fl__f32_add_big(const fl_format *f, uint64_t a,
+                                             uint64_t b, const fl_ctx *c,
+                                             unsigned *flags,
+                                             fl__accel_op2 generic)
 {
     if (fl__f32_take(c) && !fl__f32_special2(a, b))
         return fl__f32_add(a, b, flags);
     return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
 }
 
-uint64_t fl__f32_sub_any(const fl_format *f, uint64_t a, uint64_t b,
-                         const fl_ctx *c, unsigned *flags,
-                         fl__accel_op2 generic)
+static FL__NOINLINE uint64_t fl__f32_sub_big(const fl_format *f, uint64_t a,
+                                             uint64_t b, const fl_ctx *c,
+                                             unsigned *flags,
+                                             fl__accel_op2 generic)
 {
     if (fl__f32_take(c) && !fl__f32_special2(a, b))
         return fl__f32_add(a, b ^ 0x80000000u, flags);
     return fl__accel_add_rest(f, a, b, 0x80000000u, c, flags, generic);
 }
 
+uint64_t fl__f32_add_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic)
+{
+    uint64_t r;
+    if (__builtin_expect(fl__f32_take(c), 1) &&
+        __builtin_expect(fl__f32_add_hot(a, b, flags, &r), 1))
+        return r;
+    return fl__f32_add_big(f, a, b, c, flags, generic);
+}
+
+uint64_t fl__f32_sub_any(const fl_format *f, uint64_t a, uint64_t b,
+                         const fl_ctx *c, unsigned *flags,
+                         fl__accel_op2 generic)
+{
+    uint64_t r;
+    if (__builtin_expect(fl__f32_take(c), 1) &&
+        __builtin_expect(fl__f32_add_hot(a, b ^ 0x80000000u, flags, &r), 1))
+        return r;
+    return fl__f32_sub_big(f, a, b, c, flags, generic);
+}
+
 uint64_t fl__f32_mul_any(const fl_format *f, uint64_t a, uint64_t b,
                          const fl_ctx *c, unsigned *flags,
                          fl__accel_op2 generic)
 {
-    if (fl__f32_take(c) && !fl__f32_special2(a, b))
-        return fl__f32_mul(a, b, c, flags);
+    uint64_t r;
+    if (__builtin_expect(fl__f32_take(c), 1) &&
+        __builtin_expect(fl__f32_mul(a, b, c, flags, &r), 1))
+        return r;
     return fl__accel_mul_rest(f, a, b, c, flags, generic);
 }
 
