@@ -150,7 +150,12 @@ int fl__accel_cap(int level)
     fl__accel_tcap = (unsigned char)(level < 0 ? 0
                                      : level > FL__CPU_LEVELS ? FL__CPU_LEVELS
                                                               : level);
-    fl__accel_tlev = 0;                     /* learnt again at the next call */
+    /* the thread's level at once (0 if the process's is not probed yet):
+     * a route that asks fl__accel_at() right after the cap changed must
+     * see the new level, not decline (test_fastpath alternates the
+     * generic side and the route call by call) */
+    fl__accel_tlev = 0;
+    (void)fl__accel_tinit();
     return old;
 }
 
