@@ -137,9 +137,10 @@ unsigned fl__cpu_features(void)
 int fl__accel_tinit(void)
 {
     const int l = __atomic_load_n(&fl__cpu_level_cache, __ATOMIC_ACQUIRE);
-    const int t = l < fl__accel_tcap ? l : fl__accel_tcap;
+    int t;
     if (l < 0)
         return -1;                          /* not probed: nothing kept */
+    t = l < fl__accel_tcap ? l : fl__accel_tcap;
     fl__accel_tlev = (unsigned char)(t + 1);
     return t;
 }

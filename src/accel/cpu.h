@@ -53,10 +53,10 @@ int fl__accel_cap(int level);
 /* The level the calling thread runs: the process's, capped by the thread's
  * cap.  The hooks of the operations ask this on every call, so it is kept
  * per thread, one byte: fl__accel_tlev is that level plus one, 0 until the
- * thread first asks (and while the process's level is not probed: a
- * constructor probes it at load time, cpu.c; until then the level reads
- * -1, below every level, and the generic code runs, which is always
- * correct). */
+ * thread's first call learns it (fl__accel_cap sets it at once) and while
+ * the process's level is not probed (a constructor probes it at load
+ * time, cpu.c; until then the level reads -1, below every level, and the
+ * generic code runs, which is always correct). */
 extern __thread unsigned char fl__accel_tcap
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 extern __thread unsigned char fl__accel_tlev
