@@ -284,14 +284,24 @@ static FL__NOINLINE uint64_t fl__accel_mul_rest(const fl_format *f,
  * entry points need no stack frame: a special operand goes to the others'
  * routes, an overflow to fl__f32_add.  Mul declines special operands
  * itself. */
+/* add (neg 0) and sub (neg the sign bit): the cold path, out of line in
+ * one copy each, then the entry points. */
+FL__AINLINE uint64_t fl__f32_addsub_big(const fl_format *f, uint64_t a,
+                                        uint64_t b, uint64_t neg,
+                                        const fl_ctx *c, unsigned *flags,
+                                        fl__accel_op2 generic)
+{
+    if (fl__f32_take(c) && !fl__f32_special2(a, b))
+        return fl__f32_add(a, b ^ neg, flags);
+    return fl__accel_add_rest(f, a, b, neg, c, flags, generic);
+}
+
 static FL__NOINLINE uint64_t fl__f32_add_big(const fl_format *f, uint64_t a,
                                              uint64_t b, const fl_ctx *c,
                                              unsigned *flags,
                                              fl__accel_op2 generic)
 {
-    if (fl__f32_take(c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b, flags);
-    return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
+    return fl__f32_addsub_big(f, a, b, 0, c, flags, generic);
 }
 
 static FL__NOINLINE uint64_t fl__f32_sub_big(const fl_format *f, uint64_t a,
@@ -299,31 +309,34 @@ static FL__NOINLINE uint64_t fl__f32_sub_big(const fl_format *f, uint64_t a,
                                              unsigned *flags,
                                              fl__accel_op2 generic)
 {
-    if (fl__f32_take(c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b ^ 0x80000000u, flags);
-    return fl__accel_add_rest(f, a, b, 0x80000000u, c, flags, generic);
+    return fl__f32_addsub_big(f, a, b, 0x80000000u, c, flags, generic);
+}
+
+FL__AINLINE uint64_t fl__f32_addsub(const fl_format *f, uint64_t a,
+                                    uint64_t b, uint64_t neg,
+                                    const fl_ctx *c, unsigned *flags,
+                                    fl__accel_op2 generic)
+{
+    uint64_t r;
+    if (__builtin_expect(fl__f32_take(c), 1) &&
+        __builtin_expect(fl__f32_add_hot(a, b ^ neg, flags, &r), 1))
+        return r;
+    return neg ? fl__f32_sub_big(f, a, b, c, flags, generic)
+               : fl__f32_add_big(f, a, b, c, flags, generic);
 }
 
 uint64_t fl__f32_add_any(const fl_format *f, uint64_t a, uint64_t b,
                          const fl_ctx *c, unsigned *flags,
                          fl__accel_op2 generic)
 {
-    uint64_t r;
-    if (__builtin_expect(fl__f32_take(c), 1) &&
-        __builtin_expect(fl__f32_add_hot(a, b, flags, &r), 1))
-        return r;
-    return fl__f32_add_big(f, a, b, c, flags, generic);
+    return fl__f32_addsub(f, a, b, 0, c, flags, generic);
 }
 
 uint64_t fl__f32_sub_any(const fl_format *f, uint64_t a, uint64_t b,
                          const fl_ctx *c, unsigned *flags,
                          fl__accel_op2 generic)
 {
-    uint64_t r;
-    if (__builtin_expect(fl__f32_take(c), 1) &&
-        __builtin_expect(fl__f32_add_hot(a, b ^ 0x80000000u, flags, &r), 1))
-        return r;
-    return fl__f32_sub_big(f, a, b, c, flags, generic);
+    return fl__f32_addsub(f, a, b, 0x80000000u, c, flags, generic);
 }
 
 uint64_t fl__f32_mul_any(const fl_format *f, uint64_t a, uint64_t b,
