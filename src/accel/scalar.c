@@ -34,15 +34,17 @@
  *   2^-28 of the larger, x, so X, and s with it, lie strictly between x
  *   and the nearest binary32 midpoint (at least 2^-25 of x away, in the
  *   binade below when x is a power of two): s is never a midpoint that X
- *   is not, and r = (float)s is X rounded to nearest even, overflow
- *   included (its border is such a midpoint).  Inexact iff R != s or
+ *   is not, and r = (float)s is X rounded to nearest even, an overflow
+ *   too (its border is such a midpoint; the route declines it).  Inexact
+ *   iff R != s or
  *   err != 0 (then X has more than 53 bits); the rounding went up iff
  *   R > s (R, a binary64 above s = RN(X), is above X), or R = s and
  *   err < 0.  A sum is never tiny and inexact: below 2^-126 it is a
  *   multiple of 2^-149, a binary32 subnormal, so no underflow.  A zero sum
  *   is exact, its sign the host's nearest-even one (-0 only from -0 + -0).
  * fl__round_pack's flags for that X, mode and context, bit for bit.
- * Infinite and NaN operands (and every other context) decline.
+ * Infinite and NaN operands (and every other context) decline, and so
+ * does a sum that overflows.
  */
 /* Binary64 and binary32 expressions evaluated in their own precision
  * (SSE2, not x87's extended registers): every argument above needs it. */
@@ -67,14 +69,6 @@ FL__AINLINE int fl__f32_take(const fl_ctx *c)
 FL__AINLINE int fl__f32_copy(const fl_format *f)
 {
     return fl__fmt_is(f, FL__KEY(32, 8, 24), 127);
-}
-
-/* a or b has the exponent field all ones (infinity, NaN): only then does
- * adding one to the field carry into bit 31. */
-FL__AINLINE int fl__f32_special2(uint64_t a, uint64_t b)
-{
-    return (int)((((a & 0x7F800000u) + 0x00800000u) |
-                  ((b & 0x7F800000u) + 0x00800000u)) >> 31);
 }
 
 /* The exact binary64 value of the finite binary32 encoding a. */
@@ -117,16 +111,14 @@ FL__AINLINE uint64_t fl__f32_bits(float r)
      ((i) & 8 ? FL_OVERFLOW : 0))
 static const uint8_t fl__f32_mulfw[16] = { FL__TAB16(FL__F32_MF, 0) };
 #undef FL__F32_MF
-/* add: bit 0 up (s < R), bit 1 down (R < s), bit 2 lost (err != 0), bit 3
- * err < 0, bit 4 overflow (|R| infinite). */
+/* add (the sum finite): bit 0 up (s < R), bit 1 down (R < s), bit 2 lost
+ * (err != 0), bit 3 err < 0. */
 #define FL__F32_AF(i)                                                        \
-    ((((i) & 7) ? FL_INEXACT |                                               \
-                      (((i) & 1) || (!((i) & 2) && ((i) & 8)) ? FL_TERN_UP   \
-                                                            : FL_TERN_DOWN)  \
-                : 0) |                                                       \
-     ((i) & 16 ? FL_OVERFLOW : 0))
-static const uint8_t fl__f32_addfw[32] = { FL__TAB16(FL__F32_AF, 0),
-                                           FL__TAB16(FL__F32_AF, 16) };
+    (((i) & 7) ? FL_INEXACT |                                                \
+                     (((i) & 1) || (!((i) & 2) && ((i) & 8)) ? FL_TERN_UP    \
+                                                           : FL_TERN_DOWN)   \
+               : 0)
+static const uint8_t fl__f32_addfw[16] = { FL__TAB16(FL__F32_AF, 0) };
 #undef FL__F32_AF
 /* The tininess border by c->tininess: after rounding, before. */
 static const double fl__f32_tb[2] = { 0x1p-126 - 0x1p-151, 0x1p-126 };
@@ -181,45 +173,17 @@ FL__AINLINE int fl__f32_mul(uint64_t a, uint64_t b, const fl_ctx *c,
     return 1;
 }
 
-/* a + b for finite a, b (fl__f32_take): every case, overflow included
- * (the cold path of fl__f32_add_hot). */
-FL__AINLINE uint64_t fl__f32_add(uint64_t a, uint64_t b, unsigned *flags)
-{
-    const double x = fl__f32_value(a), y = fl__f32_value(b);
-    const double s = x + y, bb = s - x;
-    const double err = (x - (s - bb)) + (y - bb);
-    const uint64_t e = fl__u_of(err);
-    const unsigned lost = (e << 1) != 0;                  /* err != 0 */
-    const float r = (float)s;
-#if defined(__SSE2__)
-    const __m128d ss = _mm_set_sd(s), RR = _mm_set_sd((double)r);
-    const uint64_t rb = fl__f32_bits(r);
-    const unsigned m = (unsigned)_mm_movemask_pd(
-        _mm_cmplt_pd(_mm_unpacklo_pd(ss, RR), _mm_unpacklo_pd(RR, ss)));
-    *flags |= fl__f32_addfw[m | lost << 2 | (unsigned)(e >> 63) << 3 |
-                            (unsigned)((rb & 0x7FFFFFFFu) == 0x7F800000u) << 4];
-    return rb;
-#else
-    const double R = r;
-    *flags |= fl__f32_flags((R != s) | lost,
-                            (R > s) | ((R == s) & (unsigned)(e >> 63)), 0,
-                            __builtin_fabs(R) > 0x1.fffffep127);
-    return fl__f32_bits(r);
-#endif
-}
-
-/* The addition's hot form, for operands not yet tested: it computes
- * first and asks one question after, on the rounded sum r.  A binary64
- * sum of binary32 values is finite iff both are (|X| <= 2^129), so r is
- * finite iff the operands are and X did not overflow binary32: then 1,
- * the sum in *out and its flags (overflow not among them) in *flags; else
- * 0 with nothing written, and the caller's cold path tells a special
- * operand from an overflow.  Of operands drawn from every encoding, 1
- * pair in 128 has a special one and a sum overflows only when both lie
- * within a factor 2 of the largest finite value: the branch is all but
- * never taken, and the overflow lane and the operands' test leave the
- * common path. */
-FL__AINLINE int fl__f32_add_hot(uint64_t a, uint64_t b, unsigned *flags,
+/* a + b: 1, the sum in *out and its flags in *flags, when the rounded sum
+ * r is finite; else 0 with nothing written.  The operands are asked after
+ * the addition, on r: a binary64 sum of binary32 values is finite iff
+ * both are (|X| <= 2^129), so r is finite iff the operands are and X did
+ * not overflow binary32.  Both other cases decline to the other formats'
+ * route (the binary64 fast path rounds an overflow as fl__round_pack
+ * does).  Of operands drawn from every encoding, 1 pair in 128 has a
+ * special one and a sum overflows only when both lie within a factor 2 of
+ * the largest finite value: the branch is all but never taken, and
+ * neither an overflow lane nor a test of the operands is on the path. */
+FL__AINLINE int fl__f32_add(uint64_t a, uint64_t b, unsigned *flags,
                                 uint64_t *out)
 {
     const double x = fl__f32_value(a), y = fl__f32_value(b);
@@ -279,29 +243,19 @@ static FL__NOINLINE uint64_t fl__accel_mul_rest(const fl_format *f,
 }
 
 /* Binary32: the preset itself, which the hooks send here directly
- * (hooks.h), and copies of it (fl__accel_*_any below).  Add and sub try
- * the hot form; its cold path (r not finite) is out of line, so that the
- * entry points need no stack frame: a special operand goes to the others'
- * routes, an overflow to fl__f32_add.  Mul declines special operands
- * itself. */
-/* add (neg 0) and sub (neg the sign bit): the cold path, out of line in
- * one copy each, then the entry points. */
-FL__AINLINE uint64_t fl__f32_addsub_big(const fl_format *f, uint64_t a,
-                                        uint64_t b, uint64_t neg,
-                                        const fl_ctx *c, unsigned *flags,
-                                        fl__accel_op2 generic)
-{
-    if (fl__f32_take(c) && !fl__f32_special2(a, b))
-        return fl__f32_add(a, b ^ neg, flags);
-    return fl__accel_add_rest(f, a, b, neg, c, flags, generic);
-}
-
+ * (hooks.h), and copies of it (fl__accel_*_any below).  What they decline
+ * (another context, a special operand, a sum that overflows) goes to the
+ * other formats' routes, out of line, so that the entry points need no
+ * stack frame. */
+/* add (neg 0) and sub (neg the sign bit): the declines, out of line in
+ * one copy each (six arguments: the entry points tail-call them), then
+ * the entry points. */
 static FL__NOINLINE uint64_t fl__f32_add_big(const fl_format *f, uint64_t a,
                                              uint64_t b, const fl_ctx *c,
                                              unsigned *flags,
                                              fl__accel_op2 generic)
 {
-    return fl__f32_addsub_big(f, a, b, 0, c, flags, generic);
+    return fl__accel_add_rest(f, a, b, 0, c, flags, generic);
 }
 
 static FL__NOINLINE uint64_t fl__f32_sub_big(const fl_format *f, uint64_t a,
@@ -309,7 +263,7 @@ static FL__NOINLINE uint64_t fl__f32_sub_big(const fl_format *f, uint64_t a,
                                              unsigned *flags,
                                              fl__accel_op2 generic)
 {
-    return fl__f32_addsub_big(f, a, b, 0x80000000u, c, flags, generic);
+    return fl__accel_add_rest(f, a, b, 0x80000000u, c, flags, generic);
 }
 
 FL__AINLINE uint64_t fl__f32_addsub(const fl_format *f, uint64_t a,
@@ -319,7 +273,7 @@ FL__AINLINE uint64_t fl__f32_addsub(const fl_format *f, uint64_t a,
 {
     uint64_t r;
     if (__builtin_expect(fl__f32_take(c), 1) &&
-        __builtin_expect(fl__f32_add_hot(a, b ^ neg, flags, &r), 1))
+        __builtin_expect(fl__f32_add(a, b ^ neg, flags, &r), 1))
         return r;
     return neg ? fl__f32_sub_big(f, a, b, c, flags, generic)
                : fl__f32_add_big(f, a, b, c, flags, generic);
