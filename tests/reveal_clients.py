@@ -35,6 +35,17 @@ import testlib  # tests/testlib.py, beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+# The bfloat16 GEMM's keys by kernel: oneDNN's (fused products, a binary32
+# accumulator, subnormals flushed) and ATen's own loops (c10::BFloat16
+# arithmetic: every product and every partial sum rounded to bfloat16).
+ONEDNN_CPU = ["avx512bw", "avx512vl", "avx512dq"]
+ONEDNN_BF16 = ["acc=binary32", "products=fused", "ftz=1", "daz=1"]
+ATEN_BF16 = ["acc=bfloat16", "products=rounded", "order=sequential",
+             "ftz=0", "daz=0", "epilogue=init"]
+SMALL_BF16_BY_CPU = [(["avx512_bf16"], ONEDNN_BF16 + ["order=pairswap:512"]),
+                     (ONEDNN_CPU, ONEDNN_BF16),
+                     ([], ATEN_BF16)]
+
 CLIENTS = {
     "numpy-sum-float32": dict(lib="numpy", op="sum", dtype="float32", n=256,
                               keys=["order=numpy", "acc=binary32", "acc-rm=rne",
@@ -62,22 +73,27 @@ CLIENTS = {
                                  m=64, k=256, n=64, batch=32,
                                  keys=["order=sequential", "products=rounded",
                                        "acc=binary32", "epilogue=init"]),
-    # 64 x 256 x 64 takes oneDNN's AMX kernel on a CPU with AMX: tiles of
-    # 32 terms, even and odd terms in two lanes each; without AMX (AMD
-    # Zen 4) the VDPBF16PS one, as 16 x 96 x 16 does everywhere:
-    # pairswap:512.  The order is the CPU's: the first flag it has decides.
+    # PyTorch 1.13 takes oneDNN's bfloat16 GEMM only where the CPU has
+    # AVX-512 BW, VL and DQ (ATen's mkldnn_bf16_device_check); there
+    # 64 x 256 x 64 takes the AMX kernel on a CPU with AMX (tiles of 32
+    # terms, even and odd terms in two lanes each), the VDPBF16PS one
+    # without AMX (AMD Zen 4), as 16 x 96 x 16 does everywhere:
+    # pairswap:512.  Without AVX-512 (AMD Zen 3) ATen's own loops run:
+    # each product rounded to bfloat16 and added to a bfloat16 sum, in
+    # order.  The first entry of keys_by_cpu whose flags the CPU has all
+    # of decides; an entry with no order leaves the order unchecked.
     "torch-matmul-bfloat16": dict(lib="torch", op="matmul", dtype="bfloat16",
-                                  m=64, k=256, n=64, batch=32,
-                                  keys=["acc=binary32", "products=fused",
-                                        "out=bfloat16", "ftz=1", "daz=1"],
-                                  order_by_cpu=[("amx_bf16", "order=tiles:32:2"),
-                                                ("avx512_bf16", "order=pairswap:512")],
+                                  m=64, k=256, n=64, batch=32, keys=["out=bfloat16"],
+                                  keys_by_cpu=[(["amx_bf16"], ONEDNN_BF16 + ["order=tiles:32:2"]),
+                                               (["avx512_bf16"], ONEDNN_BF16 + ["order=pairswap:512"]),
+                                               (ONEDNN_CPU, ONEDNN_BF16),
+                                               ([], ATEN_BF16)],
                                   alt=[100, 1031]),
     # called 2-D: reveal batches by itself (the 422 calls)
     "torch-matmul-bfloat16-2d": dict(lib="torch", op="matmul", dtype="bfloat16",
                                      m=16, k=96, n=16, max_calls=20,
-                                     keys=["acc=binary32", "products=fused",
-                                           "out=bfloat16", "order=pairswap:512"],
+                                     keys=["out=bfloat16"],
+                                     keys_by_cpu=SMALL_BF16_BY_CPU,
                                      alt=[33, 520]),
     # kernels that stay up
     "numpy-sum-float32-serve": dict(lib="numpy", op="sum", dtype="float32",
@@ -86,8 +102,8 @@ CLIENTS = {
     "torch-matmul-bfloat16-serve": dict(lib="torch", op="matmul",
                                         dtype="bfloat16", m=16, k=96, n=16,
                                         serve=True, max_calls=20,
-                                        keys=["products=fused",
-                                              "order=pairswap:512"]),
+                                        keys=["out=bfloat16"],
+                                        keys_by_cpu=SMALL_BF16_BY_CPU),
 }
 
 
@@ -169,14 +185,15 @@ def main():
         fail("%s: the model file holds %d model lines" % (name, len(line)))
     line = " " + line[0] + " "
     keys = list(c["keys"])
-    if "order_by_cpu" in c:
+    if "keys_by_cpu" in c:
         flags = cpu_flags()
-        pick = [k for f, k in c["order_by_cpu"] if f in flags]
-        if pick:
-            keys.append(pick[0])
-        else:
-            print("%s: this CPU has none of %s: the order is not checked, only "
-                  "the replay" % (name, ", ".join(f for f, _ in c["order_by_cpu"])))
+        need, more = [(f, k) for f, k in c["keys_by_cpu"]
+                      if all(x in flags for x in f)][0]
+        keys += more
+        print("%s: the CPU has %s: expecting %s%s" % (
+            name, " ".join(need) if need else "no AVX-512", " ".join(more),
+            "" if any(k.startswith("order=") for k in more)
+            else " (the order is not checked, only the replay)"))
     for k in keys:
         if (" " + k) not in line:
             fail("%s: the model lacks '%s': %s" % (name, k, line[:300]))
@@ -257,7 +274,11 @@ def main():
             M, K, N = c["m"], length, c["n"]
             B = max(1, -(-want // (M * N)))
             A = rows(B * M, K).reshape(B, M, K)
-            Bm = np.swapaxes(rows(B * N, K, specials=False).reshape(B, N, K), 1, 2)
+            # contiguous, as the kernel script loads it from .npy: ATen's
+            # own bfloat16 loops (a CPU without AVX-512) round differently
+            # when B is a transposed view (docs/kernels.md)
+            Bm = np.ascontiguousarray(np.swapaxes(
+                rows(B * N, K, specials=False).reshape(B, N, K), 1, 2))
             At, Aa = to_dtype(A)
             Bt, Ba = to_dtype(Bm)
             if c["lib"] == "torch":
