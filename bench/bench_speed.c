@@ -615,10 +615,9 @@ int main(int argc, char **argv)
             run("f32->binary16 RNE", &fl_binary16, FL_RNE, w_round_f, y_f16c, "F16C", n, k ? 0.9 : 0, 1);
             /* vcvtneps2bf16 where the CPU has it; elsewhere the F16C
              * conversion, the yardstick of the other narrow formats */
-            if (fl__cpu_features() & FL__CPU_BF16)
-                run("f32->bfloat16 RNE", &fl_bfloat16, FL_RNE, w_round_f, y_bf16, "AVX512-BF16", n, k ? 0.9 : 0, 1);
-            else
-                run("f32->bfloat16 RNE", &fl_bfloat16, FL_RNE, w_round_f, y_f16c, "F16C", n, k ? 0.9 : 0, 1);
+            const int bf = (fl__cpu_features() & FL__CPU_BF16) != 0;
+            run("f32->bfloat16 RNE", &fl_bfloat16, FL_RNE, w_round_f, bf ? y_bf16 : y_f16c,
+                bf ? "AVX512-BF16" : "F16C", n, k ? 0.9 : 0, 1);
             run("f32->fp8-e4m3 RNE", &e4m3, FL_RNE, w_round_f, y_f16c, "F16C", n, k ? 0.9 : 0, 1);
             run("f64->binary16 RNE", &fl_binary16, FL_RNE, w_round_d, y_f16c_d, "f64->f32->F16C", n, k ? 1200 : 0, 0);
             run("f32->binary16 SR", &fl_binary16, FL_RSR, w_round_f, y_f16c, "F16C", n, k ? 1000 : 0, 0);

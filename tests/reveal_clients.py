@@ -84,10 +84,8 @@ CLIENTS = {
     # of decides; an entry with no order leaves the order unchecked.
     "torch-matmul-bfloat16": dict(lib="torch", op="matmul", dtype="bfloat16",
                                   m=64, k=256, n=64, batch=32, keys=["out=bfloat16"],
-                                  keys_by_cpu=[(["amx_bf16"], ONEDNN_BF16 + ["order=tiles:32:2"]),
-                                               (["avx512_bf16"], ONEDNN_BF16 + ["order=pairswap:512"]),
-                                               (ONEDNN_CPU, ONEDNN_BF16),
-                                               ([], ATEN_BF16)],
+                                  keys_by_cpu=[(["amx_bf16"], ONEDNN_BF16 + ["order=tiles:32:2"])]
+                                  + SMALL_BF16_BY_CPU,
                                   alt=[100, 1031]),
     # called 2-D: reveal batches by itself (the 422 calls)
     "torch-matmul-bfloat16-2d": dict(lib="torch", op="matmul", dtype="bfloat16",
