@@ -237,7 +237,6 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_SPECIALISE 1
 #define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
 #define K_W 16
-#define K_ODD 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #define K_M __mmask16
 #define K_LT(x, y) _mm512_cmplt_epu32_mask((__m512i)(x), (__m512i)(y))
 #define K_LE(x, y) _mm512_cmple_epu32_mask((__m512i)(x), (__m512i)(y))
@@ -279,7 +278,7 @@ static int fl__npar_init(fl__npar *P, const fl_format *f, const fl_ctx *c)
 #define K_SPECIALISE 0
 #define K_TARGET "avx2"
 #define K_W 8
-#define K_ODD 1, 3, 5, 7, 9, 11, 13, 15
+#define K_MUL64_EMU 1
 #include "simd_avx2_masks.h"
 #define K_FGT(x, y) ((K_(vu))_mm256_cmp_ps((__m256)(x), (__m256)(y), _CMP_GT_OQ))
 #define K_BLEND(m, x, y)                                                     \

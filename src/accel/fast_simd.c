@@ -109,16 +109,12 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 /* Arrays of at least this many bytes are written with streaming stores. */
 #define FL__STREAM_BYTES ((size_t)8 << 20)
 
-#define ODD8 1, 3, 5, 7, 9, 11, 13, 15
-#define ODD16 ODD8, 17, 19, 21, 23, 25, 27, 29, 31
-
 #ifdef FPLAB_AVX512
 /* AVX-512: mask registers */
 #define K_NAME fl__k512_f32
 #define K_TARGET "avx512f,avx512bw,avx512vl,avx512dq"
 #define K_W 16
 #define K_BITS 32
-#define K_ODD ODD16
 #define K_M __mmask16
 #define K_I(x) ((__m512i)(x))
 #define K_LT(x, y) _mm512_cmplt_epu32_mask(K_I(x), K_I(y))
@@ -167,7 +163,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_TARGET "avx2,f16c"
 #define K_W 8
 #define K_BITS 32
-#define K_ODD ODD8
+#define K_MUL64_EMU 1
 #include "simd_avx2_masks.h"
 #define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
 #define K_MAXU(x, y) ((K_(vu))_mm256_max_epu32((__m256i)(x), (__m256i)(y)))
@@ -183,6 +179,7 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 #define K_TARGET "avx2"
 #define K_W 4
 #define K_BITS 64
+#define K_MUL64_EMU 1
 #include "simd_avx2_masks.h"
 #define K_BLEND(m, x, y) (((x) & (m)) | ((y) & ~(m)))
 #define K_MAXU(x, y) K_BLEND(K_GT(x, y), x, y)

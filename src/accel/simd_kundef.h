@@ -33,7 +33,7 @@
 #undef K_MZERO
 #undef K_NAME
 #undef K_NE
-#undef K_ODD
+#undef K_MUL64_EMU
 #undef K_OVSEL
 #undef K_SIGN
 #undef K_SIGNOR
@@ -43,8 +43,8 @@
 #undef K_SPECIALISE
 #undef K_SRBLK
 #undef K_SRH
+#undef K_SR_EO
 #undef K_SRLV
-#undef K_SR_G
 #undef K_STORE
 #undef K_STREAM
 #undef K_TARGET

@@ -8,7 +8,7 @@
  *               plain one and the one reading the options at run time)
  *   K_TARGET    the __attribute__((target)) string
  *   K_W         32-bit lanes per vector (16 or 8)
- *   K_ODD       the odd indices 1, 3, ..., 2*K_W - 1
+ *   K_MUL64_EMU 1 where the target has no 64-bit lane multiply (AVX2)
  *   K_M         the mask type; K_LT, K_LE, K_GT, K_GE, K_EQ, K_NE: unsigned
  *               lane comparisons giving a K_M; K_FGT(x, y): binary32 x > y
  *               (ordered); K_BLEND(m, x, y): x where m, else y;
@@ -423,7 +423,6 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
     K_(v64) zb[2];
     unsigned fl = 0;
     size_t i0, done = n - n % K_W;
-    int l;
 
     K.eminb = zero + P->eminb;
     K.ecapb = zero + P->ecapb;
@@ -458,12 +457,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__npar *P,
     K.lsbm = zero + (uint32_t)(P->C - 1 < 23);
     K.lsb1 = zero + (uint32_t)(P->C - 1 >= 23);
     K.podd = zero - (uint32_t)(P->C - 1 < 23);
-    for (l = 0; l < K_W / 2; l++) {
-        /* the generator's state for lanes l and K_W / 2 + l */
-        zb[0][l] = seed + 0x9E3779B97F4A7C15ull * (c->sr_index + (uint64_t)l + 1);
-        zb[1][l] = seed + 0x9E3779B97F4A7C15ull *
-                              (c->sr_index + (uint64_t)(l + K_W / 2) + 1);
-    }
+    K_(srinit)(zb, seed, c->sr_index);   /* the generator's states */
 
     for (i0 = 0; i0 < done; i0 += FL__NCHUNK) {
         const size_t iend = done - i0 < FL__NCHUNK ? done : i0 + FL__NCHUNK;

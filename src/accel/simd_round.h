@@ -7,7 +7,7 @@
  *   K_TARGET    the __attribute__((target)) string
  *   K_W         lanes per vector
  *   K_BITS      32 (binary32 arrays) or 64 (binary64 arrays)
- *   K_ODD       for K_BITS == 32: the odd indices 1, 3, ..., 2*K_W - 1
+ *   K_MUL64_EMU 1 where the target has no 64-bit lane multiply (AVX2)
  *   K_M         the mask type; K_LT, K_LE, K_GT, K_GE, K_EQ, K_NE: unsigned
  *               lane comparisons giving a K_M; K_BLEND(m, x, y): x where
  *               m, else y; K_MAXU, K_MINU; K_MNOT(m); K_ANYM(m): some lane
@@ -90,7 +90,6 @@ typedef uint64_t K_(v64) __attribute__((vector_size(K_VB)));
     } while (0)
 
 /* The state step of the SR generator (fl_sr_bits' first line). */
-#define K_SR_G 0x9E3779B97F4A7C15ull
 #include "simd_srfill.h"
 
 /* Bitwise select: m lanes are all ones or zero. */
@@ -159,12 +158,8 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     K_(v64) zs[2];
     K_(vu) rb[K_SRBLK / K_W];
     size_t i, done = n - n % K_W;
-    int l;
 
-    for (l = 0; l < (int)(sizeof zs[0] / 8); l++) {
-        zs[0][l] = seed + K_SR_G * (c->sr_index + (uint64_t)l + 1);
-        zs[1][l] = seed + K_SR_G * (c->sr_index + (uint64_t)(l + K_W / 2) + 1);
-    }
+    K_(srinit)(zs, seed, c->sr_index);
 
     for (i = 0; i < done; i += K_W) {
         K_(vu) u, x, s, a, a1, negv, E, shc, mask, lsb, r, inc, res, rr = zero;
