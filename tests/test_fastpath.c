@@ -1739,9 +1739,10 @@ static uint64_t h16_special_cases(uint64_t *s)
 }
 
 /* fl_fma on binary16 where the product lies below the addend's 53rd bit
- * (|a * b| < 2^-40 next to |d| >= 2^14): the binary64 sum is the addend
- * itself and only the exact error term says the result is inexact
- * (fl__h16_fma_fma3, fl__h16_fma_hw): subnormal or small factors, large
+ * (|a * b| < 2^-40 next to |d| >= 2^14): the binary64 sum
+ * (fl__h16_fma_hw) or binary32 sum (fl__h16_fma_f16c) is the addend
+ * itself and only the exact error term says the result is inexact:
+ * subnormal or small factors, large
  * addends (every other one a short significand, so that the result is
  * exact but for the product), both signs, under the x86 and SoftFloat
  * rules at every level; against the generic code. */

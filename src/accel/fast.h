@@ -780,10 +780,9 @@ FL__AINLINE int fl__h16_hw(void)
 #endif
     return fl__accel_simd();
 }
-/* fl__h16_hw() == 1 and the host's NaN rule: the fma of any three
- * encodings by a binary32 fused multiply-add and an exact binary64
- * residual sign. */
-uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b,
+/* Level avx2 and the host's NaN rule: the fma of any three encodings by
+ * the exact binary32 product, a binary32 sum and its exact TwoSum error. */
+uint64_t fl__h16_fma_f16c(const fl_format *f, uint64_t a, uint64_t b,
                           uint64_t d, const fl_ctx *c, unsigned *flags);
 /* (f is not read: the signature is fl_mul's and fl_fma's, so that these
  * are jumped to without moving arguments) */

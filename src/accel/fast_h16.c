@@ -332,19 +332,20 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
 
 /*
  * The fma of any three encodings under the host's NaN rule without
- * AVX-512 (F16C and FMA3; fma.c takes it at fl__h16_hw() == 1): X rounded
- * to odd at 24 bits from the nearest-even binary32 fused multiply-add R
- * and the sign of X - R, found exactly in binary64.  The product a * b is
- * exact there; TwoSum gives s + e = X exactly (s nearest X at 53 bits);
- * s - R is exact (both lie within half a binary32 ulp of X, s a multiple
- * of its own 53-bit ulp), and when it is not zero it outweighs e (|e| is
- * at most half an ulp of s): X - R has the sign of s - R, else of e, and
- * is zero iff both are.  Inexact: the value toward zero is R when |R| <
- * |X|, else the binary32 next to R toward zero (R - 1 in bits: R is not
- * zero, |X| >= 2^-48); its last bit set is the round to odd.  An infinite
- * or NaN R (some operand infinite or NaN) is taken as it is.  The NaN of
- * a NaN operand is chosen in integers (the first, quieted); classes,
- * flags and SoftFloat's select as fl__h16_fma_host512.
+ * AVX-512 (F16C; hooks.h takes it at level avx2): X rounded to odd at 24
+ * bits from binary32 arithmetic alone.  The product p = a * b is exact in
+ * binary32 (11-bit significands; |p| in [2^-48, 2^32]), so R = p + d is X
+ * rounded to nearest even at 24 bits, and TwoSum gives e = X - R exactly
+ * (no overflow: |X| < 2^33; binary32's subnormals are never reached).
+ * Inexact iff e != 0: the value toward zero is R when e has R's sign, else
+ * the binary32 next to R toward zero (R - 1 in bits: R is not zero, |X| >=
+ * 2^-48); its last bit set is the round to odd.  An infinite or NaN R
+ * (some operand infinite or NaN) is taken as it is.  The NaN of a NaN
+ * operand is chosen in integers (the first, quieted); classes, flags and
+ * SoftFloat's select as fl__h16_fma_host512.  (An earlier form took R
+ * from FMA3's vfmadd213ss and the sign of X - R from a binary64 TwoSum:
+ * the same result, measured within noise of this one on Zen 4 capped at
+ * avx2, with eight more operations.)
  */
 /* The three operands of an fma widened (v: a, b, d in lanes 0, 1, 2; y
  * = b and z = d in lane 0), their NaN classes and SoftFloat's select. */
@@ -361,32 +362,27 @@ FL__H16_INL void fl__h16_fma_in(uint64_t a, uint64_t b, uint64_t d, int sf,
     *sfix = fl__h16_sfix(a, b, *cls, sf);
 }
 
-#define FL__H16_FMA3 __attribute__((target("avx,f16c,fma"), always_inline))
-FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, uint64_t d,
+#define FL__H16_FMA16C __attribute__((target("avx,f16c"), always_inline))
+FL__H16_FMA16C static inline uint64_t fl__h16_fma_f16c_t(uint64_t a, uint64_t b, uint64_t d,
                                                       const fl_ctx *c, unsigned *flags,
                                                       const int sf)
 {
     __m128 v, y, z;
     unsigned cls, sfix;
     fl__h16_fma_in(a, b, d, sf, &v, &y, &z, &cls, &sfix);
-    __m128 rn = y;
-    /* x = a * x + d with x = b: the NaN order a, b, d (as above) */
-    __asm__("vfmadd213ss %2, %1, %0" : "+x"(rn) : "x"(v), "x"(z));
     {
-        const __m128d ab = _mm_cvtps_pd(v);                  /* a, b */
-        const __m128d zd = _mm_cvtps_pd(z);
-        const __m128d p = _mm_mul_sd(ab, _mm_unpackhi_pd(ab, ab));   /* exact */
-        const __m128d s = _mm_add_sd(p, zd);
-        const __m128d bb = _mm_sub_sd(s, p);
-        const __m128d e = _mm_add_sd(_mm_sub_sd(p, _mm_sub_sd(s, bb)),
-                                     _mm_sub_sd(zd, bb));
-        const __m128d R = _mm_cvtss_sd(_mm_setzero_pd(), rn);
-        const __m128d ds = _mm_sub_sd(s, R);
-        const __m128d sg = _mm_blendv_pd(e, ds, _mm_cmpneq_sd(ds, _mm_setzero_pd()));
-        /* bit 0: X != R; bit 1: X and R of opposite signs (|R| > |X|) */
-        const unsigned m = (unsigned)_mm_movemask_pd(
-            _mm_unpacklo_pd(_mm_cmpneq_sd(sg, _mm_setzero_pd()), _mm_xor_pd(sg, R)));
-        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(rn));
+        /* p = a b exactly (binary16 significands: 22 bits, magnitudes in
+         * [2^-48, 2^32]); R = X rounded to nearest even at 24 bits; e = X
+         * - R exactly by TwoSum (no overflow: |X| < 2^33) */
+        const __m128 p = _mm_mul_ss(v, y);
+        const __m128 R = _mm_add_ss(p, z);
+        const __m128 bb = _mm_sub_ss(R, p);
+        const __m128 e = _mm_add_ss(_mm_sub_ss(p, _mm_sub_ss(R, bb)),
+                                    _mm_sub_ss(z, bb));
+        /* bit 0: X != R; bit 1: X - R and R of opposite signs (|R| > |X|) */
+        const unsigned m = (unsigned)_mm_movemask_ps(_mm_unpacklo_ps(
+                               _mm_cmpneq_ss(e, _mm_setzero_ps()), _mm_xor_ps(e, R))) & 3;
+        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(R));
         const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
         fb = (fb - (inx & m >> 1)) | inx;
         {
@@ -395,24 +391,24 @@ FL__H16_FMA3 static inline uint64_t fl__h16_fma_fma3_t(uint64_t a, uint64_t b, u
             const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
             *flags |= fl__h16_fmafw[fl__h16_lanes(X, h, c) | cls << 4] |
                       (sfix ? FL_INVALID : 0u);
-            /* the NaN chosen here, not by the instruction: emulators
-             * (valgrind) pick another NaN than the hardware's FMA3 */
+            /* the NaN chosen here, not by the arithmetic: the sum of p
+             * and d would return p's NaN first */
             const uint64_t nanr = ((cls & 1) ? a : (cls & 2) ? b : d) | 0x200;
             return sfix ? 0xFE00u : (cls & 7) ? nanr & 0xFFFF : code;
         }
     }
 }
 
-__attribute__((target("avx,f16c,fma")))
-uint64_t fl__h16_fma_fma3(const fl_format *f, uint64_t a, uint64_t b, uint64_t d,
+__attribute__((target("avx,f16c")))
+uint64_t fl__h16_fma_f16c(const fl_format *f, uint64_t a, uint64_t b, uint64_t d,
                           const fl_ctx *c, unsigned *flags)
 {
     (void)f;
     if (c->nan == FL_NANP_SOFTFLOAT)
-        return fl__h16_fma_fma3_t(a, b, d, c, flags, 1);
-    return fl__h16_fma_fma3_t(a, b, d, c, flags, 0);
+        return fl__h16_fma_f16c_t(a, b, d, c, flags, 1);
+    return fl__h16_fma_f16c_t(a, b, d, c, flags, 0);
 }
-#undef FL__H16_FMA3
+#undef FL__H16_FMA16C
 
 #ifdef FPLAB_AVX512
 /*

@@ -229,7 +229,7 @@ FL__AINLINE uint64_t fl__accel_fma(const fl_format *f, uint64_t a,
             return fl__h16_fma_host512(f, a, b, d, c, flags);
 #endif
         if (fl__accel_at(FL__CPU_AVX2))
-            return fl__h16_fma_fma3(f, a, b, d, c, flags);
+            return fl__h16_fma_f16c(f, a, b, d, c, flags);
     }
 #endif
     if (f == &fl_binary32)
