@@ -532,6 +532,46 @@ static uint64_t stream_case(int fi, uint64_t *s, int level,
     return n;
 }
 
+/* The same for a binary64 array to binary16 (fast_fmt[0]), whose AVX2
+ * kernel has streaming stores of its own (fl__k256_f64_h16): mild inputs
+ * (its block path) or any, in a random context or nearest even. */
+static uint64_t stream_case_d(uint64_t *s, int level, uint64_t *handled)
+{
+    const fl_format *ff = &fast_fmt[0], *sf = &slow_fmt[0];
+    const size_t n = ((size_t)8 << 20) / sizeof(double) + 37;
+    const int mild = (int)(sm_next(s) & 1);
+    fl_ctx c = (sm_next(s) & 1) ? rnd_ctx(s) : fl_ctx_make(FL_RNE);
+    double *x = aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64),
+           *g = aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64);
+    unsigned wf = 0, gf = 0;
+    size_t i, k, bad = 0;
+    for (i = 0; i < n; i++) {
+        fl__d64 v;
+        v.u = simd_input_m(ff, s, 1, mild);
+        x[i] = v.d;
+    }
+    k = fl__simd_round_double_array(ff, g, x, n, &c, &gf, level);
+    *handled += k;
+    for (i = k; i < n; i++) {
+        fl_ctx ci = c;
+        ci.sr_index = c.sr_index + i;
+        g[i] = fl_round_double(ff, x[i], &ci, &gf);
+    }
+    for (i = 0; i < n; i++) {
+        fl_ctx ci = c;
+        double w;
+        ci.sr_index = c.sr_index + i;
+        w = GENERIC(fl_round_double(sf, x[i], &ci, &wf));
+        if (fl__u_of(w) != fl__u_of(g[i]) && bad++ == 0)
+            report(OP_SIMDD, ff, &c, fl__u_of(x[i]), i, (uint64_t)level,
+                   fl__u_of(w), wf, fl__u_of(g[i]), gf);
+    }
+    if (gf != wf)
+        report(OP_SIMDD, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
+    free(x); free(g);
+    return n;
+}
+
 /* fl_round_*_array_mt with 1..5 threads (in place for some) against the
  * single-thread call: identical values and flags. */
 static uint64_t mt_cases(int fi, uint64_t *s, size_t n)
@@ -1804,6 +1844,8 @@ static int run_random(void)
                     /* counted in cases, not in the level's quota */
                     cases += stream_case((int)(sm_next(&s) % NFMT), &s,
                                          level, &handled);
+                } else {
+                    cases += stream_case_d(&s, level, &handled);
                 }
                 while (per_level < per_op / (uint64_t)lv) {
                     /* lengths up to 300: most not a multiple of 16 */
