@@ -784,6 +784,10 @@ FL__AINLINE int fl__h16_hw(void)
  * the exact binary32 product, a binary32 sum and its exact TwoSum error. */
 uint64_t fl__h16_fma_f16c(const fl_format *f, uint64_t a, uint64_t b,
                           uint64_t d, const fl_ctx *c, unsigned *flags);
+/* Level avx2 and the host's NaN rule: the sum of any two encodings by a
+ * binary32 sum and its exact TwoSum error. */
+uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
+                          const fl_ctx *c, unsigned *flags);
 /* (f is not read: the signature is fl_mul's and fl_fma's, so that these
  * are jumped to without moving arguments) */
 uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a, uint64_t b,

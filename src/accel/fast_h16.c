@@ -410,6 +410,46 @@ uint64_t fl__h16_fma_f16c(const fl_format *f, uint64_t a, uint64_t b, uint64_t d
 }
 #undef FL__H16_FMA16C
 
+/*
+ * Addition of any two encodings under the host's NaN rule without AVX-512
+ * (F16C; hooks.h takes it at level avx2), as fl__h16_add_hw512 below with
+ * the round to odd at 24 bits found as in fl__h16_fma_f16c: R = a + b in
+ * binary32 nearest even (a the first source operand: the NaN it returns),
+ * TwoSum's e = X - R exactly (|X| <= 2^17), the value toward zero with
+ * its last bit set where e != 0.  R's zero is signed as IEEE requires; an
+ * infinite or NaN R is taken as it is.  Flags from fl__h16_mulfw as for
+ * the product (a sum below 2^-14 is a multiple of 2^-24: exact).
+ */
+__attribute__((target("avx,f16c")))
+uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
+                          const fl_ctx *c, unsigned *flags)
+{
+    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
+    const __m128 v = _mm_cvtph_ps(w);
+    const __m128 vb = _mm_movehdup_ps(v);
+    const unsigned cls = fl__h16_cls2(w);
+    __m128 R;
+    (void)f;
+    __asm__("vaddss %2, %1, %0" : "=x"(R) : "x"(v), "x"(vb));
+    {
+        const __m128 bb = _mm_sub_ss(R, v);
+        const __m128 e = _mm_add_ss(_mm_sub_ss(v, _mm_sub_ss(R, bb)),
+                                    _mm_sub_ss(vb, bb));
+        /* bit 0: X != R; bit 1: X - R and R of opposite signs */
+        const unsigned m = (unsigned)_mm_movemask_ps(_mm_unpacklo_ps(
+                               _mm_cmpneq_ss(e, _mm_setzero_ps()), _mm_xor_ps(e, R))) & 3;
+        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(R));
+        const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
+        fb = (fb - (inx & m >> 1)) | inx;
+        {
+            const __m128 X = _mm_castsi128_ps(_mm_cvtsi32_si128((int)fb));
+            const __m128i h = _mm_cvtps_ph(X, _MM_FROUND_TO_NEAREST_INT);
+            *flags |= fl__h16_mulfw[fl__h16_lanes(X, h, c) | cls << 4];
+            return (uint16_t)_mm_cvtsi128_si32(h);
+        }
+    }
+}
+
 #ifdef FPLAB_AVX512
 /*
  * Addition of any two encodings under the host's NaN rule (add.c), as the

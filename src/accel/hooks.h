@@ -150,10 +150,15 @@ FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
-#if defined(FL__H16_SSE) && defined(FPLAB_AVX512)
-    if (__builtin_expect(fl__h16_take_host(f, c) &&
-                         fl__accel_at(FL__CPU_AVX512), 1))
-        return fl__h16_add_hw512(f, a, b, c, flags);
+#ifdef FL__H16_SSE
+    if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
+#ifdef FPLAB_AVX512
+        if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
+            return fl__h16_add_hw512(f, a, b, c, flags);
+#endif
+        if (fl__accel_at(FL__CPU_AVX2))
+            return fl__h16_add_f16c(f, a, b, c, flags);
+    }
 #endif
     if (f == &fl_binary32)
         return fl__f32_add_any(f, a, b, c, flags, generic);
