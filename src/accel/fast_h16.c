@@ -379,14 +379,19 @@ FL__H16_FMA16C static inline uint64_t fl__h16_fma_f16c_t(uint64_t a, uint64_t b,
         const __m128 bb = _mm_sub_ss(R, p);
         const __m128 e = _mm_add_ss(_mm_sub_ss(p, _mm_sub_ss(R, bb)),
                                     _mm_sub_ss(z, bb));
-        /* bit 0: X != R; bit 1: X - R and R of opposite signs (|R| > |X|) */
-        const unsigned m = (unsigned)_mm_movemask_ps(_mm_unpacklo_ps(
-                               _mm_cmpneq_ss(e, _mm_setzero_ps()), _mm_xor_ps(e, R))) & 3;
-        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(R));
-        const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
-        fb = (fb - (inx & m >> 1)) | inx;
+        /* inexact: e != 0 and R finite (else e is not a number); away:
+         * e and R of opposite signs (|R| > |X|); the round to odd in the
+         * vector unit, R + (inexact & away) with its last bit set where
+         * inexact, as in fl__h16_add_f16c */
+        const __m128 fin = _mm_cmplt_ss(fl__h16_absf4(R), _mm_set_ss(__builtin_inff()));
+        const __m128i inx = _mm_castps_si128(
+            _mm_and_ps(_mm_cmpneq_ss(e, _mm_setzero_ps()), fin));
+        const __m128i away = _mm_srai_epi32(_mm_castps_si128(_mm_xor_ps(e, R)), 31);
+        const __m128i ro = _mm_or_si128(
+            _mm_add_epi32(_mm_castps_si128(R), _mm_and_si128(inx, away)),
+            _mm_and_si128(inx, _mm_cvtsi32_si128(1)));
         {
-            const __m128 X = _mm_castsi128_ps(_mm_cvtsi32_si128((int)fb));
+            const __m128 X = _mm_castsi128_ps(ro);
             const __m128i h = _mm_cvtps_ph(X, _MM_FROUND_TO_NEAREST_INT);
             const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
             *flags |= fl__h16_fmafw[fl__h16_lanes(X, h, c) | cls << 4] |
@@ -413,12 +418,21 @@ uint64_t fl__h16_fma_f16c(const fl_format *f, uint64_t a, uint64_t b, uint64_t d
 /*
  * Addition of any two encodings under the host's NaN rule without AVX-512
  * (F16C; hooks.h takes it at level avx2), as fl__h16_add_hw512 below with
- * the round to odd at 24 bits found as in fl__h16_fma_f16c: R = a + b in
- * binary32 nearest even (a the first source operand: the NaN it returns),
- * TwoSum's e = X - R exactly (|X| <= 2^17), the value toward zero with
- * its last bit set where e != 0.  R's zero is signed as IEEE requires; an
- * infinite or NaN R is taken as it is.  Flags from fl__h16_mulfw as for
- * the product (a sum below 2^-14 is a multiple of 2^-24: exact).
+ * the round to odd at 24 bits found from the exact sum: X = a + b is a
+ * binary64 value (at most 41 bits), R = a + b in binary32 nearest even (a
+ * the first source operand: the NaN it returns), and both are computed
+ * side by side.  R != X (unordered included) says inexact; |R| > |X|
+ * (ordered) that R is the value away from zero, whose binary32
+ * predecessor toward zero is R - 1 in bits (R is not zero there).  The
+ * masks of the binary64 comparisons are all ones in their low 32 bits,
+ * R's lane, so the round to odd stays in the vector unit:
+ * R + (inexact & away), its last bit set where inexact.  A NaN R gets its
+ * last bit set and no decrement, which vcvtps2ph drops; an infinite R
+ * equals X.  R's zero is signed as IEEE requires.  Flags from
+ * fl__h16_mulfw as for the product (a sum below 2^-14 is a multiple of
+ * 2^-24: exact).  (The first form of 2026-12-03 took X - R from TwoSum
+ * in binary32 and adjusted R in a general register: a dependency chain
+ * about 15 cycles longer.)
  */
 __attribute__((target("avx,f16c")))
 uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
@@ -432,21 +446,20 @@ uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
     (void)f;
     __asm__("vaddss %2, %1, %0" : "=x"(R) : "x"(v), "x"(vb));
     {
-        const __m128 bb = _mm_sub_ss(R, v);
-        const __m128 e = _mm_add_ss(_mm_sub_ss(v, _mm_sub_ss(R, bb)),
-                                    _mm_sub_ss(vb, bb));
-        /* bit 0: X != R; bit 1: X - R and R of opposite signs */
-        const unsigned m = (unsigned)_mm_movemask_ps(_mm_unpacklo_ps(
-                               _mm_cmpneq_ss(e, _mm_setzero_ps()), _mm_xor_ps(e, R))) & 3;
-        uint32_t fb = (uint32_t)_mm_cvtsi128_si32(_mm_castps_si128(R));
-        const uint32_t fin = (fb & 0x7FFFFFFFu) < 0x7F800000u, inx = m & 1 & fin;
-        fb = (fb - (inx & m >> 1)) | inx;
-        {
-            const __m128 X = _mm_castsi128_ps(_mm_cvtsi32_si128((int)fb));
-            const __m128i h = _mm_cvtps_ph(X, _MM_FROUND_TO_NEAREST_INT);
-            *flags |= fl__h16_mulfw[fl__h16_lanes(X, h, c) | cls << 4];
-            return (uint16_t)_mm_cvtsi128_si32(h);
-        }
+        const __m128d absm = _mm_castsi128_pd(_mm_set_epi64x(0, 0x7FFFFFFFFFFFFFFFll));
+        const __m128d ab = _mm_cvtps_pd(v);                          /* a, b */
+        const __m128d X = _mm_add_sd(ab, _mm_unpackhi_pd(ab, ab));   /* exact */
+        const __m128d Rd = _mm_cvtss_sd(_mm_setzero_pd(), R);
+        const __m128i inx = _mm_castpd_si128(_mm_cmpneq_sd(Rd, X));
+        const __m128i away = _mm_castpd_si128(
+            _mm_cmplt_sd(_mm_and_pd(X, absm), _mm_and_pd(Rd, absm)));
+        const __m128i ro = _mm_or_si128(
+            _mm_add_epi32(_mm_castps_si128(R), _mm_and_si128(inx, away)),
+            _mm_and_si128(inx, _mm_cvtsi32_si128(1)));
+        const __m128 Xo = _mm_castsi128_ps(ro);
+        const __m128i h = _mm_cvtps_ph(Xo, _MM_FROUND_TO_NEAREST_INT);
+        *flags |= fl__h16_mulfw[fl__h16_lanes(Xo, h, c) | cls << 4];
+        return (uint16_t)_mm_cvtsi128_si32(h);
     }
 }
 
