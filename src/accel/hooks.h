@@ -180,6 +180,19 @@ FL__AINLINE uint64_t fl__accel_sub(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
+#ifdef FL__H16_SSE
+    if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
+        /* a - b = a + (-b), b's sign flipped unless b is a NaN (x86
+         * returns a NaN operand with its own sign) */
+        const uint64_t nb = b ^ (uint64_t)((b & 0x7FFF) <= 0x7C00) << 15;
+#ifdef FPLAB_AVX512
+        if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
+            return fl__h16_add_hw512(f, a, nb, c, flags);
+#endif
+        if (fl__accel_at(FL__CPU_AVX2))
+            return fl__h16_add_f16c(f, a, nb, c, flags);
+    }
+#endif
     if (f == &fl_binary32)
         return fl__f32_sub_any(f, a, b, c, flags, generic);
 #ifdef FL__P16
