@@ -111,6 +111,15 @@ static int fl__kpar_init(fl__kpar *P, const fl_format *f, const fl_ctx *c,
 /* Arrays of at least this many bytes are written with streaming stores. */
 #define FL__STREAM_BYTES ((size_t)8 << 20)
 
+/* The flags of the lanes a kernel rounded: fup / fdn the lanes whose
+ * result is above / below the input, fuf the tiny ones among them (the
+ * kernels' bit masks, OR-ed over the array). */
+static inline unsigned fl__kflags(unsigned fup, unsigned fdn, unsigned fuf)
+{
+    return ((fup | fdn) ? FL_INEXACT : 0u) | (fup ? FL_TERN_UP : 0u) |
+           (fdn ? FL_TERN_DOWN : 0u) | (fuf ? FL_UNDERFLOW : 0u);
+}
+
 #ifdef FPLAB_AVX512
 /* AVX-512: mask registers */
 #define K_NAME fl__k512_f32
@@ -303,11 +312,7 @@ fl__h16d_body(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
     }
     if (stream)
         _mm_sfence();     /* order the streaming stores before returning */
-    if (fup | fdn) fl |= FL_INEXACT;
-    if (fup) fl |= FL_TERN_UP;
-    if (fdn) fl |= FL_TERN_DOWN;
-    if (fuf) fl |= FL_UNDERFLOW;
-    *flags |= fl;
+    *flags |= fl | fl__kflags(fup, fdn, fuf);
     return i;
 }
 

@@ -146,19 +146,34 @@ uint64_t fl__h16_fma_rule(const fl_format *f, uint64_t a, uint64_t b,
                           uint64_t d, const fl_ctx *c, unsigned *flags);
 #endif
 
+#ifdef FL__H16_SSE
+/* binary16 a + b of any encodings under the host's NaN rule, by the
+ * addition route of the thread's level (fl_add, and fl_sub with b's sign
+ * flipped); not taken below avx2. */
+FL__AINLINE fl__accel_res fl__h16_add_host(const fl_format *f, uint64_t a,
+                                           uint64_t b, const fl_ctx *c,
+                                           unsigned *flags)
+{
+    fl__accel_res x;
+#ifdef FPLAB_AVX512
+    if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
+        return fl__accel_took(fl__h16_add_hw512(f, a, b, c, flags));
+#endif
+    if (fl__accel_at(FL__CPU_AVX2))
+        return fl__accel_took(fl__h16_add_f16c(f, a, b, c, flags));
+    x.r = 0;
+    x.taken = 0;
+    return x;
+}
+#endif
+
 FL__AINLINE uint64_t fl__accel_add(const fl_format *f, uint64_t a,
                                    uint64_t b, const fl_ctx *c,
                                    unsigned *flags, fl__accel_op2 generic)
 {
 #ifdef FL__H16_SSE
-    if (__builtin_expect(fl__h16_take_host(f, c), 1)) {  /* every encoding */
-#ifdef FPLAB_AVX512
-        if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
-            return fl__h16_add_hw512(f, a, b, c, flags);
-#endif
-        if (fl__accel_at(FL__CPU_AVX2))
-            return fl__h16_add_f16c(f, a, b, c, flags);
-    }
+    if (__builtin_expect(fl__h16_take_host(f, c), 1))   /* every encoding */
+        FL__ACCEL_HOOK(fl__h16_add_host(f, a, b, c, flags));
 #endif
     if (f == &fl_binary32)
         return fl__f32_add_any(f, a, b, c, flags, generic);
@@ -185,12 +200,7 @@ FL__AINLINE uint64_t fl__accel_sub(const fl_format *f, uint64_t a,
         /* a - b = a + (-b), b's sign flipped unless b is a NaN (x86
          * returns a NaN operand with its own sign) */
         const uint64_t nb = b ^ (uint64_t)((b & 0x7FFF) <= 0x7C00) << 15;
-#ifdef FPLAB_AVX512
-        if (__builtin_expect(fl__accel_at(FL__CPU_AVX512), 1))
-            return fl__h16_add_hw512(f, a, nb, c, flags);
-#endif
-        if (fl__accel_at(FL__CPU_AVX2))
-            return fl__h16_add_f16c(f, a, nb, c, flags);
+        FL__ACCEL_HOOK(fl__h16_add_host(f, a, nb, c, flags));
     }
 #endif
     if (f == &fl_binary32)

@@ -402,10 +402,7 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     }
     if (stream)
         _mm_sfence();     /* order the streaming stores before returning */
-    if (fup | fdn) fl |= FL_INEXACT;
-    if (fup) fl |= FL_TERN_UP;
-    if (fdn) fl |= FL_TERN_DOWN;
-    if (fuf) fl |= FL_UNDERFLOW;
+    fl |= fl__kflags(fup, fdn, fuf);
     if (o0) fl |= P->ovfl[0];
     if (o1) fl |= P->ovfl[1];
     *flags |= fl;
