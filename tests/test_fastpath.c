@@ -497,78 +497,65 @@ static uint64_t simd_cases(int op, int fi, uint64_t *s, size_t n, int level,
 }
 
 /* One array past the kernels' streaming-store threshold (8 MiB), aligned
- * for it, through the kernel at `level`, against the generic code. */
-static uint64_t stream_case(int fi, uint64_t *s, int level,
+ * for it, through the kernel at `level`, against the generic code: binary32
+ * elements to format fi in a random context, or (dbl) binary64 elements to
+ * binary16 (fast_fmt[0]; its AVX2 kernel fl__k256_f64_h16 has streaming
+ * stores of its own), mild inputs (its block path) or any, in a random
+ * context or nearest even.  Elements travel as their encodings. */
+static uint64_t stream_case(int fi, int dbl, uint64_t *s, int level,
                             uint64_t *handled)
 {
-    const fl_format *ff = &fast_fmt[fi], *sf = &slow_fmt[fi];
-    const size_t n = ((size_t)8 << 20) / sizeof(float) + 37;
-    fl_ctx c = rnd_ctx(s);
-    float *x = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64),
-          *g = aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64);
-    unsigned wf = 0, gf = 0;
-    size_t i, k, bad = 0;
-    for (i = 0; i < n; i++)
-        x[i] = u2f((uint32_t)simd_input(ff, s, 0));
-    k = fl__simd_round_float_array(ff, g, x, n, &c, &gf, level);
-    *handled += k;
-    for (i = k; i < n; i++) {
-        fl_ctx ci = c;
-        ci.sr_index = c.sr_index + i;
-        g[i] = fl_round_float(ff, x[i], &ci, &gf);
-    }
-    for (i = 0; i < n; i++) {
-        fl_ctx ci = c;
-        float w;
-        ci.sr_index = c.sr_index + i;
-        w = GENERIC(fl_round_float(sf, x[i], &ci, &wf));
-        if (f2u(w) != f2u(g[i]) && bad++ == 0)
-            report(OP_SIMDF, ff, &c, f2u(x[i]), i, (uint64_t)level, f2u(w), wf,
-                   f2u(g[i]), gf);
-    }
-    if (gf != wf)
-        report(OP_SIMDF, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
-    free(x); free(g);
-    return n;
-}
-
-/* The same for a binary64 array to binary16 (fast_fmt[0]), whose AVX2
- * kernel has streaming stores of its own (fl__k256_f64_h16): mild inputs
- * (its block path) or any, in a random context or nearest even. */
-static uint64_t stream_case_d(uint64_t *s, int level, uint64_t *handled)
-{
-    const fl_format *ff = &fast_fmt[0], *sf = &slow_fmt[0];
-    const size_t n = ((size_t)8 << 20) / sizeof(double) + 37;
-    const int mild = (int)(sm_next(s) & 1);
-    fl_ctx c = (sm_next(s) & 1) ? rnd_ctx(s) : fl_ctx_make(FL_RNE);
-    double *x = aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64),
-           *g = aligned_alloc(64, (n * sizeof(double) + 63) / 64 * 64);
+    const int f = dbl ? 0 : fi;
+    const fl_format *ff = &fast_fmt[f], *sf = &slow_fmt[f];
+    const size_t es = dbl ? sizeof(double) : sizeof(float);
+    const size_t n = ((size_t)8 << 20) / es + 37;
+    const size_t bytes = (n * es + 63) / 64 * 64;
+    const int mild = dbl ? (int)(sm_next(s) & 1) : 0;
+    fl_ctx c = (!dbl || (sm_next(s) & 1)) ? rnd_ctx(s) : fl_ctx_make(FL_RNE);
+    float *xf = aligned_alloc(64, bytes), *gf32 = aligned_alloc(64, bytes);
+    double *xd = (double *)(void *)xf, *gd = (double *)(void *)gf32;
+    const int op = dbl ? OP_SIMDD : OP_SIMDF;
     unsigned wf = 0, gf = 0;
     size_t i, k, bad = 0;
     for (i = 0; i < n; i++) {
+        const uint64_t u = simd_input_m(ff, s, dbl, mild);
         fl__d64 v;
-        v.u = simd_input_m(ff, s, 1, mild);
-        x[i] = v.d;
+        v.u = u;
+        if (dbl)
+            xd[i] = v.d;
+        else
+            xf[i] = u2f((uint32_t)u);
     }
-    k = fl__simd_round_double_array(ff, g, x, n, &c, &gf, level);
+    k = dbl ? fl__simd_round_double_array(ff, gd, xd, n, &c, &gf, level)
+            : fl__simd_round_float_array(ff, gf32, xf, n, &c, &gf, level);
     *handled += k;
     for (i = k; i < n; i++) {
         fl_ctx ci = c;
         ci.sr_index = c.sr_index + i;
-        g[i] = fl_round_double(ff, x[i], &ci, &gf);
+        if (dbl)
+            gd[i] = fl_round_double(ff, xd[i], &ci, &gf);
+        else
+            gf32[i] = fl_round_float(ff, xf[i], &ci, &gf);
     }
     for (i = 0; i < n; i++) {
         fl_ctx ci = c;
-        double w;
+        uint64_t x, w, g;
         ci.sr_index = c.sr_index + i;
-        w = GENERIC(fl_round_double(sf, x[i], &ci, &wf));
-        if (fl__u_of(w) != fl__u_of(g[i]) && bad++ == 0)
-            report(OP_SIMDD, ff, &c, fl__u_of(x[i]), i, (uint64_t)level,
-                   fl__u_of(w), wf, fl__u_of(g[i]), gf);
+        if (dbl) {
+            x = fl__u_of(xd[i]);
+            g = fl__u_of(gd[i]);
+            w = fl__u_of(GENERIC(fl_round_double(sf, xd[i], &ci, &wf)));
+        } else {
+            x = f2u(xf[i]);
+            g = f2u(gf32[i]);
+            w = f2u(GENERIC(fl_round_float(sf, xf[i], &ci, &wf)));
+        }
+        if (w != g && bad++ == 0)
+            report(op, ff, &c, x, i, (uint64_t)level, w, wf, g, gf);
     }
     if (gf != wf)
-        report(OP_SIMDD, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
-    free(x); free(g);
+        report(op, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
+    free(xf); free(gf32);
     return n;
 }
 
@@ -1842,10 +1829,10 @@ static int run_random(void)
                 per_level = 0;
                 if (op == OP_SIMDF) {   /* streaming stores once per level */
                     /* counted in cases, not in the level's quota */
-                    cases += stream_case((int)(sm_next(&s) % NFMT), &s,
+                    cases += stream_case((int)(sm_next(&s) % NFMT), 0, &s,
                                          level, &handled);
                 } else {
-                    cases += stream_case_d(&s, level, &handled);
+                    cases += stream_case(0, 1, &s, level, &handled);
                 }
                 while (per_level < per_op / (uint64_t)lv) {
                     /* lengths up to 300: most not a multiple of 16 */
