@@ -227,23 +227,38 @@ FL__H16_INL unsigned fl__h16_lanes(__m128 p, __m128i h, const fl_ctx *c)
     return (unsigned)_mm_movemask_ps(_mm_cmp_ps(l, r, _CMP_NGE_UQ));
 }
 
+/* The two operands of a binary operation widened to binary32: a in lane 0
+ * of *v, b in its lane 1 and in lane 0 of *vb; their NaN classes
+ * (fl__h16_cls2). */
+FL__H16_INL unsigned fl__h16_in2(uint64_t a, uint64_t b, __m128 *v, __m128 *vb)
+{
+    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
+    *v = _mm_cvtph_ps(w);
+    *vb = _mm_movehdup_ps(*v);
+    return fl__h16_cls2(w);
+}
+
+/* The result of a product or sum from p (lane 0: the exact value X, or X
+ * rounded to odd at 24 bits): p rounded to binary16 in nearest even, the
+ * flags from fl__h16_mulfw for the operands' classes cls. */
+FL__H16_INL uint64_t fl__h16_out2(__m128 p, unsigned cls, const fl_ctx *c,
+                                  unsigned *flags)
+{
+    const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
+    *flags |= fl__h16_mulfw[fl__h16_lanes(p, h, c) | cls << 4];
+    return (uint16_t)_mm_cvtsi128_si32(h);
+}
+
 FL__H16_TARGET uint64_t fl__h16_mul_hw(const fl_format *f, uint64_t a,
                                        uint64_t b, const fl_ctx *c,
                                        unsigned *flags)
 {
-    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
-    const __m128 v = _mm_cvtph_ps(w);
-    const __m128 vb = _mm_movehdup_ps(v);
-    const unsigned cls = fl__h16_cls2(w);
-    __m128 p;
+    __m128 v, vb, p;
+    const unsigned cls = fl__h16_in2(a, b, &v, &vb);
     (void)f;
     /* p = a * b with a the first source operand (the NaN it returns) */
     __asm__("vmulss %2, %1, %0" : "=x"(p) : "x"(v), "x"(vb));
-    {
-        const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
-        *flags |= fl__h16_mulfw[fl__h16_lanes(p, h, c) | cls << 4];
-        return (uint16_t)_mm_cvtsi128_si32(h);
-    }
+    return fl__h16_out2(p, cls, c, flags);
 }
 
 #ifdef FL__P16
@@ -438,11 +453,8 @@ __attribute__((target("avx,f16c")))
 uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
                           const fl_ctx *c, unsigned *flags)
 {
-    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
-    const __m128 v = _mm_cvtph_ps(w);
-    const __m128 vb = _mm_movehdup_ps(v);
-    const unsigned cls = fl__h16_cls2(w);
-    __m128 R;
+    __m128 v, vb, R;
+    const unsigned cls = fl__h16_in2(a, b, &v, &vb);
     (void)f;
     __asm__("vaddss %2, %1, %0" : "=x"(R) : "x"(v), "x"(vb));
     {
@@ -456,10 +468,7 @@ uint64_t fl__h16_add_f16c(const fl_format *f, uint64_t a, uint64_t b,
         const __m128i ro = _mm_or_si128(
             _mm_add_epi32(_mm_castps_si128(R), _mm_and_si128(inx, away)),
             _mm_and_si128(inx, _mm_cvtsi32_si128(1)));
-        const __m128 Xo = _mm_castsi128_ps(ro);
-        const __m128i h = _mm_cvtps_ph(Xo, _MM_FROUND_TO_NEAREST_INT);
-        *flags |= fl__h16_mulfw[fl__h16_lanes(Xo, h, c) | cls << 4];
-        return (uint16_t)_mm_cvtsi128_si32(h);
+        return fl__h16_out2(_mm_castsi128_ps(ro), cls, c, flags);
     }
 }
 
@@ -487,22 +496,14 @@ __attribute__((target("avx512f,f16c")))
 uint64_t fl__h16_add_hw512(const fl_format *f, uint64_t a, uint64_t b,
                            const fl_ctx *c, unsigned *flags)
 {
-    const __m128i w = _mm_cvtsi32_si128((int)((a & 0xFFFF) | (b & 0xFFFF) << 16));
-    const __m128 v = _mm_cvtph_ps(w);
-    const __m128 vb = _mm_movehdup_ps(v);
-    const unsigned cls = fl__h16_cls2(w);
-    __m128 rn, rd, ru;
+    __m128 v, vb, rn, rd, ru;
+    const unsigned cls = fl__h16_in2(a, b, &v, &vb);
     (void)f;
     /* a + b rounded three ways, a the first source operand */
     __asm__("vaddss %{rn-sae%}, %2, %1, %0" : "=v"(rn) : "v"(v), "v"(vb));
     __asm__("vaddss %{rd-sae%}, %2, %1, %0" : "=v"(rd) : "v"(v), "v"(vb));
     __asm__("vaddss %{ru-sae%}, %2, %1, %0" : "=v"(ru) : "v"(v), "v"(vb));
-    {
-        const __m128 p = fl__h16_odd(rn, rd, ru);
-        const __m128i h = _mm_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT);
-        *flags |= fl__h16_mulfw[fl__h16_lanes(p, h, c) | cls << 4];
-        return (uint16_t)_mm_cvtsi128_si32(h);
-    }
+    return fl__h16_out2(fl__h16_odd(rn, rd, ru), cls, c, flags);
 }
 
 /*
