@@ -137,11 +137,14 @@ static const uint8_t fl__h16_mulfw[256] = { FL__TAB256(FL__H16_MF, 0) };
 static const uint8_t fl__h16_fmafw[1024] = {
     FL__TAB256(FL__H16_FF, 0), FL__TAB256(FL__H16_FF, 256),
     FL__TAB256(FL__H16_FF, 512), FL__TAB256(FL__H16_FF, 768) };
-/* 16-bit lanes a b d 0 a b d 0: magnitude mask and the NaN and quiet NaN
- * limits (lanes 3 and 7 never true) */
+/* 16-bit lanes a b d a b d 0 0: magnitude mask and the NaN and quiet NaN
+ * limits (lanes 6 and 7 never true), and the byte shuffle that makes
+ * those lanes of a b d (fl__h16_cls3) */
 static const int16_t fl__h16_nanlim3[2][8] __attribute__((aligned(16))) = {
-    { 0x7FFF, 0x7FFF, 0x7FFF, 0, 0x7FFF, 0x7FFF, 0x7FFF, 0 },
-    { 0x7C00, 0x7C00, 0x7C00, 0x7FFF, 0x7DFF, 0x7DFF, 0x7DFF, 0x7FFF } };
+    { 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0x7FFF, 0, 0 },
+    { 0x7C00, 0x7C00, 0x7C00, 0x7DFF, 0x7DFF, 0x7DFF, 0x7FFF, 0x7FFF } };
+static const int8_t fl__h16_abdabd[16] __attribute__((aligned(16))) = {
+    0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, -1, -1, -1, -1 };
 #undef FL__H16_FF
 
 /* Lanes 2 and 3 of the right and left comparison operands: the tininess
@@ -178,13 +181,13 @@ FL__H16_INL unsigned fl__h16_cls2(__m128i w)
 }
 
 /* The same for three operands (lanes a, b, d of w): bits na nb nd qa qb
- * qd. */
+ * qd, one lane each (lanes a b d a b d 0 0). */
 FL__H16_INL unsigned fl__h16_cls3(__m128i w)
 {
-    const __m128i k = fl__h16_above(_mm_unpacklo_epi64(w, w), fl__h16_nanlim3);
-    const unsigned m8 =
-        (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
-    return (m8 & 7) | (m8 >> 1 & 0x38);
+    const __m128i k = fl__h16_above(
+        _mm_shuffle_epi8(w, _mm_load_si128((const __m128i *)fl__h16_abdabd)),
+        fl__h16_nanlim3);
+    return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(k, _mm_setzero_si128()));
 }
 
 /* SoftFloat's rule (sf) where it leaves the hardware's: 0 * inf + NaN, a
@@ -355,9 +358,11 @@ FL__H16_TARGET uint64_t fl__h16_fma_hw(const fl_format *f, uint64_t a,
  * Inexact iff e != 0: the value toward zero is R when e has R's sign, else
  * the binary32 next to R toward zero (R - 1 in bits: R is not zero, |X| >=
  * 2^-48); its last bit set is the round to odd.  An infinite or NaN R
- * (some operand infinite or NaN) is taken as it is.  The NaN of a NaN
- * operand is chosen in integers (the first, quieted); classes, flags and
- * SoftFloat's select as fl__h16_fma_host512.  (An earlier form took R
+ * (some operand infinite or NaN) is taken as it is, and its NaN is the
+ * first NaN operand's, quieted (vmulss, then vaddss, return their first
+ * NaN operand), but for 0 * inf + NaN, whose NaN (x86's fma returns the
+ * addend's) is chosen in integers; classes, flags and SoftFloat's select
+ * as fl__h16_fma_host512.  (An earlier form took R
  * from FMA3's vfmadd213ss and the sign of X - R from a binary64 TwoSum:
  * the same result, measured within noise of this one on Zen 4 capped at
  * avx2, with eight more operations.)
@@ -394,13 +399,15 @@ FL__H16_FMA16C static inline uint64_t fl__h16_fma_f16c_t(uint64_t a, uint64_t b,
         const __m128 bb = _mm_sub_ss(R, p);
         const __m128 e = _mm_add_ss(_mm_sub_ss(p, _mm_sub_ss(R, bb)),
                                     _mm_sub_ss(z, bb));
-        /* inexact: e != 0 and R finite (else e is not a number); away:
-         * e and R of opposite signs (|R| > |X|); the round to odd in the
-         * vector unit, R + (inexact & away) with its last bit set where
-         * inexact, as in fl__h16_add_f16c */
-        const __m128 fin = _mm_cmplt_ss(fl__h16_absf4(R), _mm_set_ss(__builtin_inff()));
+        /* inexact: e != 0 and e ordered (e is not a number exactly when
+         * R is infinite or NaN: TwoSum then subtracts an infinity from
+         * itself or meets the NaN; two comparisons, for valgrind takes
+         * the one predicate "ordered and not equal" for "not equal");
+         * away: e and R of opposite signs (|R| > |X|); the round to odd
+         * in the vector unit, R + (inexact & away) with its last bit set
+         * where inexact, as in fl__h16_add_f16c */
         const __m128i inx = _mm_castps_si128(
-            _mm_and_ps(_mm_cmpneq_ss(e, _mm_setzero_ps()), fin));
+            _mm_and_ps(_mm_cmpneq_ss(e, _mm_setzero_ps()), _mm_cmpord_ss(e, e)));
         const __m128i away = _mm_srai_epi32(_mm_castps_si128(_mm_xor_ps(e, R)), 31);
         const __m128i ro = _mm_or_si128(
             _mm_add_epi32(_mm_castps_si128(R), _mm_and_si128(inx, away)),
@@ -411,10 +418,12 @@ FL__H16_FMA16C static inline uint64_t fl__h16_fma_f16c_t(uint64_t a, uint64_t b,
             const uint64_t code = (uint16_t)_mm_cvtsi128_si32(h);
             *flags |= fl__h16_fmafw[fl__h16_lanes(X, h, c) | cls << 4] |
                       (sfix ? FL_INVALID : 0u);
-            /* the NaN chosen here, not by the arithmetic: the sum of p
-             * and d would return p's NaN first */
-            const uint64_t nanr = ((cls & 1) ? a : (cls & 2) ? b : d) | 0x200;
-            return sfix ? 0xFE00u : (cls & 7) ? nanr & 0xFFFF : code;
+            /* a NaN result is the arithmetic's: vmulss and vaddss return
+             * their first NaN operand quieted, so R holds the first NaN of
+             * a, b, d, but for 0 * inf + d with d a NaN (p is the default
+             * NaN there, and x86's fma returns d) */
+            const uint64_t dn = (d & 0xFFFF) | 0x200;
+            return sfix ? 0xFE00u : (cls & 7) == 4 ? dn : code;
         }
     }
 }
