@@ -147,12 +147,6 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
     /* the RNE block (host nearest-even addition for tiny lanes) */
     const int rne_blk = rm == FL_RNE && !P->daz && !P->fz;
     const K_(vf) vMq = (K_(vf)){0} + (K_(ft))P->mq;     /* exact: a power of two */
-#ifdef K_HW16
-    /* the host conversion applies: binary16 (every field, see fast.h's
-     * keys) in one of its four modes, no daz / ftz (simple) */
-    const int hw16 = simple && P->hw16 &&
-                     (rm == FL_RNE || rm == FL_RTZ || rm == FL_RDN || rm == FL_RUP);
-#endif
     /* SR states of the lanes (64-bit halves of a vector: 0 and, for
      * binary32 elements, 1), advanced by one vector per iteration */
     K_(v64) zs[2];
@@ -176,38 +170,6 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
                            zs, seed, (const char *)(src + i + K_SRBLK));
             rr = rb[i % K_SRBLK / K_W];
         }
-#ifdef K_HW16
-        if (hw16) {
-            /* binary16 in RNE, RTZ, RDN, RUP without daz/ftz: the host's
-             * F16C conversion rounds (subnormals, ties and directed modes
-             * as IEEE 754 requires); the block is taken when no lane
-             * overflows or is NaN/infinite and, for tininess after
-             * rounding, no tiny lane reached 2^emin (those blocks take the
-             * general path below).  Flags as in the common block, plus
-             * underflow = tiny and inexact. */
-            K_(vu) y;
-            switch (rm) {   /* the rounding immediate must be a literal */
-            case FL_RDN: y = K_HW16(u, _MM_FROUND_TO_NEG_INF); break;
-            case FL_RUP: y = K_HW16(u, _MM_FROUND_TO_POS_INF); break;
-            case FL_RTZ: y = K_HW16(u, _MM_FROUND_TO_ZERO); break;
-            default: y = K_HW16(u, _MM_FROUND_TO_NEAREST_INT); break;
-            }
-            const K_(vu) ay = y & ~(K_(vu))(zero + K_SIGN);
-            const K_M tny = K_LT(a - 1, eminb1);
-            K_M no = K_GT(K_MAXU(a, ay), maxf);
-            if (after)
-                no |= tny & K_GE(ay, eminb);
-            if (!K_ANYM(no)) {
-                const unsigned g = K_BITS_OF(K_FGT(y, u)),
-                               t = K_BITS_OF(K_FGT(u, y));
-                fup |= g;
-                fdn |= t;
-                fuf |= K_BITS_OF(tny) & (g | t);
-                K_STORE(dst + i, y);
-                continue;
-            }
-        }
-#endif
         if (tryfast) {
             /* Common block: constant shift sh0 (< FB, so bit sh0 of a is
              * the quotient's last bit); no tininess, daz or ftz effect.
@@ -412,6 +374,92 @@ K_INL size_t K_(body)(const fl_format *f, const fl__kpar *P,
 __attribute__((target(K_TARGET)))
 static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
                      K_(ft) *dst, const K_(ft) *src, size_t n,
+                     unsigned *flags);
+
+#ifdef K_HW16
+/*
+ * binary16 in RNE, RTZ, RDN or RUP without daz / ftz: the host's F16C
+ * conversion rounds (subnormals, ties and directed modes as IEEE 754
+ * requires), in a loop of its own (inside K_(body), with every path's
+ * constants live, this block spilled its input and constants to the
+ * stack: binary16 RNE at avx2 in the caches ran at 2.6 G/s against
+ * F16C's 9.5).  A vector is taken when no lane overflows or is NaN or
+ * infinite and, for tininess after rounding, no tiny lane reached 2^emin;
+ * flags as in K_(body)'s common block, plus underflow = tiny and inexact.
+ * Any other vector goes to K_NAME alone with this loop off (Q.hw16 = 0),
+ * whose general path decides it.  rm is a literal in each copy.
+ */
+K_INL size_t K_(h16)(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
+                     K_(ft) *dst, const K_(ft) *src, size_t n,
+                     unsigned *flags, const int rm, const int stream)
+{
+    const K_(vu) zero = {0}, vabs = zero + (K_SIGN - 1);
+    const K_(vu) eminb = zero + (K_(ut))P->eminb, eminb1 = eminb - 1;
+    const K_(vu) maxf = zero + (K_(ut))P->maxf;
+    const int after = P->after;
+    fl__kpar Q = *P;
+    unsigned fup = 0, fdn = 0, fuf = 0;
+    size_t i, done = n - n % K_W;
+    Q.hw16 = 0;
+    for (i = 0; i < done; i += K_W) {
+        K_(vu) u, y, a, ay;
+        K_M tny, no;
+        FL__ACCEL_PREFETCH(src + i, 0);
+        __builtin_memcpy(&u, src + i, sizeof u);
+        switch (rm) {   /* the rounding immediate must be a literal */
+        case FL_RDN: y = K_HW16(u, _MM_FROUND_TO_NEG_INF); break;
+        case FL_RUP: y = K_HW16(u, _MM_FROUND_TO_POS_INF); break;
+        case FL_RTZ: y = K_HW16(u, _MM_FROUND_TO_ZERO); break;
+        default: y = K_HW16(u, _MM_FROUND_TO_NEAREST_INT); break;
+        }
+        a = u & vabs;
+        ay = y & vabs;
+        tny = K_LT(a - 1, eminb1);
+        no = K_GT(K_MAXU(a, ay), maxf);
+        if (after)
+            no |= tny & K_GE(ay, eminb);
+        if (K_ANYM(no)) {
+            (void)K_NAME(f, &Q, c, dst + i, src + i, K_W, flags);
+            continue;
+        }
+        {
+            const unsigned g = K_BITS_OF(K_FGT(y, u)), t = K_BITS_OF(K_FGT(u, y));
+            fup |= g;
+            fdn |= t;
+            fuf |= K_BITS_OF(tny) & (g | t);
+        }
+        K_STORE(dst + i, y);
+    }
+    if (stream)
+        _mm_sfence();     /* order the streaming stores before returning */
+    *flags |= fl__kflags(fup, fdn, fuf);
+    return done;
+}
+
+/* One copy per mode and store kind, out of line: its own registers. */
+__attribute__((target(K_TARGET), noinline))
+static size_t K_(h16run)(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
+                         K_(ft) *dst, const K_(ft) *src, size_t n,
+                         unsigned *flags, const int stream)
+{
+#define K_H16CASE(m)                                                         \
+    case m:                                                                  \
+        return stream ? K_(h16)(f, P, c, dst, src, n, flags, m, 1)           \
+                      : K_(h16)(f, P, c, dst, src, n, flags, m, 0);
+    switch (c->rm) {
+    K_H16CASE(FL_RNE)
+    K_H16CASE(FL_RTZ)
+    K_H16CASE(FL_RDN)
+    K_H16CASE(FL_RUP)
+    default: return 0;
+    }
+#undef K_H16CASE
+}
+#endif
+
+__attribute__((target(K_TARGET)))
+static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
+                     K_(ft) *dst, const K_(ft) *src, size_t n,
                      unsigned *flags)
 {
     const int simple = !P->daz && !P->fz && P->sh0 > 0 &&
@@ -419,6 +467,11 @@ static size_t K_NAME(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
                          !((P->sh0 + P->Emin - K_FB) & 1));
     const int stream = n * sizeof *dst >= FL__STREAM_BYTES &&
                        ((uintptr_t)dst & (K_VB - 1)) == 0;
+#ifdef K_HW16
+    if (simple && P->hw16 &&
+        (c->rm == FL_RNE || c->rm == FL_RTZ || c->rm == FL_RDN || c->rm == FL_RUP))
+        return K_(h16run)(f, P, c, dst, src, n, flags, stream);
+#endif
 #define K_CASE(m)                                                            \
     case m:                                                                  \
         if (simple)                                                          \
