@@ -16,6 +16,12 @@
  * every NaN preset, on the specials; a kernel that is not proven there
  * does not go in.  hooks.h lists the routes each hook tries.
  *
+ * The CI's valgrind pass runs the avx2 routes under valgrind's emulation,
+ * which differs from the hardware in places: FMA3's NaN choice, and
+ * vcmpneq_oqss evaluated as unordered (valgrind 3.19).  A route whose
+ * result depends on such an instruction uses another (two legacy
+ * comparisons, the NaN chosen in integers).
+ *
  * Levels (cpu.h): the one CPU probe.  A kernel set is chosen by
  * fl__accel_level() (the process's level, capped by FPLAB_CPU and by the
  * calling thread's test cap) at the call, so a test can compare a kernel
