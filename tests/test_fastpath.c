@@ -512,50 +512,51 @@ static uint64_t stream_case(int fi, int dbl, uint64_t *s, int level,
     const size_t bytes = (n * es + 63) / 64 * 64;
     const int mild = dbl ? (int)(sm_next(s) & 1) : 0;
     fl_ctx c = (!dbl || (sm_next(s) & 1)) ? rnd_ctx(s) : fl_ctx_make(FL_RNE);
-    float *xf = aligned_alloc(64, bytes), *gf32 = aligned_alloc(64, bytes);
-    double *xd = (double *)(void *)xf, *gd = (double *)(void *)gf32;
+    float *x32 = aligned_alloc(64, bytes), *g32 = aligned_alloc(64, bytes);
+    double *x64 = (double *)(void *)x32, *g64 = (double *)(void *)g32;
     const int op = dbl ? OP_SIMDD : OP_SIMDF;
     unsigned wf = 0, gf = 0;
     size_t i, k, bad = 0;
     for (i = 0; i < n; i++) {
         const uint64_t u = simd_input_m(ff, s, dbl, mild);
-        fl__d64 v;
-        v.u = u;
-        if (dbl)
-            xd[i] = v.d;
-        else
-            xf[i] = u2f((uint32_t)u);
+        if (dbl) {
+            fl__d64 v;
+            v.u = u;
+            x64[i] = v.d;
+        } else {
+            x32[i] = u2f((uint32_t)u);
+        }
     }
-    k = dbl ? fl__simd_round_double_array(ff, gd, xd, n, &c, &gf, level)
-            : fl__simd_round_float_array(ff, gf32, xf, n, &c, &gf, level);
+    k = dbl ? fl__simd_round_double_array(ff, g64, x64, n, &c, &gf, level)
+            : fl__simd_round_float_array(ff, g32, x32, n, &c, &gf, level);
     *handled += k;
     for (i = k; i < n; i++) {
         fl_ctx ci = c;
         ci.sr_index = c.sr_index + i;
         if (dbl)
-            gd[i] = fl_round_double(ff, xd[i], &ci, &gf);
+            g64[i] = fl_round_double(ff, x64[i], &ci, &gf);
         else
-            gf32[i] = fl_round_float(ff, xf[i], &ci, &gf);
+            g32[i] = fl_round_float(ff, x32[i], &ci, &gf);
     }
     for (i = 0; i < n; i++) {
         fl_ctx ci = c;
         uint64_t x, w, g;
         ci.sr_index = c.sr_index + i;
         if (dbl) {
-            x = fl__u_of(xd[i]);
-            g = fl__u_of(gd[i]);
-            w = fl__u_of(GENERIC(fl_round_double(sf, xd[i], &ci, &wf)));
+            x = fl__u_of(x64[i]);
+            g = fl__u_of(g64[i]);
+            w = fl__u_of(GENERIC(fl_round_double(sf, x64[i], &ci, &wf)));
         } else {
-            x = f2u(xf[i]);
-            g = f2u(gf32[i]);
-            w = f2u(GENERIC(fl_round_float(sf, xf[i], &ci, &wf)));
+            x = f2u(x32[i]);
+            g = f2u(g32[i]);
+            w = f2u(GENERIC(fl_round_float(sf, x32[i], &ci, &wf)));
         }
         if (w != g && bad++ == 0)
             report(op, ff, &c, x, i, (uint64_t)level, w, wf, g, gf);
     }
     if (gf != wf)
         report(op, ff, &c, 0, n, (uint64_t)level, 0, wf, 0, gf);
-    free(xf); free(gf32);
+    free(x32); free(g32);
     return n;
 }
 
