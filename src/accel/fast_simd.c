@@ -19,6 +19,20 @@
 #include <immintrin.h>
 #endif
 
+/* out = conv(x, the rounding immediate of mode rm) for RNE, RTZ, RDN and
+ * RUP: vcvtps2ph takes its mode as a literal, so each inlined copy (rm a
+ * constant there) keeps one conversion.  The binary16 F16C loops of both
+ * array kinds use it (simd_round.h's K_(h16), fl__h16d_body below). */
+#define FL__F16C_BY_MODE(out, conv, x, rm)                                   \
+    do {                                                                     \
+        switch (rm) {                                                        \
+        case FL_RDN: (out) = conv((x), _MM_FROUND_TO_NEG_INF); break;        \
+        case FL_RUP: (out) = conv((x), _MM_FROUND_TO_POS_INF); break;        \
+        case FL_RTZ: (out) = conv((x), _MM_FROUND_TO_ZERO); break;           \
+        default: (out) = conv((x), _MM_FROUND_TO_NEAREST_INT); break;        \
+        }                                                                    \
+    } while (0)
+
 /* Per-call parameters of a kernel, in units of the host format H
  * (binary32: FB = 23, bias 127; binary64: FB = 52, bias 1023). */
 typedef struct {
@@ -270,12 +284,7 @@ fl__h16d_body(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
             _mm256_cmpgt_epi64(_mm256_andnot_si256(sgn, u1), maxd));
         const __m256 x = _mm256_set_m128(fl__ro24_pd(u1), fl__ro24_pd(u0));
         __m128i h;
-        switch (rm) {   /* the rounding immediate must be a literal */
-        case FL_RDN: h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEG_INF); break;
-        case FL_RUP: h = _mm256_cvtps_ph(x, _MM_FROUND_TO_POS_INF); break;
-        case FL_RTZ: h = _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO); break;
-        default: h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT); break;
-        }
+        FL__F16C_BY_MODE(h, _mm256_cvtps_ph, x, rm);
         {
             const __m256 y = _mm256_cvtph_ps(h);
             const __m256i ax = _mm256_and_si256(_mm256_castps_si256(x), abs32);

@@ -13,6 +13,9 @@
  *               m, else y; K_MAXU, K_MINU; K_MNOT(m); K_ANYM(m): some lane
  *               set; K_BITS_OF(m): the lanes as bits (bit i = lane i);
  *               K_FGT(x, y): the host floating-point x > y (ordered)
+ *   K_HW16      optional, binary32 arrays: K_HW16(u, imm) the lanes u
+ *               converted to binary16 and back by F16C in mode imm; with
+ *               it the includer's FL__F16C_BY_MODE picks imm by mode
  *
  * Lane algorithm (one element, host format H = binary32 or binary64 with
  * FB fraction bits; destination f with p <= 24, ebits <= 8 and every
@@ -406,12 +409,7 @@ K_INL size_t K_(h16)(const fl_format *f, const fl__kpar *P, const fl_ctx *c,
         K_M tny, no;
         FL__ACCEL_PREFETCH(src + i, 0);
         __builtin_memcpy(&u, src + i, sizeof u);
-        switch (rm) {   /* the rounding immediate must be a literal */
-        case FL_RDN: y = K_HW16(u, _MM_FROUND_TO_NEG_INF); break;
-        case FL_RUP: y = K_HW16(u, _MM_FROUND_TO_POS_INF); break;
-        case FL_RTZ: y = K_HW16(u, _MM_FROUND_TO_ZERO); break;
-        default: y = K_HW16(u, _MM_FROUND_TO_NEAREST_INT); break;
-        }
+        FL__F16C_BY_MODE(y, K_HW16, u, rm);
         a = u & vabs;
         ay = y & vabs;
         tny = K_LT(a - 1, eminb1);
